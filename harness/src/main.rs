@@ -1,1 +1,438 @@
-fn main() {}
+use clap::{Parser, Subcommand};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+use streamcheck::report::{self, ReportWriter, Results};
+use streamcheck::runner::{RunOptions, Status, Trial};
+use streamcheck::scenario::{self, Scenario};
+use streamcheck::suite::{self, Selection};
+use streamcheck::target::{self, Dialect, Project, TargetSpec};
+
+/// Conformance tests for the stream-json protocol of agent CLIs.
+#[derive(Parser)]
+#[command(name = "streamcheck", version)]
+struct Cli {
+    /// The project folder (holding scenarios/ and targets/); found from the current folder by default.
+    #[arg(long, global = true)]
+    root: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(clap::Args, Clone)]
+struct Pick {
+    /// Target to run: claude-code (default), claude-code@VERSION, caliban, caliban@VERSION. Repeatable.
+    #[arg(long = "target", short = 't')]
+    targets: Vec<String>,
+    /// An executable that speaks Claude Code's conventions (a wrapper, a fork).
+    #[arg(long)]
+    target_command: Option<PathBuf>,
+    /// Run only scenarios whose id contains this. Repeatable.
+    #[arg(long = "filter", short = 'f')]
+    filters: Vec<String>,
+    /// Run only shard K of N (e.g. 2/4), for CI matrices.
+    #[arg(long)]
+    shard: Option<String>,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run scenarios against targets and write reports.
+    Run {
+        #[command(flatten)]
+        pick: Pick,
+        /// Trials at once (default: number of CPUs).
+        #[arg(long, short = 'j')]
+        jobs: Option<usize>,
+        /// Where reports go (default reports/runs/<timestamp>/).
+        #[arg(long)]
+        report_dir: Option<PathBuf>,
+        /// Per-trial timeout in seconds when a scenario sets none.
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
+        /// Do not install missing targets: skip them with the install command instead.
+        #[arg(long)]
+        no_install: bool,
+    },
+    /// List scenarios (id, description).
+    List {
+        #[command(flatten)]
+        pick: Pick,
+    },
+    /// Validate every scenario file without running anything.
+    Check,
+    /// Serve one scenario's stub script for a person to point a CLI at.
+    Stub {
+        file: PathBuf,
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+    },
+    /// Merge the results of several runs (e.g. CI shards) into one report folder.
+    Merge {
+        dirs: Vec<PathBuf>,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Print the JSON Schema of scenario files.
+    Schema,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match real_main(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("streamcheck: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn project(root: Option<PathBuf>) -> Result<Project, String> {
+    match root {
+        Some(root) => Ok(Project { root }),
+        None => {
+            let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+            Project::discover(&cwd).ok_or_else(|| {
+                "no streamcheck project here (a folder with scenarios/ and targets/claude-code/): run from the repository or pass --root".into()
+            })
+        }
+    }
+}
+
+fn real_main(cli: Cli) -> Result<ExitCode, String> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    match cli.command {
+        Cmd::Schema => {
+            println!("{}", streamcheck::scenario::json_schema_string());
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Check => {
+            let project = project(cli.root)?;
+            let (ok, errors) = scenario::load_all(&project.scenarios_dir());
+            for e in &errors {
+                eprintln!("error: {e}");
+            }
+            println!(
+                "{} scenario file(s) valid, {} with errors",
+                ok.len(),
+                errors.len()
+            );
+            Ok(if errors.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(2)
+            })
+        }
+        Cmd::List { pick } => {
+            let project = project(cli.root)?;
+            let (scenarios, errors) = load(&project, &pick)?;
+            for s in &scenarios {
+                let targets: Vec<&str> = s.file.expect.keys().map(String::as_str).collect();
+                println!(
+                    "{:<48} [{}] {}",
+                    s.id,
+                    targets.join(", "),
+                    s.file.description
+                );
+            }
+            for e in &errors {
+                eprintln!("error: {e}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Stub { file, port } => rt.block_on(serve_stub(file, port)),
+        Cmd::Merge { dirs, out } => merge(&dirs, &out),
+        Cmd::Run {
+            pick,
+            jobs,
+            report_dir,
+            timeout,
+            no_install,
+        } => {
+            let project = project(cli.root)?;
+            let (scenarios, errors) = load(&project, &pick)?;
+            let specs = specs(&pick)?;
+            let targets: Vec<_> = specs
+                .iter()
+                .map(|s| target::resolve(s, &project, !no_install))
+                .collect();
+            let dir = report_dir.unwrap_or_else(|| ReportWriter::default_dir(&project.root));
+            let mut writer = ReportWriter::create(
+                &dir,
+                suite::target_infos(&targets),
+                errors.iter().map(|e| e.to_string()).collect(),
+            )
+            .map_err(|e| format!("cannot write reports to {}: {e}", dir.display()))?;
+            for e in &errors {
+                eprintln!("error: {e}");
+            }
+            let jobs =
+                jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+            let opts = RunOptions {
+                timeout: Duration::from_secs(timeout),
+                ..RunOptions::default()
+            };
+            let total = scenarios.len() * targets.len();
+            let color = std::io::stdout().is_terminal();
+            let bar = (std::io::stderr().is_terminal() && total > 8).then(|| {
+                let b = indicatif::ProgressBar::new(total as u64);
+                b.set_style(
+                    indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {msg}")
+                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                );
+                b
+            });
+            let mut failures: Vec<Trial> = Vec::new();
+            let finished = rt
+                .block_on(suite::run(
+                    scenarios,
+                    &targets,
+                    jobs,
+                    opts,
+                    &mut writer,
+                    |t| {
+                        let line = trial_line(t, color);
+                        match &bar {
+                            Some(b) => {
+                                b.println(line);
+                                b.inc(1);
+                            }
+                            None => println!("{line}"),
+                        }
+                        if t.status == Status::Failed {
+                            failures.push(t.clone());
+                        }
+                    },
+                ))
+                .map_err(|e| format!("cannot write reports: {e}"))?;
+            if let Some(b) = &bar {
+                b.finish_and_clear();
+            }
+            let results = if finished {
+                writer.finish().map_err(|e| e.to_string())?.clone()
+            } else {
+                writer.results().clone()
+            };
+            print_failures(&failures, color);
+            println!("\nreports: {}", dir.display());
+            if !errors.is_empty() {
+                println!(
+                    "{} scenario file(s) could not be loaded (see above)",
+                    errors.len()
+                );
+            }
+            println!("{}", results.counts.line());
+            Ok(if !errors.is_empty() {
+                ExitCode::from(2)
+            } else if results.counts.failed > 0 || !finished {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+    }
+}
+
+fn specs(pick: &Pick) -> Result<Vec<TargetSpec>, String> {
+    let mut specs: Vec<TargetSpec> = pick
+        .targets
+        .iter()
+        .map(|t| TargetSpec::parse(t))
+        .collect::<Result<_, _>>()?;
+    if let Some(path) = &pick.target_command {
+        specs.push(TargetSpec::command(path, Dialect::ClaudeCode));
+    }
+    if specs.is_empty() {
+        specs.push(TargetSpec::parse("claude-code")?);
+    }
+    Ok(specs)
+}
+
+fn load(
+    project: &Project,
+    pick: &Pick,
+) -> Result<(Vec<Scenario>, Vec<scenario::ScenarioError>), String> {
+    let selection = Selection {
+        filters: pick.filters.clone(),
+        shard: pick.shard.as_deref().map(suite::parse_shard).transpose()?,
+    };
+    let (scenarios, errors) = scenario::load_all(&project.scenarios_dir());
+    Ok((
+        scenarios
+            .into_iter()
+            .filter(|s| selection.takes(&s.id))
+            .collect(),
+        errors,
+    ))
+}
+
+fn paint(s: &str, code: &str, color: bool) -> String {
+    if color {
+        format!("\x1b[{code}m{s}\x1b[0m")
+    } else {
+        s.to_string()
+    }
+}
+
+fn trial_line(t: &Trial, color: bool) -> String {
+    let name = format!("{} ({})", t.scenario, t.target);
+    match &t.status {
+        Status::Passed => format!(
+            "{} {name} {:.1}s",
+            paint("ok     ", "32", color),
+            t.duration_ms as f64 / 1000.0
+        ),
+        Status::Failed => format!(
+            "{} {name}: {}",
+            paint("FAILED ", "31;1", color),
+            t.divergences.first().map(|d| d.kind.as_str()).unwrap_or("")
+        ),
+        Status::Skipped(why) => format!("{} {name}: {why}", paint("skipped", "33", color)),
+    }
+}
+
+fn print_failures(failures: &[Trial], color: bool) {
+    for t in failures {
+        println!(
+            "\n{}",
+            paint(
+                &format!(
+                    "---- {} on {} {} ----",
+                    t.scenario, t.target, t.target_version
+                ),
+                "1",
+                color
+            )
+        );
+        for d in &t.divergences {
+            println!("{d}");
+        }
+        if !t.expected_frames.is_empty() {
+            let frames: Vec<_> = t.output.frames.iter().map(|f| f.value.clone()).collect();
+            let diff = report::frame_diff(&t.expected_frames, &frames, &t.vars);
+            for line in diff.lines() {
+                let code = match line.chars().next() {
+                    Some('-') => "31",
+                    Some('+') => "32",
+                    Some('@') => "36",
+                    _ => "0",
+                };
+                println!("{}", paint(line, code, color));
+            }
+        }
+        let last = t.stderr.last_lines(5);
+        if !last.is_empty() {
+            println!("stderr (last lines):\n  {}", last.join("\n  "));
+        }
+    }
+}
+
+async fn serve_stub(file: PathBuf, port: u16) -> Result<ExitCode, String> {
+    let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let script = stub_api::Script::from_yaml_or_scenario(&text)
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    let on_request: std::sync::Arc<dyn Fn(&stub_api::JournalEntry) + Send + Sync> =
+        std::sync::Arc::new(|e| {
+            let b = report::request_brief(e);
+            println!(
+                "#{} {} model={} -> {} ({})",
+                b["seq"],
+                b["request"].as_str().unwrap_or(""),
+                b["model"],
+                b["answered_by"].as_str().unwrap_or(""),
+                b["status"]
+            );
+        });
+    let server = stub_api::StubServer::start_with(
+        script,
+        stub_api::ServeOptions {
+            port,
+            on_request: Some(on_request),
+            ..Default::default()
+        },
+    )
+    .await
+    .map_err(|e| format!("cannot start the stub: {e}"))?;
+    println!("stub listening on {} (Ctrl-C to stop)", server.base_url());
+    println!(
+        "point a CLI at it: ANTHROPIC_BASE_URL={} ANTHROPIC_API_KEY=dummy claude -p ...",
+        server.base_url()
+    );
+    let _ = tokio::signal::ctrl_c().await;
+    server.shutdown().await;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn merge(dirs: &[PathBuf], out: &std::path::Path) -> Result<ExitCode, String> {
+    if dirs.is_empty() {
+        return Err("merge: name the report folders to merge".into());
+    }
+    let mut merged: Option<Results> = None;
+    for d in dirs {
+        let path = d.join("results.json");
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let r: Results =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        if r.schema_version != report::SCHEMA_VERSION {
+            return Err(format!(
+                "{}: schema_version {} (this streamcheck reads {})",
+                path.display(),
+                r.schema_version,
+                report::SCHEMA_VERSION
+            ));
+        }
+        for t in r.trials.iter().filter(|t| t.status == Status::Failed) {
+            // Carry the per-trial report files over.
+            let stem = report::trial_stem(t);
+            for ext in ["md", "json", "stdout.jsonl", "journal.ndjson"] {
+                let from = d.join(format!("{stem}.{ext}"));
+                if from.exists() {
+                    let to = out.join(format!("{stem}.{ext}"));
+                    if let Some(p) = to.parent() {
+                        std::fs::create_dir_all(p).map_err(|e| e.to_string())?;
+                    }
+                    std::fs::copy(&from, &to).map_err(|e| format!("{}: {e}", from.display()))?;
+                }
+            }
+        }
+        merged = Some(match merged {
+            None => r,
+            Some(mut m) => {
+                for t in r.targets {
+                    if !m.targets.iter().any(|x| x.name == t.name) {
+                        m.targets.push(t);
+                    }
+                }
+                m.trials.extend(r.trials);
+                for e in r.scenario_errors {
+                    if !m.scenario_errors.contains(&e) {
+                        m.scenario_errors.push(e);
+                    }
+                }
+                m.duration_ms = m.duration_ms.max(r.duration_ms);
+                m.complete &= r.complete;
+                m.started_at = m.started_at.min(r.started_at);
+                m
+            }
+        });
+    }
+    let mut m = merged.expect("at least one folder");
+    m.trials
+        .sort_by(|a, b| (&a.scenario, &a.target).cmp(&(&b.scenario, &b.target)));
+    m.counts = report::Counts::of(&m.trials, m.scenario_errors.len());
+    std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
+    report::write_results(out, &m).map_err(|e| e.to_string())?;
+    println!("merged {} run(s) into {}", dirs.len(), out.display());
+    println!("{}", m.counts.line());
+    Ok(if m.counts.failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,1 +1,95 @@
-fn main() {}
+//! The scenario catalogue as cargo tests: one trial per scenario and target.
+//!
+//! `cargo test -p streamcheck --test conformance [FILTER]`. Targets come from
+//! `STREAMCHECK_TARGETS` (comma-separated, default `claude-code`); a target that is
+//! not installed is installed first (claude-code) or its trials are ignored with the
+//! install command (caliban, which takes ~20 minutes to build).
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+use streamcheck::runner::{self, RunOptions, Status};
+use streamcheck::scenario;
+use streamcheck::target::{self, Project, TargetSpec};
+
+fn runtime() -> &'static tokio::runtime::Runtime {
+    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("a tokio runtime")
+    })
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root");
+    let project = Project {
+        root: root.to_path_buf(),
+    };
+    let names = std::env::var("STREAMCHECK_TARGETS").unwrap_or_else(|_| "claude-code".into());
+    let (scenarios, errors) = scenario::load_all(&project.scenarios_dir());
+    let mut trials: Vec<Trial> = errors
+        .into_iter()
+        .map(|e| {
+            Trial::test(format!("scenario-file::{}", e.path.display()), move || {
+                Err(Failed::from(e.to_string()))
+            })
+        })
+        .collect();
+    // Listing must not install anything.
+    let install = !args.list;
+    for name in names.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let spec = match TargetSpec::parse(name) {
+            Ok(s) => s,
+            Err(e) => {
+                trials.push(Trial::test(format!("target::{name}"), move || {
+                    Err(Failed::from(e))
+                }));
+                continue;
+            }
+        };
+        let allow_install = install && spec.dialect == target::Dialect::ClaudeCode;
+        let resolved = target::resolve(&spec, &project, allow_install).map(Arc::new);
+        for s in &scenarios {
+            let trial_name = format!("{}::{}", spec.name, s.id);
+            match &resolved {
+                Err(e) => {
+                    eprintln!("{trial_name}: ignored: {e}");
+                    trials.push(Trial::test(trial_name, || Ok(())).with_ignored_flag(true));
+                }
+                Ok(t) => {
+                    let (t, s) = (t.clone(), s.clone());
+                    let unmet = s.file.expect.get(t.dialect.expect_key()).map_or_else(
+                        || Some("no expectation for this target".to_string()),
+                        |e| t.unmet(&s, e),
+                    );
+                    let ignored = unmet.is_some();
+                    trials.push(
+                        Trial::test(trial_name, move || {
+                            let trial =
+                                runtime().block_on(runner::run(&s, &t, &RunOptions::default()));
+                            match trial.status {
+                                Status::Passed | Status::Skipped(_) => Ok(()),
+                                Status::Failed => Err(Failed::from(
+                                    trial
+                                        .divergences
+                                        .iter()
+                                        .map(|d| d.to_string())
+                                        .collect::<Vec<_>>()
+                                        .join("\n"),
+                                )),
+                            }
+                        })
+                        .with_ignored_flag(ignored),
+                    );
+                }
+            }
+        }
+    }
+    libtest_mimic::run(&args, trials).exit();
+}

@@ -1,0 +1,158 @@
+//! What a divergence is: one way a CLI's run differs from its scenario's expectation.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// An expected frame never came.
+    MissingFrame,
+    /// A frame came that no pattern expects (an extra, duplicated or forbidden frame).
+    UnexpectedFrame,
+    /// The frame came but a field differs.
+    FieldMismatch,
+    /// The frames came but not in an order the scenario allows.
+    Order,
+    ExitCode,
+    Stderr,
+    /// Plain-text output (`--output-format text`) differs.
+    Text,
+    /// The CLI did not finish within the scenario's timeout.
+    Timeout,
+    /// The CLI printed its last result but did not exit, or kept stdout open.
+    Hang,
+    /// A stdout line that is not a JSON object: not JSON, invalid UTF-8, too long, no newline.
+    NonJson,
+    /// An assertion on the requests the CLI sent failed.
+    Request,
+    /// The CLI sent a request the stub script had no answer for.
+    UnscriptedRequest,
+    /// A protocol invariant (checked in every scenario) is broken.
+    Invariant,
+    /// A file in the working directory is not as expected after the run.
+    Workspace,
+    /// The CLI could not be started at all.
+    Spawn,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::MissingFrame => "missing frame",
+            Kind::UnexpectedFrame => "unexpected frame",
+            Kind::FieldMismatch => "field mismatch",
+            Kind::Order => "order",
+            Kind::ExitCode => "exit code",
+            Kind::Stderr => "stderr",
+            Kind::Text => "text output",
+            Kind::Timeout => "timeout",
+            Kind::Hang => "hang",
+            Kind::NonJson => "non-JSON output",
+            Kind::Request => "request assertion",
+            Kind::UnscriptedRequest => "unscripted request",
+            Kind::Invariant => "invariant broken",
+            Kind::Workspace => "workspace file",
+            Kind::Spawn => "spawn failure",
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One divergence, located as precisely as the kind allows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Divergence {
+    pub kind: Kind,
+    /// One sentence a person can act on.
+    pub message: String,
+    /// 0-based index of the frame among all frames the CLI printed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<usize>,
+    /// 1-based stdout line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// JSON path inside the frame (or request) of the first mismatch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actual: Option<Value>,
+}
+
+impl Divergence {
+    pub fn new(kind: Kind, message: impl Into<String>) -> Divergence {
+        Divergence {
+            kind,
+            message: message.into(),
+            frame: None,
+            line: None,
+            path: None,
+            expected: None,
+            actual: None,
+        }
+    }
+
+    pub fn at_frame(mut self, frame: usize, line: usize) -> Self {
+        self.frame = Some(frame);
+        self.line = Some(line);
+        self
+    }
+
+    pub fn at_path(mut self, path: impl Into<String>) -> Self {
+        self.path = Some(path.into());
+        self
+    }
+
+    pub fn expected(mut self, v: Value) -> Self {
+        self.expected = Some(v);
+        self
+    }
+
+    pub fn actual(mut self, v: Value) -> Self {
+        self.actual = Some(v);
+        self
+    }
+}
+
+impl fmt::Display for Divergence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind, self.message)?;
+        if let (Some(frame), Some(line)) = (self.frame, self.line) {
+            write!(f, " [frame {frame}, stdout line {line}")?;
+            if let Some(path) = &self.path {
+                write!(f, ", {path}")?;
+            }
+            write!(f, "]")?;
+        } else if let Some(path) = &self.path {
+            write!(f, " [{path}]")?;
+        }
+        if let Some(e) = &self.expected {
+            write!(f, "\n    expected: {}", compact(e))?;
+        }
+        if let Some(a) = &self.actual {
+            write!(f, "\n    actual:   {}", compact(a))?;
+        }
+        Ok(())
+    }
+}
+
+/// One-line JSON, cut so a huge frame does not drown the message.
+pub fn compact(v: &Value) -> String {
+    const MAX: usize = 400;
+    let s = v.to_string();
+    if s.len() <= MAX {
+        return s;
+    }
+    let mut end = MAX;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &s[..end], s.len())
+}

@@ -1,0 +1,285 @@
+//! Protocol invariants, checked in every stream-json scenario unless it opts out.
+
+use crate::divergence::{Divergence, Kind};
+use crate::output::Output;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::HashSet;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Invariant {
+    /// stdout holds only JSON objects, one per line, UTF-8, each line ended.
+    NdjsonOnly,
+    /// The first frame is `system/init`.
+    InitFirst,
+    /// A `result` ends each turn and only a new turn follows it.
+    ResultEndsTurn,
+    /// Every frame carrying a `session_id` carries the same one.
+    OneSession,
+    /// Every `tool_result` refers to a `tool_use` id printed earlier.
+    ToolResultsReferToToolUses,
+    /// The CLI exits by itself after its last result.
+    ExitsAfterResult,
+}
+
+impl Invariant {
+    pub const ALL: [Invariant; 6] = [
+        Invariant::NdjsonOnly,
+        Invariant::InitFirst,
+        Invariant::ResultEndsTurn,
+        Invariant::OneSession,
+        Invariant::ToolResultsReferToToolUses,
+        Invariant::ExitsAfterResult,
+    ];
+}
+
+fn is(frame: &Value, ty: &str, subtype: Option<&str>) -> bool {
+    frame.get("type").and_then(Value::as_str) == Some(ty)
+        && subtype.is_none_or(|s| frame.get("subtype").and_then(Value::as_str) == Some(s))
+}
+
+/// A frame that may start a new turn after a `result`: a new `system/init`, or a
+/// user message echoed back (`--replay-user-messages`) that is not a tool result.
+fn starts_turn(frame: &Value) -> bool {
+    if is(frame, "system", Some("init")) {
+        return true;
+    }
+    if is(frame, "user", None) {
+        return !contains_type(frame, "tool_result");
+    }
+    false
+}
+
+fn contains_type(v: &Value, ty: &str) -> bool {
+    match v {
+        Value::Object(m) => {
+            m.get("type").and_then(Value::as_str) == Some(ty)
+                || m.values().any(|x| contains_type(x, ty))
+        }
+        Value::Array(a) => a.iter().any(|x| contains_type(x, ty)),
+        _ => false,
+    }
+}
+
+/// Walks every object in `v`, calling `f` on each.
+fn for_each_object(v: &Value, f: &mut dyn FnMut(&serde_json::Map<String, Value>)) {
+    match v {
+        Value::Object(m) => {
+            f(m);
+            for x in m.values() {
+                for_each_object(x, f);
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| for_each_object(x, f)),
+        _ => {}
+    }
+}
+
+/// Checks the invariants in `enabled` on a finished run's stdout. `hung` says the
+/// CLI had to be killed after printing its last result.
+pub fn check(output: &Output, enabled: &[Invariant], hung_after_result: bool) -> Vec<Divergence> {
+    let on = |i: Invariant| enabled.contains(&i);
+    let mut out = Vec::new();
+    if on(Invariant::NdjsonOnly) {
+        for bad in output.bad_lines.iter().take(5) {
+            let mut d = Divergence::new(
+                Kind::NonJson,
+                format!(
+                    "stdout line {}: {}: {:?}",
+                    bad.line, bad.problem, bad.excerpt
+                ),
+            );
+            d.line = Some(bad.line);
+            out.push(d);
+        }
+        if output.bad_lines.len() > 5 {
+            out.push(Divergence::new(
+                Kind::NonJson,
+                format!("… and {} more bad stdout lines", output.bad_lines.len() - 5),
+            ));
+        }
+    }
+    let frames = &output.frames;
+    if on(Invariant::InitFirst) {
+        if let Some(first) = frames.first() {
+            if !is(&first.value, "system", Some("init")) {
+                out.push(
+                    Divergence::new(Kind::Invariant, "the first frame is not system/init")
+                        .at_frame(first.index, first.line)
+                        .expected(serde_json::json!({"type": "system", "subtype": "init"}))
+                        .actual(first.value.clone()),
+                );
+            }
+        }
+    }
+    if on(Invariant::ResultEndsTurn) {
+        for pair in frames.windows(2) {
+            if is(&pair[0].value, "result", None) && !starts_turn(&pair[1].value) {
+                out.push(
+                    Divergence::new(
+                        Kind::Invariant,
+                        format!(
+                            "frame {} follows the result of a turn without starting a new turn",
+                            pair[1].index
+                        ),
+                    )
+                    .at_frame(pair[1].index, pair[1].line)
+                    .actual(pair[1].value.clone()),
+                );
+                break;
+            }
+        }
+    }
+    if on(Invariant::OneSession) {
+        let mut first: Option<(&str, usize)> = None;
+        for f in frames {
+            if let Some(sid) = f.value.get("session_id").and_then(Value::as_str) {
+                match first {
+                    None => first = Some((sid, f.index)),
+                    Some((s, at)) if s != sid => {
+                        out.push(
+                            Divergence::new(
+                                Kind::Invariant,
+                                format!(
+                                    "session_id changes: {s:?} since frame {at}, {sid:?} in frame {}",
+                                    f.index
+                                ),
+                            )
+                            .at_frame(f.index, f.line)
+                            .at_path("$.session_id")
+                            .expected(Value::String(s.to_string()))
+                            .actual(Value::String(sid.to_string())),
+                        );
+                        break;
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+    if on(Invariant::ToolResultsReferToToolUses) {
+        let mut ids: HashSet<String> = HashSet::new();
+        'frames: for f in frames {
+            let mut orphan = None;
+            let mut seen_here = Vec::new();
+            for_each_object(&f.value, &mut |m| {
+                let ty = m.get("type").and_then(Value::as_str);
+                if ty == Some("tool_use") {
+                    if let Some(id) = m.get("id").and_then(Value::as_str) {
+                        seen_here.push(id.to_string());
+                    }
+                } else if ty == Some("tool_result") {
+                    if let Some(id) = m.get("tool_use_id").and_then(Value::as_str) {
+                        if !ids.contains(id) && orphan.is_none() {
+                            orphan = Some(id.to_string());
+                        }
+                    }
+                }
+            });
+            if let Some(id) = orphan {
+                out.push(
+                    Divergence::new(
+                        Kind::Invariant,
+                        format!(
+                            "frame {} has a tool_result for {id:?}, which no earlier tool_use has",
+                            f.index
+                        ),
+                    )
+                    .at_frame(f.index, f.line)
+                    .actual(f.value.clone()),
+                );
+                break 'frames;
+            }
+            ids.extend(seen_here);
+        }
+    }
+    if on(Invariant::ExitsAfterResult) && hung_after_result {
+        out.push(Divergence::new(
+            Kind::Hang,
+            "the CLI printed its last result but did not exit (killed after the grace period)",
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(text: &str) -> Vec<Divergence> {
+        check(&Output::parse(text.as_bytes()), &Invariant::ALL, false)
+    }
+
+    const INIT: &str = r#"{"type":"system","subtype":"init","session_id":"s"}"#;
+    const RESULT: &str = r#"{"type":"result","subtype":"success","session_id":"s"}"#;
+
+    #[test]
+    fn a_clean_run_breaks_nothing() {
+        assert!(run(&format!("{INIT}\n{RESULT}\n{INIT}\n{RESULT}\n")).is_empty());
+    }
+
+    #[test]
+    fn non_json_lines_are_reported_with_their_line() {
+        let d = run(&format!("{INIT}\nhello\n{RESULT}\n"));
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].kind, Kind::NonJson);
+        assert_eq!(d[0].line, Some(2));
+        let ok = check(
+            &Output::parse(format!("{INIT}\nhello\n{RESULT}\n").as_bytes()),
+            &[],
+            false,
+        );
+        assert!(ok.is_empty());
+    }
+
+    #[test]
+    fn first_frame_must_be_init() {
+        let d = run(&format!("{RESULT}\n"));
+        assert_eq!(d[0].kind, Kind::Invariant);
+        assert!(d[0].message.contains("system/init"));
+    }
+
+    #[test]
+    fn nothing_but_a_new_turn_after_result() {
+        let d = run(&format!(
+            "{INIT}\n{RESULT}\n{{\"type\":\"assistant\",\"session_id\":\"s\"}}\n"
+        ));
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].frame, Some(2));
+        let replay = r#"{"type":"user","message":{"content":"again"},"session_id":"s"}"#;
+        assert!(run(&format!("{INIT}\n{RESULT}\n{replay}\n{RESULT}\n")).is_empty());
+    }
+
+    #[test]
+    fn session_id_must_not_change() {
+        let d = run(&format!(
+            "{INIT}\n{{\"type\":\"result\",\"session_id\":\"t\"}}\n"
+        ));
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].path.as_deref(), Some("$.session_id"));
+    }
+
+    #[test]
+    fn tool_results_need_an_earlier_tool_use() {
+        let tu = r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1"}]},"session_id":"s"}"#;
+        let tr = |id: &str| {
+            format!(
+                r#"{{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"{id}"}}]}},"session_id":"s"}}"#
+            )
+        };
+        assert!(run(&format!("{INIT}\n{tu}\n{}\n{RESULT}\n", tr("t1"))).is_empty());
+        let d = run(&format!("{INIT}\n{tu}\n{}\n{RESULT}\n", tr("t9")));
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].frame, Some(2));
+        assert!(d[0].message.contains("\"t9\""));
+    }
+
+    #[test]
+    fn hang_after_result_is_reported_when_checked() {
+        let out = Output::parse(format!("{INIT}\n{RESULT}\n").as_bytes());
+        assert_eq!(check(&out, &Invariant::ALL, true)[0].kind, Kind::Hang);
+        assert!(check(&out, &[], true).is_empty());
+    }
+}

@@ -1,0 +1,722 @@
+//! Partial JSON patterns: what a scenario says a frame or a request must look like.
+//!
+//! A pattern is written as plain JSON/YAML. Listed object keys must match, unlisted
+//! keys are ignored; arrays match element by element and by length. Strings that are
+//! placeholders (`$any`, `$uuid`, ...) and one-key objects whose key starts with `$`
+//! (`{$regex: ...}`, `{$capture: sid}`, ...) are operators. `$$` escapes a leading `$`.
+
+use regex::Regex;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::fmt;
+
+/// Values that are only known once a trial runs, substituted into pattern strings.
+#[derive(Debug, Clone, Default)]
+pub struct Vars {
+    pub workspace: String,
+    pub home: String,
+}
+
+impl Vars {
+    fn substitute(&self, s: &str) -> String {
+        s.replace("$WORKSPACE", &self.workspace)
+            .replace("$HOME", &self.home)
+    }
+}
+
+/// Values bound by `{$capture: name}`, shared by every pattern of one trial.
+pub type Captures = HashMap<String, Value>;
+
+/// A compiled pattern, keeping the source it was written as (shown in reports).
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    source: Value,
+    node: Node,
+}
+
+#[derive(Debug, Clone)]
+enum Node {
+    Any,
+    AnyString,
+    AnyNumber,
+    AnyBool,
+    Uuid,
+    Absent,
+    Literal(Value),
+    /// A string holding `$WORKSPACE` or `$HOME`, substituted at match time.
+    Template(String),
+    Object(Vec<(String, Node)>),
+    Array(Vec<Node>),
+    Contains(Vec<Node>),
+    ContainsText(String),
+    Regex(Box<Regex>),
+    Capture(String),
+    Ref(String),
+    OneOf(Vec<Node>),
+    Not(Box<Node>),
+}
+
+const PLACEHOLDERS: &[&str] = &["$any", "$string", "$number", "$bool", "$uuid", "$absent"];
+const OPERATORS: &[&str] = &["$regex", "$capture", "$ref", "$contains", "$one_of", "$not"];
+
+/// Why a value did not match, and where.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mismatch {
+    /// JSON path of the first mismatch, e.g. `$.message.content[0].text`.
+    pub path: String,
+    /// What the pattern wanted there, as written.
+    pub expected: Value,
+    /// What was there (`None`: the key was missing).
+    pub actual: Option<Value>,
+    pub reason: String,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "at {}: {}", self.path, self.reason)
+    }
+}
+
+impl Pattern {
+    /// Compiles a pattern; the error names the JSON path of what is wrong.
+    pub fn compile(source: &Value) -> Result<Pattern, String> {
+        let node = compile_node(source, "$")?;
+        Ok(Pattern {
+            source: source.clone(),
+            node,
+        })
+    }
+
+    pub fn source(&self) -> &Value {
+        &self.source
+    }
+
+    /// Matches `actual`, binding captures only when the whole pattern matches.
+    pub fn check(&self, actual: &Value, vars: &Vars, caps: &mut Captures) -> Result<(), Mismatch> {
+        let mut trial = caps.clone();
+        let mut path = String::from("$");
+        match_node(&self.node, Some(actual), vars, &mut trial, &mut path)?;
+        *caps = trial;
+        Ok(())
+    }
+
+    /// True when `actual` matches; never binds captures.
+    pub fn is_match(&self, actual: &Value, vars: &Vars, caps: &Captures) -> bool {
+        let mut trial = caps.clone();
+        let mut path = String::from("$");
+        match_node(&self.node, Some(actual), vars, &mut trial, &mut path).is_ok()
+    }
+}
+
+fn compile_node(v: &Value, path: &str) -> Result<Node, String> {
+    Ok(match v {
+        Value::String(s) => compile_string(s, path)?,
+        Value::Array(items) => Node::Array(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| compile_node(item, &format!("{path}[{i}]")))
+                .collect::<Result<_, _>>()?,
+        ),
+        Value::Object(map) => {
+            if let Some(op) = single_operator(map) {
+                let arg = &map[op];
+                let at = format!("{path}.{op}");
+                return compile_operator(op, arg, &at);
+            }
+            let mut fields = Vec::with_capacity(map.len());
+            for (k, val) in map {
+                if k.starts_with('$') && !k.starts_with("$$") {
+                    return Err(format!(
+                        "{path}: `{k}` is not a known operator (known: {}); an operator must be the only key of its object; write `$${}` for a literal key",
+                        OPERATORS.join(", "),
+                        &k[1..]
+                    ));
+                }
+                let key = k
+                    .strip_prefix('$')
+                    .filter(|r| r.starts_with('$'))
+                    .unwrap_or(k);
+                fields.push((
+                    key.to_string(),
+                    compile_node(val, &format!("{path}.{key}"))?,
+                ));
+            }
+            Node::Object(fields)
+        }
+        other => Node::Literal(other.clone()),
+    })
+}
+
+fn single_operator(map: &serde_json::Map<String, Value>) -> Option<&str> {
+    if map.len() != 1 {
+        return None;
+    }
+    let key = map.keys().next()?;
+    (key.starts_with('$') && !key.starts_with("$$")).then_some(key.as_str())
+}
+
+fn compile_string(s: &str, path: &str) -> Result<Node, String> {
+    if let Some(rest) = s.strip_prefix("$$") {
+        return Ok(Node::Literal(Value::String(format!("${rest}"))));
+    }
+    Ok(match s {
+        "$any" => Node::Any,
+        "$string" => Node::AnyString,
+        "$number" => Node::AnyNumber,
+        "$bool" => Node::AnyBool,
+        "$uuid" => Node::Uuid,
+        "$absent" => Node::Absent,
+        _ if is_placeholder_like(s) => {
+            return Err(format!(
+                "{path}: unknown placeholder `{s}` (known: {}; variables $WORKSPACE, $HOME); write `${s}` for a literal string",
+                PLACEHOLDERS.join(", ")
+            ))
+        }
+        _ if s.contains("$WORKSPACE") || s.contains("$HOME") => Node::Template(s.to_string()),
+        _ => Node::Literal(Value::String(s.to_string())),
+    })
+}
+
+fn is_placeholder_like(s: &str) -> bool {
+    s.len() > 1
+        && s.starts_with('$')
+        && s[1..].starts_with(|c: char| c.is_ascii_alphabetic())
+        && s[1..]
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && s != "$WORKSPACE"
+        && s != "$HOME"
+}
+
+fn compile_operator(op: &str, arg: &Value, path: &str) -> Result<Node, String> {
+    let name = |arg: &Value| -> Result<String, String> {
+        arg.as_str()
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .ok_or_else(|| format!("{path}: `{op}` takes a name (a non-empty string)"))
+    };
+    Ok(match op {
+        "$regex" => {
+            let src = arg
+                .as_str()
+                .ok_or_else(|| format!("{path}: `$regex` takes a string"))?;
+            Node::Regex(Box::new(
+                Regex::new(src).map_err(|e| format!("{path}: bad regex: {e}"))?,
+            ))
+        }
+        "$capture" => Node::Capture(name(arg)?),
+        "$ref" => Node::Ref(name(arg)?),
+        "$contains" => match arg {
+            Value::String(s) => Node::ContainsText(s.clone()),
+            Value::Array(items) => Node::Contains(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, item)| compile_node(item, &format!("{path}[{i}]")))
+                    .collect::<Result<_, _>>()?,
+            ),
+            _ => {
+                return Err(format!(
+                    "{path}: `$contains` takes a list of patterns (array contains) or a string (substring)"
+                ))
+            }
+        },
+        "$one_of" => match arg {
+            Value::Array(items) if !items.is_empty() => Node::OneOf(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, item)| compile_node(item, &format!("{path}[{i}]")))
+                    .collect::<Result<_, _>>()?,
+            ),
+            _ => return Err(format!("{path}: `$one_of` takes a non-empty list of patterns")),
+        },
+        "$not" => Node::Not(Box::new(compile_node(arg, path)?)),
+        other => {
+            return Err(format!(
+                "{path}: unknown operator `{other}` (known: {})",
+                OPERATORS.join(", ")
+            ))
+        }
+    })
+}
+
+fn source_of(node: &Node) -> Value {
+    match node {
+        Node::Any => "$any".into(),
+        Node::AnyString => "$string".into(),
+        Node::AnyNumber => "$number".into(),
+        Node::AnyBool => "$bool".into(),
+        Node::Uuid => "$uuid".into(),
+        Node::Absent => "$absent".into(),
+        Node::Literal(v) => v.clone(),
+        Node::Template(s) => s.clone().into(),
+        Node::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(k, n)| (k.clone(), source_of(n)))
+                .collect(),
+        ),
+        Node::Array(items) => Value::Array(items.iter().map(source_of).collect()),
+        Node::Contains(items) => {
+            serde_json::json!({"$contains": items.iter().map(source_of).collect::<Vec<_>>()})
+        }
+        Node::ContainsText(s) => serde_json::json!({ "$contains": s }),
+        Node::Regex(r) => serde_json::json!({"$regex": r.as_str()}),
+        Node::Capture(n) => serde_json::json!({ "$capture": n }),
+        Node::Ref(n) => serde_json::json!({ "$ref": n }),
+        Node::OneOf(items) => {
+            serde_json::json!({"$one_of": items.iter().map(source_of).collect::<Vec<_>>()})
+        }
+        Node::Not(inner) => serde_json::json!({"$not": source_of(inner)}),
+    }
+}
+
+fn is_uuid(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a bool",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn numbers_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
+            (Some(x), Some(y)) => x == y,
+            _ => x == y,
+        },
+        _ => a == b,
+    }
+}
+
+fn match_node(
+    node: &Node,
+    actual: Option<&Value>,
+    vars: &Vars,
+    caps: &mut Captures,
+    path: &mut String,
+) -> Result<(), Mismatch> {
+    let fail = |path: &str, reason: String| Mismatch {
+        path: path.to_string(),
+        expected: source_of(node),
+        actual: actual.cloned(),
+        reason,
+    };
+    let Some(value) = actual else {
+        return match node {
+            Node::Absent => Ok(()),
+            Node::Not(inner) if matches!(**inner, Node::Absent) => {
+                Err(fail(path, "missing".into()))
+            }
+            Node::Not(_) => Ok(()),
+            _ => Err(fail(path, "missing".into())),
+        };
+    };
+    match node {
+        Node::Any => Ok(()),
+        Node::AnyString if value.is_string() => Ok(()),
+        Node::AnyNumber if value.is_number() => Ok(()),
+        Node::AnyBool if value.is_boolean() => Ok(()),
+        Node::AnyString | Node::AnyNumber | Node::AnyBool => Err(fail(
+            path,
+            format!("expected {}, found {}", type_wanted(node), type_name(value)),
+        )),
+        Node::Uuid => match value.as_str() {
+            Some(s) if is_uuid(s) => Ok(()),
+            _ => Err(fail(path, format!("expected a uuid, found {value}"))),
+        },
+        Node::Absent if value.is_null() => Ok(()),
+        Node::Absent => Err(fail(path, format!("expected no value, found {value}"))),
+        Node::Literal(want) => {
+            if numbers_equal(want, value) {
+                Ok(())
+            } else {
+                Err(fail(path, format!("expected {want}, found {value}")))
+            }
+        }
+        Node::Template(t) => {
+            let want = vars.substitute(t);
+            if value.as_str() == Some(want.as_str()) {
+                Ok(())
+            } else {
+                Err(fail(path, format!("expected {want:?}, found {value}")))
+            }
+        }
+        Node::Object(fields) => {
+            let Some(map) = value.as_object() else {
+                return Err(fail(
+                    path,
+                    format!("expected an object, found {}", type_name(value)),
+                ));
+            };
+            for (key, sub) in fields {
+                let len = path.len();
+                push_key(path, key);
+                let r = match_node(sub, map.get(key), vars, caps, path);
+                path.truncate(len);
+                r?;
+            }
+            Ok(())
+        }
+        Node::Array(items) => {
+            let Some(arr) = value.as_array() else {
+                return Err(fail(
+                    path,
+                    format!("expected an array, found {}", type_name(value)),
+                ));
+            };
+            for (i, (sub, v)) in items.iter().zip(arr).enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                let r = match_node(sub, Some(v), vars, caps, path);
+                path.truncate(len);
+                r?;
+            }
+            if items.len() != arr.len() {
+                return Err(fail(
+                    path,
+                    format!(
+                        "expected {} element(s), found {} (write {{$contains: [...]}} to match some elements only)",
+                        items.len(),
+                        arr.len()
+                    ),
+                ));
+            }
+            Ok(())
+        }
+        Node::Contains(items) => {
+            let Some(arr) = value.as_array() else {
+                return Err(fail(
+                    path,
+                    format!("expected an array, found {}", type_name(value)),
+                ));
+            };
+            for (i, sub) in items.iter().enumerate() {
+                let found = arr.iter().any(|v| {
+                    let mut trial = caps.clone();
+                    let mut p = path.clone();
+                    if match_node(sub, Some(v), vars, &mut trial, &mut p).is_ok() {
+                        *caps = trial;
+                        true
+                    } else {
+                        false
+                    }
+                });
+                if !found {
+                    return Err(Mismatch {
+                        path: path.clone(),
+                        expected: source_of(sub),
+                        actual: Some(value.clone()),
+                        reason: format!("no element matches $contains[{i}] {}", source_of(sub)),
+                    });
+                }
+            }
+            Ok(())
+        }
+        Node::ContainsText(needle) => {
+            let needle = vars.substitute(needle);
+            match value.as_str() {
+                Some(s) if s.contains(&needle) => Ok(()),
+                _ => Err(fail(
+                    path,
+                    format!("expected a string containing {needle:?}, found {value}"),
+                )),
+            }
+        }
+        Node::Regex(re) => match value.as_str() {
+            Some(s) if re.is_match(s) => Ok(()),
+            _ => Err(fail(
+                path,
+                format!(
+                    "expected a string matching /{}/, found {value}",
+                    re.as_str()
+                ),
+            )),
+        },
+        Node::Capture(name) => match caps.get(name) {
+            Some(bound) if bound != value => Err(fail(
+                path,
+                format!("expected the value captured as `{name}` ({bound}), found {value}"),
+            )),
+            Some(_) => Ok(()),
+            None => {
+                caps.insert(name.clone(), value.clone());
+                Ok(())
+            }
+        },
+        Node::Ref(name) => match caps.get(name) {
+            Some(bound) if bound == value => Ok(()),
+            Some(bound) => Err(fail(
+                path,
+                format!("expected the value captured as `{name}` ({bound}), found {value}"),
+            )),
+            None => Err(fail(
+                path,
+                format!("`{name}` was never captured before this point"),
+            )),
+        },
+        Node::OneOf(options) => {
+            for option in options {
+                let mut trial = caps.clone();
+                let mut p = path.clone();
+                if match_node(option, Some(value), vars, &mut trial, &mut p).is_ok() {
+                    *caps = trial;
+                    return Ok(());
+                }
+            }
+            Err(fail(
+                path,
+                format!("matches none of the options, found {value}"),
+            ))
+        }
+        Node::Not(inner) => {
+            let mut trial = caps.clone();
+            let mut p = path.clone();
+            if match_node(inner, Some(value), vars, &mut trial, &mut p).is_ok() {
+                Err(fail(
+                    path,
+                    format!("expected anything but {}", source_of(inner)),
+                ))
+            } else {
+                Ok(())
+            }
+        }
+    }
+}
+
+fn type_wanted(node: &Node) -> &'static str {
+    match node {
+        Node::AnyString => "a string",
+        Node::AnyNumber => "a number",
+        Node::AnyBool => "a bool",
+        _ => "a value",
+    }
+}
+
+fn push_key(path: &mut String, key: &str) {
+    if key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !key.is_empty() {
+        path.push('.');
+        path.push_str(key);
+    } else {
+        path.push_str(&format!("[{key:?}]"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pat(v: Value) -> Pattern {
+        Pattern::compile(&v).unwrap()
+    }
+
+    fn check(p: Value, actual: Value) -> Result<(), Mismatch> {
+        pat(p).check(&actual, &Vars::default(), &mut Captures::new())
+    }
+
+    #[test]
+    fn partial_objects_ignore_unlisted_keys() {
+        assert!(check(json!({"type": "result"}), json!({"type": "result", "x": 1})).is_ok());
+        let err = check(json!({"type": "result"}), json!({"type": "assistant"})).unwrap_err();
+        assert_eq!(err.path, "$.type");
+        assert_eq!(err.actual, Some(json!("assistant")));
+    }
+
+    #[test]
+    fn missing_key_is_a_mismatch_with_its_path() {
+        let err = check(json!({"a": {"b": 1}}), json!({"a": {}})).unwrap_err();
+        assert_eq!(err.path, "$.a.b");
+        assert_eq!(err.actual, None);
+        assert_eq!(err.reason, "missing");
+    }
+
+    #[test]
+    fn arrays_match_elementwise_and_by_length() {
+        assert!(check(
+            json!([{"t": 1}, {"t": 2}]),
+            json!([{"t": 1, "x": 0}, {"t": 2}])
+        )
+        .is_ok());
+        let err = check(json!([{"t": 1}]), json!([{"t": 1}, {"t": 2}])).unwrap_err();
+        assert!(
+            err.reason.contains("expected 1 element(s), found 2"),
+            "{err}"
+        );
+        let err = check(json!([1, 2]), json!([1, 3])).unwrap_err();
+        assert_eq!(err.path, "$[1]");
+    }
+
+    #[test]
+    fn contains_matches_some_elements_in_any_order() {
+        assert!(check(
+            json!({"$contains": ["Bash", "Read"]}),
+            json!(["Read", "Task", "Bash"])
+        )
+        .is_ok());
+        let err = check(json!({"$contains": ["Glob"]}), json!(["Read", "Bash"])).unwrap_err();
+        assert!(err.reason.contains("no element matches"), "{err}");
+    }
+
+    #[test]
+    fn contains_on_a_string_is_a_substring_test() {
+        assert!(check(json!({"$contains": "ell"}), json!("hello")).is_ok());
+        assert!(check(json!({"$contains": "xyz"}), json!("hello")).is_err());
+        assert!(check(json!({"$contains": "xyz"}), json!(3)).is_err());
+    }
+
+    #[test]
+    fn type_placeholders() {
+        assert!(check(json!("$any"), json!(null)).is_ok());
+        assert!(check(json!("$string"), json!("s")).is_ok());
+        assert!(check(json!("$string"), json!(1)).is_err());
+        assert!(check(json!("$number"), json!(1.5)).is_ok());
+        assert!(check(json!("$number"), json!("1")).is_err());
+        assert!(check(json!("$bool"), json!(false)).is_ok());
+        assert!(check(json!("$bool"), json!(0)).is_err());
+    }
+
+    #[test]
+    fn uuid_placeholder() {
+        assert!(check(
+            json!("$uuid"),
+            json!("5595b838-7570-4bb3-8c62-876337d757b6")
+        )
+        .is_ok());
+        assert!(check(json!("$uuid"), json!("ephemeral")).is_err());
+        assert!(check(
+            json!("$uuid"),
+            json!("5595b838-7570-4bb3-8c62-876337d757bZ")
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn absent_accepts_missing_or_null_only() {
+        assert!(check(json!({"k": "$absent"}), json!({})).is_ok());
+        assert!(check(json!({"k": "$absent"}), json!({"k": null})).is_ok());
+        let err = check(json!({"k": "$absent"}), json!({"k": 0})).unwrap_err();
+        assert_eq!(err.path, "$.k");
+    }
+
+    #[test]
+    fn regex_operator() {
+        assert!(check(
+            json!({"$regex": "^tool-.*output$"}),
+            json!("tool-use-output")
+        )
+        .is_ok());
+        assert!(check(json!({"$regex": "^x"}), json!("tool")).is_err());
+        assert!(Pattern::compile(&json!({"$regex": "("})).is_err());
+    }
+
+    #[test]
+    fn capture_then_ref_must_be_equal() {
+        let vars = Vars::default();
+        let mut caps = Captures::new();
+        pat(json!({"session_id": {"$capture": "sid"}}))
+            .check(&json!({"session_id": "a"}), &vars, &mut caps)
+            .unwrap();
+        assert!(pat(json!({"session_id": {"$ref": "sid"}}))
+            .check(&json!({"session_id": "a"}), &vars, &mut caps)
+            .is_ok());
+        let err = pat(json!({"session_id": {"$ref": "sid"}}))
+            .check(&json!({"session_id": "b"}), &vars, &mut caps)
+            .unwrap_err();
+        assert!(err.reason.contains("captured as `sid`"), "{err}");
+        // Capturing the same name again behaves like a ref.
+        assert!(pat(json!({"$capture": "sid"}))
+            .check(&json!("b"), &vars, &mut caps)
+            .is_err());
+    }
+
+    #[test]
+    fn ref_before_capture_fails() {
+        assert!(check(json!({"$ref": "nope"}), json!("x")).is_err());
+    }
+
+    #[test]
+    fn failed_match_binds_nothing() {
+        let vars = Vars::default();
+        let mut caps = Captures::new();
+        let p = pat(json!({"a": {"$capture": "x"}, "b": 1}));
+        assert!(p.check(&json!({"a": 5, "b": 2}), &vars, &mut caps).is_err());
+        assert!(caps.is_empty());
+    }
+
+    #[test]
+    fn workspace_and_home_are_substituted() {
+        let vars = Vars {
+            workspace: "/tmp/ws".into(),
+            home: "/tmp/home".into(),
+        };
+        let p = pat(json!({"cwd": "$WORKSPACE", "f": "$HOME/.claude"}));
+        assert!(p
+            .check(
+                &json!({"cwd": "/tmp/ws", "f": "/tmp/home/.claude"}),
+                &vars,
+                &mut Captures::new()
+            )
+            .is_ok());
+        assert!(p
+            .check(
+                &json!({"cwd": "/elsewhere", "f": "/tmp/home/.claude"}),
+                &vars,
+                &mut Captures::new()
+            )
+            .is_err());
+    }
+
+    #[test]
+    fn one_of_and_not() {
+        assert!(check(json!({"$one_of": ["a", "b"]}), json!("b")).is_ok());
+        assert!(check(json!({"$one_of": ["a", "b"]}), json!("c")).is_err());
+        assert!(check(json!({"$not": "a"}), json!("b")).is_ok());
+        assert!(check(json!({"$not": "a"}), json!("a")).is_err());
+    }
+
+    #[test]
+    fn numbers_compare_by_value() {
+        assert!(check(json!(5), json!(5.0)).is_ok());
+        assert!(check(json!(5), json!(6)).is_err());
+    }
+
+    #[test]
+    fn dollar_dollar_escapes_a_literal() {
+        assert!(check(json!("$$any"), json!("$any")).is_ok());
+        assert!(check(json!("$$any"), json!("other")).is_err());
+    }
+
+    #[test]
+    fn unknown_placeholders_and_operators_are_compile_errors_with_a_path() {
+        let err = Pattern::compile(&json!({"a": ["$uid"]})).unwrap_err();
+        assert!(
+            err.starts_with("$.a[0]: unknown placeholder `$uid`"),
+            "{err}"
+        );
+        let err = Pattern::compile(&json!({"a": {"$regexp": "x"}})).unwrap_err();
+        assert!(err.contains("unknown operator `$regexp`"), "{err}");
+        let err = Pattern::compile(&json!({"a": {"$regex": "x", "b": 1}})).unwrap_err();
+        assert!(err.contains("must be the only key"), "{err}");
+    }
+
+    #[test]
+    fn prices_and_sentences_with_dollars_are_literals() {
+        assert!(check(json!("costs $5"), json!("costs $5")).is_ok());
+        assert!(check(json!("$ ls"), json!("$ ls")).is_ok());
+    }
+}

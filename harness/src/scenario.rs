@@ -1,0 +1,723 @@
+//! Scenario files: one YAML file per scenario under `scenarios/`, grouped in folders.
+//!
+//! A scenario says how to drive the CLI (prompt or stdin frames, args, files), what
+//! the stub answers (a `stub_api::Script`), and per target what must come out.
+
+use crate::matcher::{Expected, Mode};
+use crate::pattern::Pattern;
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Component, Path, PathBuf};
+
+/// A scenario as written in its file.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// A human title; the scenario's id is its path under `scenarios/`.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// One line: what behaviour this scenario pins.
+    pub description: String,
+    /// The document (and section) the behaviour comes from.
+    #[serde(default)]
+    pub source: Option<String>,
+    /// Where the CLI and the document disagree: what the document says.
+    #[serde(default)]
+    pub notes: Option<String>,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// What a target must offer (`tool:Bash`, `partial-messages`, ...); otherwise skipped.
+    #[serde(default)]
+    pub features: Vec<String>,
+
+    /// One-shot prompt, passed as `-p PROMPT`.
+    #[serde(default)]
+    pub prompt: Option<String>,
+    /// Frames written to stdin as NDJSON (implies `--input-format stream-json`).
+    /// `{raw: "..."}` writes a line as is, to send malformed input.
+    #[serde(default)]
+    pub stdin: Option<Vec<StdinLine>>,
+    /// When to close stdin.
+    #[serde(default)]
+    pub close_stdin: CloseStdin,
+    #[serde(default)]
+    pub output_format: OutputFormat,
+    /// Add the target's usual flags (`-p`, `--output-format`, `--verbose`, ...).
+    /// Off for scenarios about flag handling itself: then `args` is the whole command line.
+    #[serde(default = "yes")]
+    pub default_args: bool,
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Files to create in the working directory first (path relative to it).
+    #[serde(default)]
+    pub files: BTreeMap<String, FileContent>,
+
+    /// The stub-api script: what the model answers, request by request.
+    #[serde(default)]
+    pub stub: stub_api::Script,
+
+    /// Per target name (`claude-code`, `caliban`, ...): what must come out.
+    pub expect: BTreeMap<String, TargetExpect>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum OutputFormat {
+    #[default]
+    StreamJson,
+    Json,
+    Text,
+}
+
+impl OutputFormat {
+    pub fn as_flag(self) -> &'static str {
+        match self {
+            OutputFormat::StreamJson => "stream-json",
+            OutputFormat::Json => "json",
+            OutputFormat::Text => "text",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum CloseStdin {
+    /// Right after the last line is written.
+    #[default]
+    Immediately,
+    /// Keep stdin open until this many `result` frames came (or the CLI exits).
+    AfterResults(usize),
+}
+
+/// A line for stdin: a JSON frame, or `{raw: "..."}` for a line written as is.
+#[derive(Debug, Clone, PartialEq, JsonSchema)]
+#[schemars(untagged)]
+pub enum StdinLine {
+    Raw { raw: String },
+    Frame(Value),
+}
+
+impl<'de> Deserialize<'de> for StdinLine {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        if let Value::Object(map) = &v {
+            if map.len() == 1 {
+                if let Some(raw) = map.get("raw") {
+                    let raw = raw
+                        .as_str()
+                        .ok_or_else(|| serde::de::Error::custom("`raw` takes a string"))?;
+                    return Ok(StdinLine::Raw {
+                        raw: raw.to_string(),
+                    });
+                }
+            }
+        }
+        Ok(StdinLine::Frame(v))
+    }
+}
+
+impl StdinLine {
+    pub fn to_line(&self) -> String {
+        match self {
+            StdinLine::Raw { raw } => raw.clone(),
+            StdinLine::Frame(v) => v.to_string(),
+        }
+    }
+
+    fn is_user_turn(&self) -> bool {
+        matches!(self, StdinLine::Frame(v) if v.get("type").and_then(Value::as_str) == Some("user"))
+    }
+}
+
+/// A file's content: text as is, or any other YAML value written as JSON (notebooks).
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum FileContent {
+    Text(String),
+    Json(Value),
+}
+
+impl FileContent {
+    pub fn bytes(&self) -> Vec<u8> {
+        match self {
+            FileContent::Text(s) => s.clone().into_bytes(),
+            FileContent::Json(v) => serde_json::to_vec_pretty(v).expect("a JSON value serializes"),
+        }
+    }
+}
+
+/// What one target must do in this scenario.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TargetExpect {
+    /// Skip this target, with the reason.
+    #[serde(default)]
+    pub skip: Option<String>,
+    /// Oldest version of the target this expectation holds for.
+    #[serde(default)]
+    pub min_version: Option<String>,
+    #[serde(default)]
+    pub max_version: Option<String>,
+    /// Features this target must offer on top of the scenario's.
+    #[serde(default)]
+    pub features: Vec<String>,
+    /// Replaces the scenario's `args` for this target.
+    #[serde(default)]
+    pub args: Option<Vec<String>>,
+    /// Added to the scenario's `env` for this target.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+
+    #[serde(default)]
+    pub mode: Mode,
+    /// Frames to leave out before matching (in both modes).
+    #[serde(default)]
+    pub ignore: Vec<PatternValue>,
+    /// The expected frames, in order; `{any_order: [...]}` for a group in any order.
+    #[serde(default)]
+    pub frames: Vec<FrameEntry>,
+    /// Patterns no frame may match.
+    #[serde(default)]
+    pub absent: Vec<PatternValue>,
+    #[serde(default)]
+    pub exit_code: Option<i32>,
+    #[serde(default)]
+    pub stderr: Option<TextExpect>,
+    /// stdout as text (for `output_format: text`).
+    #[serde(default)]
+    pub text: Option<TextExpect>,
+    #[serde(default)]
+    pub requests: Option<RequestsExpect>,
+    /// Files in the working directory after the run.
+    #[serde(default)]
+    pub files: BTreeMap<String, FileExpect>,
+    /// Seconds before the CLI is killed (default 60).
+    #[serde(default)]
+    pub timeout: Option<u64>,
+    /// How many turns (result frames) the run has; default 1, or the number of user frames on stdin.
+    #[serde(default)]
+    pub turns: Option<usize>,
+    /// Protocol invariants this scenario turns off, with the reason.
+    #[serde(default)]
+    pub invariants: Option<InvariantOptOut>,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InvariantOptOut {
+    pub skip: Vec<crate::invariants::Invariant>,
+    pub reason: String,
+}
+
+/// A pattern, compiled when the file is read so a bad placeholder is reported with its line.
+#[derive(Debug, Clone)]
+pub struct PatternValue(pub Pattern);
+
+impl<'de> Deserialize<'de> for PatternValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        Pattern::compile(&v)
+            .map(PatternValue)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+impl JsonSchema for PatternValue {
+    fn schema_name() -> String {
+        "Pattern".into()
+    }
+    fn json_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+        let mut s = schemars::schema::SchemaObject::default();
+        s.metadata().description = Some(
+            "A partial JSON pattern: listed keys must match; placeholders $any $string $number $bool $uuid $absent; operators {$regex}, {$contains}, {$capture}, {$ref}, {$one_of}, {$not}; $WORKSPACE and $HOME in strings.".into(),
+        );
+        s.into()
+    }
+}
+
+/// One entry of `frames`.
+#[derive(Debug, Clone)]
+pub struct FrameEntry(pub Expected);
+
+impl<'de> Deserialize<'de> for FrameEntry {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let v = Value::deserialize(d)?;
+        let group = match &v {
+            Value::Object(map) if map.len() == 1 && map.contains_key("any_order") => {
+                &map["any_order"]
+            }
+            _ => {
+                return Pattern::compile(&v)
+                    .map(|p| FrameEntry(Expected::Frame(p)))
+                    .map_err(Error::custom)
+            }
+        };
+        let Value::Array(members) = group else {
+            return Err(Error::custom(
+                "`any_order` takes a list of patterns (or of lists of patterns that stay in order)",
+            ));
+        };
+        let mut runs = Vec::with_capacity(members.len());
+        for (i, m) in members.iter().enumerate() {
+            let run = match m {
+                Value::Array(seq) => seq.iter().collect(),
+                single => vec![single],
+            };
+            let run = run
+                .into_iter()
+                .map(|p| {
+                    Pattern::compile(p).map_err(|e| Error::custom(format!("any_order[{i}]: {e}")))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            if run.is_empty() {
+                return Err(Error::custom(format!("any_order[{i}] is an empty list")));
+            }
+            runs.push(run);
+        }
+        Ok(FrameEntry(Expected::AnyOrder(runs)))
+    }
+}
+
+impl JsonSchema for FrameEntry {
+    fn schema_name() -> String {
+        "FrameEntry".into()
+    }
+    fn json_schema(gen: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+        let mut s = schemars::schema::SchemaObject::default();
+        s.metadata().description = Some(
+            "A frame pattern, or {any_order: [pattern | [pattern, ...], ...]}: frames that may come in any order (each inner list keeps its own order).".into(),
+        );
+        let _ = gen;
+        s.into()
+    }
+}
+
+/// Text expectations: a plain string must be equal; a map says how to compare.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum TextExpect {
+    Equals(String),
+    Rules(TextRules),
+}
+
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TextRules {
+    #[serde(default)]
+    pub equals: Option<String>,
+    #[serde(default)]
+    pub contains: Vec<String>,
+    #[serde(default)]
+    pub not_contains: Vec<String>,
+    #[serde(default)]
+    pub regex: Option<String>,
+    #[serde(default)]
+    pub empty: Option<bool>,
+}
+
+impl TextExpect {
+    /// Returns what does not hold, if anything.
+    pub fn check(&self, text: &str) -> Result<(), String> {
+        let rules = match self {
+            TextExpect::Equals(s) => {
+                return if text.trim_end() == s.trim_end() {
+                    Ok(())
+                } else {
+                    Err(format!("expected {s:?}, found {:?}", clip(text)))
+                }
+            }
+            TextExpect::Rules(r) => r,
+        };
+        if let Some(s) = &rules.equals {
+            if text.trim_end() != s.trim_end() {
+                return Err(format!("expected {s:?}, found {:?}", clip(text)));
+            }
+        }
+        for c in &rules.contains {
+            if !text.contains(c.as_str()) {
+                return Err(format!(
+                    "expected it to contain {c:?}, found {:?}",
+                    clip(text)
+                ));
+            }
+        }
+        for c in &rules.not_contains {
+            if text.contains(c.as_str()) {
+                return Err(format!(
+                    "expected it not to contain {c:?}, found {:?}",
+                    clip(text)
+                ));
+            }
+        }
+        if let Some(re) = &rules.regex {
+            let re = regex::Regex::new(re).map_err(|e| format!("bad regex: {e}"))?;
+            if !re.is_match(text) {
+                return Err(format!(
+                    "expected it to match /{re}/, found {:?}",
+                    clip(text)
+                ));
+            }
+        }
+        if let Some(empty) = rules.empty {
+            if empty != text.trim().is_empty() {
+                return Err(if empty {
+                    format!("expected nothing, found {:?}", clip(text))
+                } else {
+                    "expected some text, found none".into()
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+fn clip(s: &str) -> String {
+    const MAX: usize = 300;
+    if s.len() <= MAX {
+        return s.to_string();
+    }
+    let mut end = MAX;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
+/// Assertions on the requests the CLI sent to the stub.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RequestsExpect {
+    /// Number of scripted `POST /v1/messages` requests (background and side traffic excluded).
+    #[serde(default)]
+    pub count: Option<usize>,
+    /// Body patterns by 0-based index among the scripted requests.
+    #[serde(default)]
+    pub bodies: BTreeMap<usize, PatternValue>,
+    /// Every scripted request's body must match each of these.
+    #[serde(default)]
+    pub all: Vec<PatternValue>,
+    /// Some scripted request's body must match each of these.
+    #[serde(default)]
+    pub some: Vec<PatternValue>,
+    /// Number of background requests (e.g. Claude Code's session-title request).
+    #[serde(default)]
+    pub background: Option<usize>,
+}
+
+/// What a workspace file must hold after the run.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum FileExpect {
+    /// `false`: the file must not exist. `true`: it must.
+    Exists(bool),
+    Text(TextExpect),
+}
+
+/// A loaded scenario: the file, its id and where it came from.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// Path under `scenarios/` without `.yaml`, e.g. `tools/bash-round-trip`.
+    pub id: String,
+    pub path: PathBuf,
+    pub file: ScenarioFile,
+}
+
+impl Scenario {
+    /// Turns the scenario expects for a target: the explicit `turns`, else one per user frame.
+    pub fn turns(&self, expect: &TargetExpect) -> usize {
+        expect.turns.unwrap_or_else(|| match &self.file.stdin {
+            Some(lines) => lines.iter().filter(|l| l.is_user_turn()).count(),
+            None => 1,
+        })
+    }
+}
+
+/// A scenario file that cannot be used, located as precisely as possible.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioError {
+    pub path: PathBuf,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.path.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+            if let Some(col) = self.column {
+                write!(f, ":{col}")?;
+            }
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+impl Scenario {
+    /// Parses a scenario from its text; `root` is the `scenarios/` folder (for the id).
+    pub fn parse(text: &str, path: &Path, root: &Path) -> Result<Scenario, ScenarioError> {
+        let err = |line, column, message: String| ScenarioError {
+            path: path.to_path_buf(),
+            line,
+            column,
+            message,
+        };
+        let file: ScenarioFile = serde_yaml::from_str(text).map_err(|e| {
+            let loc = e.location();
+            err(
+                loc.as_ref().map(|l| l.line()),
+                loc.as_ref().map(|l| l.column()),
+                e.to_string(),
+            )
+        })?;
+        for name in file.files.keys() {
+            check_relative(name).map_err(|m| err(None, None, format!("files: `{name}`: {m}")))?;
+        }
+        for (target, exp) in &file.expect {
+            for name in exp.files.keys() {
+                check_relative(name).map_err(|m| {
+                    err(None, None, format!("expect.{target}.files: `{name}`: {m}"))
+                })?;
+            }
+            if let Some(opt) = &exp.invariants {
+                if opt.reason.trim().is_empty() {
+                    return Err(err(
+                        None,
+                        None,
+                        format!("expect.{target}.invariants: say why in `reason`"),
+                    ));
+                }
+            }
+        }
+        if file.expect.is_empty() {
+            return Err(err(
+                None,
+                None,
+                "`expect` names no target: add e.g. `expect: {claude-code: {...}}`".into(),
+            ));
+        }
+        let id = path
+            .strip_prefix(root)
+            .unwrap_or(path)
+            .with_extension("")
+            .to_string_lossy()
+            .replace('\\', "/");
+        Ok(Scenario {
+            id,
+            path: path.to_path_buf(),
+            file,
+        })
+    }
+
+    pub fn load(path: &Path, root: &Path) -> Result<Scenario, ScenarioError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+            path: path.to_path_buf(),
+            line: None,
+            column: None,
+            message: format!("cannot read: {e}"),
+        })?;
+        Scenario::parse(&text, path, root)
+    }
+}
+
+/// The JSON Schema of scenario files (committed as `scenarios/schema.json`).
+pub fn json_schema_string() -> String {
+    let schema = schemars::schema_for!(ScenarioFile);
+    serde_json::to_string_pretty(&schema).expect("a schema serializes") + "\n"
+}
+
+/// A path inside the working directory: relative, and no `..`.
+pub fn check_relative(name: &str) -> Result<(), String> {
+    let p = Path::new(name);
+    if name.is_empty() {
+        return Err("empty path".into());
+    }
+    for c in p.components() {
+        match c {
+            Component::Normal(_) | Component::CurDir => {}
+            Component::ParentDir => return Err("`..` would leave the working directory".into()),
+            Component::RootDir | Component::Prefix(_) => {
+                return Err("must be relative to the working directory".into())
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every `*.yaml` file under `root`, sorted, skipping folders that start with `_` or `.`.
+pub fn discover(root: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let entry = entry?;
+            let path = entry.path();
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') || name.starts_with('_') {
+                continue;
+            }
+            if entry.file_type()?.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Loads every scenario under `root`; broken files come back as errors, the rest load.
+pub fn load_all(root: &Path) -> (Vec<Scenario>, Vec<ScenarioError>) {
+    let paths = match discover(root) {
+        Ok(p) => p,
+        Err(e) => {
+            return (
+                vec![],
+                vec![ScenarioError {
+                    path: root.to_path_buf(),
+                    line: None,
+                    column: None,
+                    message: format!("cannot list scenarios: {e}"),
+                }],
+            )
+        }
+    };
+    let mut ok = Vec::new();
+    let mut errors = Vec::new();
+    for p in paths {
+        match Scenario::load(&p, root) {
+            Ok(s) => ok.push(s),
+            Err(e) => errors.push(e),
+        }
+    }
+    (ok, errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+        Scenario::parse(
+            text,
+            Path::new("scenarios/t/x.yaml"),
+            Path::new("scenarios"),
+        )
+    }
+
+    const MINIMAL: &str = r#"
+description: a text reply
+prompt: say hello
+stub:
+  steps:
+    - message: {content: [{text: "Hello!"}]}
+expect:
+  claude-code:
+    frames:
+      - {type: system, subtype: init}
+      - any_order:
+          - {type: a}
+          - [{type: b}, {type: c}]
+      - {type: result, result: "Hello!"}
+    exit_code: 0
+"#;
+
+    #[test]
+    fn minimal_scenario_parses_with_id_from_path() {
+        let s = parse(MINIMAL).unwrap();
+        assert_eq!(s.id, "t/x");
+        let exp = &s.file.expect["claude-code"];
+        assert_eq!(exp.frames.len(), 3);
+        assert!(
+            matches!(&exp.frames[1].0, Expected::AnyOrder(runs) if runs.len() == 2 && runs[1].len() == 2)
+        );
+        assert_eq!(s.turns(exp), 1);
+    }
+
+    #[test]
+    fn unknown_key_names_line_and_column() {
+        let text = MINIMAL.replace("    exit_code: 0", "    exit_cod: 0");
+        let e = parse(&text).unwrap_err();
+        assert_eq!(e.line, Some(15), "{e}");
+        assert!(e.message.contains("unknown field `exit_cod`"), "{e}");
+        assert!(e.to_string().starts_with("scenarios/t/x.yaml:15:"), "{e}");
+    }
+
+    #[test]
+    fn bad_placeholder_is_reported_with_its_line() {
+        let text = MINIMAL.replace("result: \"Hello!\"", "result: \"$uid\"");
+        let e = parse(&text).unwrap_err();
+        assert!(e.message.contains("unknown placeholder `$uid`"), "{e}");
+        assert!(e.line.is_some(), "{e}");
+    }
+
+    #[test]
+    fn files_cannot_escape_the_workspace() {
+        let text = MINIMAL.replace(
+            "prompt: say hello",
+            "prompt: x\nfiles: {\"../../etc/passwd\": owned}",
+        );
+        let e = parse(&text).unwrap_err();
+        assert!(
+            e.message.contains("`..` would leave the working directory"),
+            "{e}"
+        );
+        let text = MINIMAL.replace(
+            "prompt: say hello",
+            "prompt: x\nfiles: {\"/etc/passwd\": owned}",
+        );
+        assert!(parse(&text).unwrap_err().message.contains("relative"));
+    }
+
+    #[test]
+    fn stdin_lines_raw_and_frames_and_turns() {
+        let text = MINIMAL.replace(
+            "prompt: say hello",
+            "stdin:\n  - {type: user, message: {role: user, content: a}}\n  - {raw: \"not json\"}\n  - {type: user, message: {role: user, content: b}}",
+        );
+        let s = parse(&text).unwrap();
+        let lines = s.file.stdin.as_ref().unwrap();
+        assert_eq!(lines[1].to_line(), "not json");
+        assert!(lines[0].to_line().starts_with("{\"type\":\"user\""));
+        assert_eq!(s.turns(&s.file.expect["claude-code"]), 2);
+    }
+
+    #[test]
+    fn an_expectation_is_required() {
+        let e = parse("description: x\nexpect: {}\n").unwrap_err();
+        assert!(e.message.contains("names no target"), "{e}");
+    }
+
+    #[test]
+    fn text_expectations() {
+        assert!(TextExpect::Equals("hi".into()).check("hi\n").is_ok());
+        assert!(TextExpect::Equals("hi".into()).check("ho").is_err());
+        let rules = TextExpect::Rules(TextRules {
+            contains: vec!["Error".into()],
+            ..Default::default()
+        });
+        assert!(rules.check("Error parsing").is_ok());
+        assert!(rules.check("fine").is_err());
+        let empty = TextExpect::Rules(TextRules {
+            empty: Some(true),
+            ..Default::default()
+        });
+        assert!(empty.check("  \n").is_ok());
+        assert!(empty.check("x").is_err());
+    }
+}

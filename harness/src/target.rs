@@ -1,0 +1,600 @@
+//! Targets: how to install, version, point at the stub and invoke one CLI.
+//!
+//! To add a target: give it a [`Dialect`] (how its flags and env look) and a
+//! [`Source`] (where its binary comes from), then parse its name in [`TargetSpec::parse`].
+
+use crate::scenario::{OutputFormat, Scenario, TargetExpect};
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The pinned Claude Code lives here (package.json + package-lock.json, `npm ci`).
+pub const CLAUDE_CODE_DIR: &str = "targets/claude-code";
+pub const CLAUDE_CODE_PACKAGE: &str = "@anthropic-ai/claude-code";
+pub const CALIBAN_VERSION: &str = "0.15.0";
+/// A key that looks real enough for the CLI, and is worth nothing anywhere.
+pub const DUMMY_API_KEY: &str = "sk-ant-streamcheck-dummy-key";
+
+/// The flag and environment conventions of a family of CLIs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    ClaudeCode,
+    Caliban,
+}
+
+impl Dialect {
+    /// The key a scenario's `expect` uses for this dialect.
+    pub fn expect_key(self) -> &'static str {
+        match self {
+            Dialect::ClaudeCode => "claude-code",
+            Dialect::Caliban => "caliban",
+        }
+    }
+}
+
+/// Where a target's binary comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// The Claude Code pinned in `targets/claude-code/package-lock.json`.
+    PinnedNpm,
+    /// Another Claude Code version from npm, installed side by side under `.cache/`.
+    Npm { version: String },
+    /// caliban from crates.io, built with `cargo install` under `.cache/`.
+    Cargo { version: String },
+    /// Any executable that follows the dialect's conventions.
+    Command { path: PathBuf },
+}
+
+/// A target as named on the command line: `claude-code`, `claude-code@2.1.330`,
+/// `caliban`, `caliban@0.15.0`, or a command given with `--target-command`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetSpec {
+    pub name: String,
+    pub dialect: Dialect,
+    pub source: Source,
+}
+
+impl TargetSpec {
+    pub fn parse(s: &str) -> Result<TargetSpec, String> {
+        let (base, version) = match s.split_once('@') {
+            Some((b, v)) if !v.is_empty() => (b, Some(v.to_string())),
+            Some(_) => return Err(format!("`{s}`: give a version after `@`")),
+            None => (s, None),
+        };
+        match base {
+            "claude-code" => Ok(TargetSpec {
+                name: s.to_string(),
+                dialect: Dialect::ClaudeCode,
+                source: match version {
+                    None => Source::PinnedNpm,
+                    Some(version) => Source::Npm { version },
+                },
+            }),
+            "caliban" => {
+                let version = version.unwrap_or_else(|| CALIBAN_VERSION.to_string());
+                Ok(TargetSpec {
+                    name: format!("caliban@{version}").replace(&format!("@{CALIBAN_VERSION}"), ""),
+                    dialect: Dialect::Caliban,
+                    source: Source::Cargo { version },
+                })
+            }
+            other => Err(format!(
+                "unknown target `{other}`: use claude-code, claude-code@VERSION, caliban, caliban@VERSION, or --target-command PATH"
+            )),
+        }
+    }
+
+    /// A CLI at `path` that speaks Claude Code's conventions (a wrapper, a fork).
+    pub fn command(path: &Path, dialect: Dialect) -> TargetSpec {
+        let stem = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "command".into());
+        TargetSpec {
+            name: format!("command:{stem}"),
+            dialect,
+            source: Source::Command {
+                path: path.to_path_buf(),
+            },
+        }
+    }
+}
+
+impl fmt::Display for TargetSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
+/// A target ready to run: its binary exists and its version is known.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub name: String,
+    pub dialect: Dialect,
+    pub program: PathBuf,
+    pub version: String,
+    pub features: BTreeSet<String>,
+}
+
+/// Why a target cannot run; its scenarios are skipped with this.
+#[derive(Debug, Clone)]
+pub struct NotInstalled {
+    pub target: String,
+    pub reason: String,
+    /// The command that installs it.
+    pub install: String,
+}
+
+impl fmt::Display for NotInstalled {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} is not available: {} (install: {})",
+            self.target, self.reason, self.install
+        )
+    }
+}
+
+/// Where the project keeps targets and caches.
+#[derive(Debug, Clone)]
+pub struct Project {
+    pub root: PathBuf,
+}
+
+impl Project {
+    /// The folder holding `scenarios/`, from `start` upwards.
+    pub fn discover(start: &Path) -> Option<Project> {
+        start
+            .ancestors()
+            .find(|d| d.join("scenarios").is_dir() && d.join(CLAUDE_CODE_DIR).is_dir())
+            .map(|d| Project {
+                root: d.to_path_buf(),
+            })
+    }
+
+    pub fn scenarios_dir(&self) -> PathBuf {
+        self.root.join("scenarios")
+    }
+
+    pub fn cache_dir(&self) -> PathBuf {
+        self.root.join(".cache")
+    }
+}
+
+/// Installs a target when `install` allows it and it is missing, then reads its version.
+pub fn resolve(
+    spec: &TargetSpec,
+    project: &Project,
+    install: bool,
+) -> Result<Target, NotInstalled> {
+    let not = |reason: String, cmd: String| NotInstalled {
+        target: spec.name.clone(),
+        reason,
+        install: cmd,
+    };
+    let (program, version) = match &spec.source {
+        Source::PinnedNpm => {
+            let dir = project.root.join(CLAUDE_CODE_DIR);
+            let cmd = format!("npm ci --prefix {CLAUDE_CODE_DIR}");
+            let program = dir.join("node_modules/.bin/claude");
+            if !program.exists() {
+                if !install {
+                    return Err(not("not installed".into(), cmd));
+                }
+                eprintln!("streamcheck: installing the pinned Claude Code ({cmd}) ...");
+                run_install(
+                    Command::new("npm")
+                        .args(["ci", "--no-audit", "--no-fund", "--prefix"])
+                        .arg(&dir),
+                )
+                .map_err(|e| not(e, cmd.clone()))?;
+            }
+            let version = npm_package_version(&dir).map_err(|e| not(e, cmd))?;
+            (program, version)
+        }
+        Source::Npm { version } => {
+            let dir = project.cache_dir().join(format!("claude-code@{version}"));
+            let cmd = format!("streamcheck install claude-code@{version}");
+            let program = dir.join("node_modules/.bin/claude");
+            if !program.exists() {
+                if !install {
+                    return Err(not("not installed".into(), cmd));
+                }
+                eprintln!(
+                    "streamcheck: installing Claude Code {version} from npm into {} ...",
+                    dir.display()
+                );
+                std::fs::create_dir_all(&dir).map_err(|e| not(e.to_string(), cmd.clone()))?;
+                std::fs::write(dir.join("package.json"), "{\"private\":true}\n")
+                    .map_err(|e| not(e.to_string(), cmd.clone()))?;
+                run_install(
+                    Command::new("npm")
+                        .args([
+                            "install",
+                            "--no-audit",
+                            "--no-fund",
+                            "--save-exact",
+                            "--prefix",
+                        ])
+                        .arg(&dir)
+                        .arg(format!("{CLAUDE_CODE_PACKAGE}@{version}")),
+                )
+                .map_err(|e| not(e, cmd.clone()))?;
+            }
+            let installed = npm_package_version(&dir).map_err(|e| not(e, cmd))?;
+            (program, installed)
+        }
+        Source::Cargo { version } => {
+            let dir = project.cache_dir().join(format!("caliban@{version}"));
+            let cmd = format!(
+                "cargo install caliban --version {version} --locked --no-default-features --root {}",
+                dir.display()
+            );
+            let program = dir.join("bin/caliban");
+            if !program.exists() {
+                if !install {
+                    return Err(not("not built yet".into(), cmd));
+                }
+                eprintln!("streamcheck: building caliban {version} from crates.io (20-25 minutes on 2 cores, once) ...");
+                run_install(
+                    Command::new("cargo")
+                        .args([
+                            "install",
+                            "caliban",
+                            "--version",
+                            version,
+                            "--locked",
+                            "--no-default-features",
+                            "--root",
+                        ])
+                        .arg(&dir),
+                )
+                .map_err(|e| not(e, cmd.clone()))?;
+            }
+            (program, version.clone())
+        }
+        Source::Command { path } => {
+            if !path.exists() {
+                return Err(not(
+                    format!("{} does not exist", path.display()),
+                    "-".into(),
+                ));
+            }
+            let version = command_version(path).unwrap_or_else(|| "unknown".into());
+            (path.clone(), version)
+        }
+    };
+    Ok(Target {
+        name: spec.name.clone(),
+        dialect: spec.dialect,
+        program,
+        version,
+        features: features(spec.dialect),
+    })
+}
+
+fn run_install(cmd: &mut Command) -> Result<(), String> {
+    let status = cmd
+        .stdin(std::process::Stdio::null())
+        .status()
+        .map_err(|e| format!("cannot run the installer: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("the installer failed ({status})"))
+    }
+}
+
+fn npm_package_version(prefix: &Path) -> Result<String, String> {
+    let manifest = prefix
+        .join("node_modules")
+        .join(CLAUDE_CODE_PACKAGE)
+        .join("package.json");
+    let text = std::fs::read_to_string(&manifest)
+        .map_err(|e| format!("cannot read {}: {e}", manifest.display()))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", manifest.display()))?;
+    v["version"]
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| format!("{} has no version", manifest.display()))
+}
+
+fn command_version(path: &Path) -> Option<String> {
+    let out = Command::new(path)
+        .arg("--version")
+        .env_clear()
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.split_whitespace()
+        .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        .map(str::to_string)
+}
+
+/// What a dialect's CLIs offer. Versions that differ are told apart with
+/// `min_version` / `max_version` in the scenario, not here.
+fn features(dialect: Dialect) -> BTreeSet<String> {
+    let (tools, flags): (&[&str], &[&str]) = match dialect {
+        Dialect::ClaudeCode => (
+            &[
+                "Task",
+                "Bash",
+                "Edit",
+                "NotebookEdit",
+                "Read",
+                "SendMessage",
+                "Skill",
+                "TaskCreate",
+                "TaskGet",
+                "TaskList",
+                "TaskOutput",
+                "TaskStop",
+                "TaskUpdate",
+                "WebFetch",
+                "WebSearch",
+                "Write",
+            ],
+            &[
+                "partial-messages",
+                "replay-user-messages",
+                "input-stream-json",
+                "output-json",
+                "output-text",
+                "max-turns",
+                "api-retry",
+                "session-title-request",
+            ],
+        ),
+        Dialect::Caliban => (
+            &[
+                "AgentTool",
+                "Bash",
+                "BashOutput",
+                "Edit",
+                "EnterPlanMode",
+                "ExitPlanMode",
+                "Glob",
+                "Grep",
+                "KillShell",
+                "MultiEdit",
+                "NotebookEdit",
+                "Read",
+                "Skill",
+                "TodoWrite",
+                "ToolSearch",
+                "WebFetch",
+                "WebSearch",
+                "Write",
+            ],
+            &[
+                "partial-messages",
+                "replay-user-messages",
+                "input-stream-json",
+                "output-json",
+                "output-text",
+                "max-turns",
+                "max-budget",
+            ],
+        ),
+    };
+    tools
+        .iter()
+        .map(|t| format!("tool:{t}"))
+        .chain(flags.iter().map(|f| f.to_string()))
+        .collect()
+}
+
+/// The process to start for one trial.
+#[derive(Debug, Clone)]
+pub struct Invocation {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+}
+
+impl Invocation {
+    /// The command line as a person would type it (for reports).
+    pub fn display(&self) -> String {
+        let env: Vec<String> = self
+            .env
+            .iter()
+            .filter(|(k, _)| {
+                k.starts_with("ANTHROPIC") || k == "IS_SANDBOX" || k.starts_with("CLAUDE")
+            })
+            .map(|(k, v)| format!("{k}={}", shell_quote(v)))
+            .collect();
+        let mut parts = env;
+        parts.push(shell_quote(&self.program.to_string_lossy()));
+        parts.extend(self.args.iter().map(|a| shell_quote(a)));
+        parts.join(" ")
+    }
+}
+
+pub fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:@,+%".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// Paths of one trial's sandbox.
+pub struct Sandbox<'a> {
+    pub workspace: &'a Path,
+    pub home: &'a Path,
+    pub tmp: &'a Path,
+    pub base_url: &'a str,
+}
+
+impl Target {
+    /// Skip reason, if this target cannot run `scenario` as expected by `expect`.
+    pub fn unmet(&self, scenario: &Scenario, expect: &TargetExpect) -> Option<String> {
+        if let Some(reason) = &expect.skip {
+            return Some(reason.clone());
+        }
+        if let Some(min) = &expect.min_version {
+            if version_lt(&self.version, min) {
+                return Some(format!(
+                    "needs {} >= {min}, have {}",
+                    self.name, self.version
+                ));
+            }
+        }
+        if let Some(max) = &expect.max_version {
+            if version_lt(max, &self.version) {
+                return Some(format!(
+                    "needs {} <= {max}, have {}",
+                    self.name, self.version
+                ));
+            }
+        }
+        let missing: Vec<&String> = scenario
+            .file
+            .features
+            .iter()
+            .chain(&expect.features)
+            .filter(|f| !self.features.contains(*f))
+            .collect();
+        if !missing.is_empty() {
+            let list: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
+            return Some(format!("{} lacks {}", self.name, list.join(", ")));
+        }
+        None
+    }
+
+    /// The command line and a from-scratch environment for one trial.
+    pub fn invocation(
+        &self,
+        scenario: &Scenario,
+        expect: &TargetExpect,
+        sb: &Sandbox,
+    ) -> Invocation {
+        let file = &scenario.file;
+        let mut args = Vec::new();
+        if file.default_args {
+            args.push("-p".to_string());
+            if let Some(prompt) = &file.prompt {
+                args.push(prompt.clone());
+            }
+            if file.stdin.is_some() {
+                args.extend(["--input-format".into(), "stream-json".into()]);
+            }
+            args.extend([
+                "--output-format".into(),
+                file.output_format.as_flag().into(),
+            ]);
+            if self.dialect == Dialect::ClaudeCode && file.output_format == OutputFormat::StreamJson
+            {
+                args.push("--verbose".into());
+            }
+        }
+        args.extend(expect.args.as_ref().unwrap_or(&file.args).iter().cloned());
+
+        let mut env: Vec<(String, String)> = vec![
+            (
+                "PATH".into(),
+                std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into()),
+            ),
+            ("HOME".into(), sb.home.display().to_string()),
+            ("TMPDIR".into(), sb.tmp.display().to_string()),
+            ("LANG".into(), "C.UTF-8".into()),
+            ("SHELL".into(), "/bin/bash".into()),
+            ("TERM".into(), "dumb".into()),
+            ("NO_COLOR".into(), "1".into()),
+            ("USER".into(), "streamcheck".into()),
+            ("ANTHROPIC_BASE_URL".into(), sb.base_url.to_string()),
+            ("ANTHROPIC_API_KEY".into(), DUMMY_API_KEY.into()),
+        ];
+        match self.dialect {
+            Dialect::ClaudeCode => env.extend([
+                // Root may only skip permission prompts inside a declared sandbox.
+                ("IS_SANDBOX".into(), "1".into()),
+                (
+                    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(),
+                    "1".into(),
+                ),
+                ("DISABLE_AUTOUPDATER".into(), "1".into()),
+            ]),
+            Dialect::Caliban => {
+                for (var, sub) in [
+                    ("XDG_CONFIG_HOME", ".config"),
+                    ("XDG_DATA_HOME", ".local/share"),
+                    ("XDG_STATE_HOME", ".local/state"),
+                    ("XDG_CACHE_HOME", ".cache"),
+                ] {
+                    env.push((var.into(), sb.home.join(sub).display().to_string()));
+                }
+            }
+        }
+        for (k, v) in file.env.iter().chain(&expect.env) {
+            env.retain(|(key, _)| key != k);
+            env.push((k.clone(), v.clone()));
+        }
+        Invocation {
+            program: self.program.clone(),
+            args,
+            env,
+        }
+    }
+}
+
+/// Compares dotted numeric versions (`2.1.197` < `2.1.330`); a non-numeric part compares as 0.
+pub fn version_lt(a: &str, b: &str) -> bool {
+    let parse = |v: &str| -> Vec<u64> {
+        v.split(['.', '-', '+'])
+            .map(|p| p.parse().unwrap_or(0))
+            .collect()
+    };
+    let (mut x, mut y) = (parse(a), parse(b));
+    let n = x.len().max(y.len());
+    x.resize(n, 0);
+    y.resize(n, 0);
+    x < y
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn target_names() {
+        let t = TargetSpec::parse("claude-code").unwrap();
+        assert_eq!(t.source, Source::PinnedNpm);
+        let t = TargetSpec::parse("claude-code@2.1.330").unwrap();
+        assert_eq!(
+            t.source,
+            Source::Npm {
+                version: "2.1.330".into()
+            }
+        );
+        assert_eq!(t.name, "claude-code@2.1.330");
+        let t = TargetSpec::parse("caliban").unwrap();
+        assert_eq!(t.dialect, Dialect::Caliban);
+        assert_eq!(t.name, "caliban");
+        assert!(TargetSpec::parse("gemini")
+            .unwrap_err()
+            .contains("unknown target `gemini`"));
+        assert!(TargetSpec::parse("claude-code@").is_err());
+    }
+
+    #[test]
+    fn versions_compare_numerically() {
+        assert!(version_lt("2.1.74", "2.1.197"));
+        assert!(!version_lt("2.1.197", "2.1.197"));
+        assert!(version_lt("1.0.100", "2.0"));
+        assert!(!version_lt("2.1.330", "2.1.197"));
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(shell_quote("say hello"), "'say hello'");
+        assert_eq!(shell_quote("--verbose"), "--verbose");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+    }
+}

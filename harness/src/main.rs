@@ -312,7 +312,11 @@ fn print_failures(failures: &[Trial], color: bool) {
         for d in &t.divergences {
             println!("{d}");
         }
-        if !t.expected_frames.is_empty() {
+        let spawn_failed = t
+            .divergences
+            .iter()
+            .any(|d| d.kind == streamcheck::divergence::Kind::Spawn);
+        if !t.expected_frames.is_empty() && !spawn_failed {
             let frames: Vec<_> = t.output.frames.iter().map(|f| f.value.clone()).collect();
             let diff = report::frame_diff(&t.expected_frames, &frames, &t.vars);
             for line in diff.lines() {
@@ -325,9 +329,18 @@ fn print_failures(failures: &[Trial], color: bool) {
                 println!("{}", paint(line, code, color));
             }
         }
-        let last = t.stderr.last_lines(5);
+        let last: Vec<String> = t
+            .stderr
+            .last_lines(5)
+            .into_iter()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| clip_line(&l, 200))
+            .collect();
         if !last.is_empty() {
             println!("stderr (last lines):\n  {}", last.join("\n  "));
+        }
+        for note in &t.notes {
+            println!("note: {note}");
         }
     }
 }
@@ -435,4 +448,11 @@ fn merge(dirs: &[PathBuf], out: &std::path::Path) -> Result<ExitCode, String> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn clip_line(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}… ({} bytes)", &s[..i], s.len()),
+        None => s.to_string(),
+    }
 }

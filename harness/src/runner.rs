@@ -111,6 +111,9 @@ pub struct Trial {
     #[serde(flatten)]
     pub status: Status,
     pub divergences: Vec<Divergence>,
+    /// Things worth knowing that are not divergences (e.g. the CLI closed stdin early).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     pub duration_ms: u64,
     pub command_line: String,
     pub exit: Exit,
@@ -138,6 +141,7 @@ impl Trial {
             target_version: target.version.clone(),
             status: Status::Passed,
             divergences: Vec::new(),
+            notes: Vec::new(),
             duration_ms: 0,
             command_line: String::new(),
             exit: Exit::default(),
@@ -273,12 +277,10 @@ async fn execute(
     trial.exit = process.exit.clone();
     trial.output = process.output;
     trial.stderr = process.stderr;
-    if let Some(note) = &process.stdin_error {
-        // Only worth saying if the run failed for other reasons too; kept for the report.
-        trial
-            .stderr
-            .head
-            .push_str(&format!("\n[streamcheck: writing stdin failed: {note}]"));
+    if let Some(e) = &process.stdin_error {
+        trial.notes.push(format!(
+            "writing stdin failed: {e} (the CLI closed it early)"
+        ));
     }
 
     match process.exit.killed.as_deref() {
@@ -296,6 +298,15 @@ async fn execute(
     trial
         .divergences
         .extend(check(scenario, expect, trial, hung_after_result));
+    // What stopped the process explains everything after it: say it first.
+    let signalled = trial.exit.signal.is_some();
+    trial.divergences.sort_by_key(|d| match d.kind {
+        Kind::Spawn => 0,
+        Kind::Timeout => 1,
+        Kind::Hang => 2,
+        Kind::ExitCode if signalled => 3,
+        _ => 4,
+    });
     Ok(())
 }
 

@@ -255,14 +255,11 @@ pub fn resolve(
             (program, version.clone())
         }
         Source::Command { path } => {
-            if !path.exists() {
-                return Err(not(
-                    format!("{} does not exist", path.display()),
-                    "-".into(),
-                ));
-            }
-            let version = command_version(path).unwrap_or_else(|| "unknown".into());
-            (path.clone(), version)
+            // Trials run in their own working directory: make the path absolute.
+            let path = std::fs::canonicalize(path)
+                .map_err(|e| not(format!("{}: {e}", path.display()), "-".into()))?;
+            let version = command_version(&path).unwrap_or_else(|| "unknown".into());
+            (path, version)
         }
     };
     Ok(Target {

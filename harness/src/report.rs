@@ -537,7 +537,7 @@ pub fn frame_diff(expected: &[Value], actual: &[Value], vars: &Vars) -> String {
         .iter()
         .enumerate()
         .map(|(i, a)| {
-            let shown = match flat.get(i) {
+            let shown = match align(&flat, i, a) {
                 Some(p) => redact(&project(a, p, vars), vars),
                 None => headline(a),
             };
@@ -549,6 +549,21 @@ pub fn frame_diff(expected: &[Value], actual: &[Value], vars: &Vars) -> String {
         .context_radius(3)
         .header("expected", "actual")
         .to_string()
+}
+
+/// The pattern to show frame `i` against: the one at the same position if it is
+/// about the same kind of frame, else the first pattern about that kind.
+fn align<'a>(flat: &[&'a Value], i: usize, frame: &Value) -> Option<&'a Value> {
+    let same_kind = |p: &Value| {
+        ["type", "subtype"].iter().all(|k| {
+            p.get(k)
+                .is_none_or(|want| !want.is_string() || frame.get(k) == Some(want))
+        }) && p.get("type").is_some()
+    };
+    match flat.get(i) {
+        Some(p) if same_kind(p) => Some(p),
+        _ => flat.iter().copied().find(|p| same_kind(p)),
+    }
 }
 
 fn headline(v: &Value) -> Value {

@@ -135,7 +135,7 @@ impl Trial {
     fn new(scenario: &Scenario, target: &Target) -> Trial {
         Trial {
             scenario: scenario.id.clone(),
-            scenario_path: scenario.path.display().to_string(),
+            scenario_path: scenario.display_path(),
             description: scenario.file.description.clone(),
             target: target.name.clone(),
             target_version: target.version.clone(),

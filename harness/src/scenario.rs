@@ -433,6 +433,15 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// `scenarios/<id>.yaml`, as a person finds it in the repository.
+    pub fn display_path(&self) -> String {
+        let ext = self
+            .path
+            .extension()
+            .map_or("yaml".into(), |e| e.to_string_lossy());
+        format!("scenarios/{}.{ext}", self.id)
+    }
+
     /// Turns the scenario expects for a target: the explicit `turns`, else one per user frame.
     pub fn turns(&self, expect: &TargetExpect) -> usize {
         expect.turns.unwrap_or_else(|| match &self.file.stdin {

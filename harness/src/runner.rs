@@ -243,7 +243,7 @@ async fn execute(
         home: home.display().to_string(),
     };
 
-    let mut script: Script = scenario.file.stub.clone();
+    let mut script = with_paths(&scenario.file.stub, &trial.vars);
     let title = stub_api::BuiltinRule::ClaudeCodeSessionTitle;
     if target.dialect == Dialect::ClaudeCode && !script.builtin_rules.contains(&title) {
         script.builtin_rules.push(title);
@@ -308,6 +308,26 @@ async fn execute(
         _ => 4,
     });
     Ok(())
+}
+
+/// The stub script with `$WORKSPACE` and `$HOME` replaced in its strings, so a
+/// scripted tool call can name an absolute path inside the trial's sandbox.
+fn with_paths(script: &Script, vars: &Vars) -> Script {
+    fn walk(v: &mut serde_json::Value, vars: &Vars) {
+        match v {
+            serde_json::Value::String(s) if s.contains('$') => {
+                *s = s.replace("$WORKSPACE", &vars.workspace).replace("$HOME", &vars.home)
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(|x| walk(x, vars)),
+            serde_json::Value::Object(m) => m.values_mut().for_each(|x| walk(x, vars)),
+            _ => {}
+        }
+    }
+    let Ok(mut value) = serde_json::to_value(script) else {
+        return script.clone();
+    };
+    walk(&mut value, vars);
+    serde_json::from_value(value).unwrap_or_else(|_| script.clone())
 }
 
 /// Runs the process to its end (or kills it), feeding stdin and reading stdout/stderr.
@@ -422,7 +442,7 @@ async fn drive(
                     error = Some(e.to_string());
                 }
             }
-            if let CloseStdin::AfterResults(n) = close {
+            if let CloseStdin::AfterResults { after_results: n } = close {
                 let _ = results.wait_for(|r| *r >= n).await;
             }
             drop(pipe);

@@ -88,14 +88,29 @@ impl OutputFormat {
     }
 }
 
+/// When to close stdin: `immediately` (default), or `{after_results: N}`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
+#[serde(untagged)]
 pub enum CloseStdin {
-    /// Right after the last line is written.
+    /// `immediately`: right after the last line is written.
     #[default]
+    #[serde(deserialize_with = "immediately")]
     Immediately,
     /// Keep stdin open until this many `result` frames came (or the CLI exits).
-    AfterResults(usize),
+    AfterResults {
+        after_results: usize,
+    },
+}
+
+fn immediately<'de, D: Deserializer<'de>>(d: D) -> Result<(), D::Error> {
+    let word = String::deserialize(d)?;
+    if word == "immediately" {
+        Ok(())
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "close_stdin: `{word}`: write `immediately` or `{{after_results: N}}`"
+        )))
+    }
 }
 
 /// A line for stdin: a JSON frame, or `{raw: "..."}` for a line written as is.
@@ -518,12 +533,7 @@ impl Scenario {
                 "`expect` names no target: add e.g. `expect: {claude-code: {...}}`".into(),
             ));
         }
-        let id = path
-            .strip_prefix(root)
-            .unwrap_or(path)
-            .with_extension("")
-            .to_string_lossy()
-            .replace('\\', "/");
+        let id = id_of(path, root);
         Ok(Scenario {
             id,
             path: path.to_path_buf(),
@@ -546,6 +556,15 @@ impl Scenario {
 pub fn json_schema_string() -> String {
     let schema = schemars::schema_for!(ScenarioFile);
     serde_json::to_string_pretty(&schema).expect("a schema serializes") + "\n"
+}
+
+/// A scenario's id: its path under `root` without the extension.
+pub fn id_of(path: &Path, root: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .with_extension("")
+        .to_string_lossy()
+        .replace('\\', "/")
 }
 
 /// A path inside the working directory: relative, and no `..`.

@@ -92,7 +92,12 @@ impl Pattern {
     }
 
     /// Matches `actual`, binding captures only when the whole pattern matches.
-    pub fn check(&self, actual: &Value, vars: &Vars, caps: &mut Captures) -> Result<(), Mismatch> {
+    pub fn check(
+        &self,
+        actual: &Value,
+        vars: &Vars,
+        caps: &mut Captures,
+    ) -> Result<(), Box<Mismatch>> {
         let mut trial = caps.clone();
         let mut path = String::from("$");
         match_node(&self.node, Some(actual), vars, &mut trial, &mut path)?;
@@ -309,12 +314,14 @@ fn match_node(
     vars: &Vars,
     caps: &mut Captures,
     path: &mut String,
-) -> Result<(), Mismatch> {
-    let fail = |path: &str, reason: String| Mismatch {
-        path: path.to_string(),
-        expected: source_of(node),
-        actual: actual.cloned(),
-        reason,
+) -> Result<(), Box<Mismatch>> {
+    let fail = |path: &str, reason: String| {
+        Box::new(Mismatch {
+            path: path.to_string(),
+            expected: source_of(node),
+            actual: actual.cloned(),
+            reason,
+        })
     };
     let Some(value) = actual else {
         return match node {
@@ -417,12 +424,12 @@ fn match_node(
                     }
                 });
                 if !found {
-                    return Err(Mismatch {
+                    return Err(Box::new(Mismatch {
                         path: path.clone(),
                         expected: source_of(sub),
                         actual: Some(value.clone()),
                         reason: format!("no element matches $contains[{i}] {}", source_of(sub)),
-                    });
+                    }));
                 }
             }
             Ok(())
@@ -525,7 +532,7 @@ mod tests {
         Pattern::compile(&v).unwrap()
     }
 
-    fn check(p: Value, actual: Value) -> Result<(), Mismatch> {
+    fn check(p: Value, actual: Value) -> Result<(), Box<Mismatch>> {
         pat(p).check(&actual, &Vars::default(), &mut Captures::new())
     }
 

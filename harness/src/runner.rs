@@ -5,7 +5,7 @@ use crate::invariants::{self, Invariant};
 use crate::matcher::{self, FrameRules};
 use crate::output::{LineSplitter, Output};
 use crate::pattern::{Captures, Vars};
-use crate::scenario::{CloseStdin, FileExpect, OutputFormat, Scenario, TargetExpect};
+use crate::scenario::{CloseStdin, FileExpect, OutputFormat, Scenario, StdinLine, TargetExpect};
 use crate::target::{Dialect, Invocation, Sandbox, Target};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -316,7 +316,9 @@ fn with_paths(script: &Script, vars: &Vars) -> Script {
     fn walk(v: &mut serde_json::Value, vars: &Vars) {
         match v {
             serde_json::Value::String(s) if s.contains('$') => {
-                *s = s.replace("$WORKSPACE", &vars.workspace).replace("$HOME", &vars.home)
+                *s = s
+                    .replace("$WORKSPACE", &vars.workspace)
+                    .replace("$HOME", &vars.home)
             }
             serde_json::Value::Array(a) => a.iter_mut().for_each(|x| walk(x, vars)),
             serde_json::Value::Object(m) => m.values_mut().for_each(|x| walk(x, vars)),
@@ -418,18 +420,19 @@ async fn drive(
     });
 
     let stdin_writer = child.stdin.take().map(|mut pipe| {
-        let lines: Vec<String> = scenario
-            .file
-            .stdin
-            .iter()
-            .flatten()
-            .map(|l| l.to_line())
-            .collect();
+        let lines: Vec<StdinLine> = scenario.file.stdin.iter().flatten().cloned().collect();
         let close = scenario.file.close_stdin.clone();
         let mut results = results_rx.clone();
         tokio::spawn(async move {
             let mut error = None;
             for line in lines {
+                let Some(line) = line.to_line() else {
+                    if let StdinLine::AfterResults { after_results: n } = line {
+                        let _ = pipe.flush().await;
+                        let _ = results.wait_for(|r| *r >= n).await;
+                    }
+                    continue;
+                };
                 let mut bytes = line.into_bytes();
                 bytes.push(b'\n');
                 if let Err(e) = pipe.write_all(&bytes).await {
@@ -571,6 +574,24 @@ fn check(
         ));
     }
 
+    if let (Some(turns), true) = (expect.turns, format == OutputFormat::StreamJson) {
+        let results = trial
+            .output
+            .frames
+            .iter()
+            .filter(|f| f.value.get("type").and_then(|t| t.as_str()) == Some("result"))
+            .count();
+        if results != turns {
+            out.push(
+                Divergence::new(
+                    Kind::MissingFrame,
+                    format!("expected {turns} turn(s) (result frames), the CLI printed {results}"),
+                )
+                .expected(turns.into())
+                .actual(results.into()),
+            );
+        }
+    }
     if let Some(want) = expect.exit_code {
         if trial.exit.code != Some(want) && trial.exit.killed.is_none() {
             let got = match (trial.exit.code, trial.exit.signal) {

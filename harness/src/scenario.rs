@@ -97,9 +97,7 @@ pub enum CloseStdin {
     #[serde(deserialize_with = "immediately")]
     Immediately,
     /// Keep stdin open until this many `result` frames came (or the CLI exits).
-    AfterResults {
-        after_results: usize,
-    },
+    AfterResults { after_results: usize },
 }
 
 fn immediately<'de, D: Deserializer<'de>>(d: D) -> Result<(), D::Error> {
@@ -113,25 +111,37 @@ fn immediately<'de, D: Deserializer<'de>>(d: D) -> Result<(), D::Error> {
     }
 }
 
-/// A line for stdin: a JSON frame, or `{raw: "..."}` for a line written as is.
+/// A line for stdin: a JSON frame, `{raw: "..."}` for a line written as is (malformed
+/// input), or `{after_results: N}` to wait until N `result` frames came before writing
+/// the lines after it (a real second turn, sent once the first one ended).
 #[derive(Debug, Clone, PartialEq, JsonSchema)]
 #[schemars(untagged)]
 pub enum StdinLine {
     Raw { raw: String },
+    AfterResults { after_results: usize },
     Frame(Value),
 }
 
 impl<'de> Deserialize<'de> for StdinLine {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
         let v = Value::deserialize(d)?;
         if let Value::Object(map) = &v {
             if map.len() == 1 {
                 if let Some(raw) = map.get("raw") {
                     let raw = raw
                         .as_str()
-                        .ok_or_else(|| serde::de::Error::custom("`raw` takes a string"))?;
+                        .ok_or_else(|| Error::custom("`raw` takes a string"))?;
                     return Ok(StdinLine::Raw {
                         raw: raw.to_string(),
+                    });
+                }
+                if let Some(n) = map.get("after_results") {
+                    let n = n.as_u64().ok_or_else(|| {
+                        Error::custom("`after_results` takes a number of result frames")
+                    })?;
+                    return Ok(StdinLine::AfterResults {
+                        after_results: n as usize,
                     });
                 }
             }
@@ -141,10 +151,12 @@ impl<'de> Deserialize<'de> for StdinLine {
 }
 
 impl StdinLine {
-    pub fn to_line(&self) -> String {
+    /// The line to write, or `None` for a pause.
+    pub fn to_line(&self) -> Option<String> {
         match self {
-            StdinLine::Raw { raw } => raw.clone(),
-            StdinLine::Frame(v) => v.to_string(),
+            StdinLine::Raw { raw } => Some(raw.clone()),
+            StdinLine::Frame(v) => Some(v.to_string()),
+            StdinLine::AfterResults { .. } => None,
         }
     }
 
@@ -720,8 +732,11 @@ expect:
         );
         let s = parse(&text).unwrap();
         let lines = s.file.stdin.as_ref().unwrap();
-        assert_eq!(lines[1].to_line(), "not json");
-        assert!(lines[0].to_line().starts_with("{\"type\":\"user\""));
+        assert_eq!(lines[1].to_line().as_deref(), Some("not json"));
+        assert!(lines[0]
+            .to_line()
+            .unwrap()
+            .starts_with("{\"type\":\"user\""));
         assert_eq!(s.turns(&s.file.expect["claude-code"]), 2);
     }
 

@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 use streamcheck::scenario::{self, Scenario};
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 #[test]
@@ -29,18 +32,38 @@ fn every_scenario_loads_and_validates_against_the_schema() {
     let schema: serde_json::Value = serde_json::from_str(&scenario::json_schema_string()).unwrap();
     let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
     let (ok, errors) = scenario::load_all(&root().join("scenarios"));
-    assert!(errors.is_empty(), "broken scenario files:\n{}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"));
+    assert!(
+        errors.is_empty(),
+        "broken scenario files:\n{}",
+        errors
+            .iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
     assert!(!ok.is_empty());
     for s in &ok {
         let text = std::fs::read_to_string(&s.path).unwrap();
         let value: serde_json::Value = serde_yaml::from_str(&text).unwrap();
-        let problems: Vec<String> = validator.iter_errors(&value).map(|e| format!("{} at {}", e, e.instance_path())).collect();
-        assert!(problems.is_empty(), "{}: {}", s.path.display(), problems.join("; "));
+        let problems: Vec<String> = validator
+            .iter_errors(&value)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect();
+        assert!(
+            problems.is_empty(),
+            "{}: {}",
+            s.path.display(),
+            problems.join("; ")
+        );
     }
 }
 
 fn parse(text: &str) -> Result<Scenario, scenario::ScenarioError> {
-    Scenario::parse(text, Path::new("scenarios/fuzz/x.yaml"), Path::new("scenarios"))
+    Scenario::parse(
+        text,
+        Path::new("scenarios/fuzz/x.yaml"),
+        Path::new("scenarios"),
+    )
 }
 
 fn catalogue_texts() -> Vec<String> {

@@ -108,7 +108,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
         .map_err(|e| e.to_string())?;
     match cli.command {
         Cmd::Schema => {
-            println!("{}", streamcheck::scenario::json_schema_string());
+            print!("{}", streamcheck::scenario::json_schema_string());
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Check => {

@@ -3,7 +3,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
-use streamcheck::report::{self, ReportWriter, Results};
+use streamcheck::report::{self, ReportWriter};
 use streamcheck::runner::{RunOptions, Status, Trial};
 use streamcheck::scenario::{self, Scenario};
 use streamcheck::suite::{self, Selection};
@@ -382,68 +382,10 @@ async fn serve_stub(file: PathBuf, port: u16) -> Result<ExitCode, String> {
 }
 
 fn merge(dirs: &[PathBuf], out: &std::path::Path) -> Result<ExitCode, String> {
-    if dirs.is_empty() {
-        return Err("merge: name the report folders to merge".into());
-    }
-    let mut merged: Option<Results> = None;
-    for d in dirs {
-        let path = d.join("results.json");
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let r: Results =
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        if r.schema_version != report::SCHEMA_VERSION {
-            return Err(format!(
-                "{}: schema_version {} (this streamcheck reads {})",
-                path.display(),
-                r.schema_version,
-                report::SCHEMA_VERSION
-            ));
-        }
-        for t in r.trials.iter().filter(|t| t.status == Status::Failed) {
-            // Carry the per-trial report files over.
-            let stem = report::trial_stem(t);
-            for ext in ["md", "json", "stdout.jsonl", "journal.ndjson"] {
-                let from = d.join(format!("{stem}.{ext}"));
-                if from.exists() {
-                    let to = out.join(format!("{stem}.{ext}"));
-                    if let Some(p) = to.parent() {
-                        std::fs::create_dir_all(p).map_err(|e| e.to_string())?;
-                    }
-                    std::fs::copy(&from, &to).map_err(|e| format!("{}: {e}", from.display()))?;
-                }
-            }
-        }
-        merged = Some(match merged {
-            None => r,
-            Some(mut m) => {
-                for t in r.targets {
-                    if !m.targets.iter().any(|x| x.name == t.name) {
-                        m.targets.push(t);
-                    }
-                }
-                m.trials.extend(r.trials);
-                for e in r.scenario_errors {
-                    if !m.scenario_errors.contains(&e) {
-                        m.scenario_errors.push(e);
-                    }
-                }
-                m.duration_ms = m.duration_ms.max(r.duration_ms);
-                m.complete &= r.complete;
-                m.started_at = m.started_at.min(r.started_at);
-                m
-            }
-        });
-    }
-    let mut m = merged.expect("at least one folder");
-    m.trials
-        .sort_by(|a, b| (&a.scenario, &a.target).cmp(&(&b.scenario, &b.target)));
-    m.counts = report::Counts::of(&m.trials, m.scenario_errors.len());
-    std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
-    report::write_results(out, &m).map_err(|e| e.to_string())?;
+    let merged = report::merge(dirs, out)?;
     println!("merged {} run(s) into {}", dirs.len(), out.display());
-    println!("{}", m.counts.line());
-    Ok(if m.counts.failed > 0 {
+    println!("{}", merged.counts.line());
+    Ok(if merged.counts.failed > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

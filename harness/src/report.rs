@@ -150,6 +150,71 @@ impl ReportWriter {
     }
 }
 
+/// Merges several runs' results (e.g. CI shards) into `out`: one summary, junit.xml and
+/// results.json, with the per-trial reports copied over.
+pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Results, String> {
+    if dirs.is_empty() {
+        return Err("merge: name the report folders to merge".into());
+    }
+    let mut merged: Option<Results> = None;
+    for d in dirs {
+        let path = d.join("results.json");
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let r: Results =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        if r.schema_version != SCHEMA_VERSION {
+            return Err(format!(
+                "{}: schema_version {} (this streamcheck reads {})",
+                path.display(),
+                r.schema_version,
+                SCHEMA_VERSION
+            ));
+        }
+        for t in r.trials.iter().filter(|t| t.status == Status::Failed) {
+            // Carry the per-trial report files over.
+            let stem = trial_stem(t);
+            for ext in ["md", "json", "stdout.jsonl", "journal.ndjson"] {
+                let from = d.join(format!("{stem}.{ext}"));
+                if from.exists() {
+                    let to = out.join(format!("{stem}.{ext}"));
+                    if let Some(p) = to.parent() {
+                        std::fs::create_dir_all(p).map_err(|e| e.to_string())?;
+                    }
+                    std::fs::copy(&from, &to).map_err(|e| format!("{}: {e}", from.display()))?;
+                }
+            }
+        }
+        merged = Some(match merged {
+            None => r,
+            Some(mut m) => {
+                for t in r.targets {
+                    if !m.targets.iter().any(|x| x.name == t.name) {
+                        m.targets.push(t);
+                    }
+                }
+                m.trials.extend(r.trials);
+                for e in r.scenario_errors {
+                    if !m.scenario_errors.contains(&e) {
+                        m.scenario_errors.push(e);
+                    }
+                }
+                m.duration_ms = m.duration_ms.max(r.duration_ms);
+                m.complete &= r.complete;
+                m.started_at = m.started_at.min(r.started_at);
+                m
+            }
+        });
+    }
+    let mut m = merged.expect("at least one folder");
+    m.trials
+        .sort_by(|a, b| (&a.scenario, &a.target).cmp(&(&b.scenario, &b.target)));
+    m.counts = Counts::of(&m.trials, m.scenario_errors.len());
+    std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
+    write_results(out, &m).map_err(|e| e.to_string())?;
+    Ok(m)
+}
+
 /// Writes summary.md, junit.xml and results.json for `results` (also used by `merge`).
 pub fn write_results(dir: &Path, r: &Results) -> io::Result<()> {
     write_atomic(

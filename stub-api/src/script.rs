@@ -1,0 +1,823 @@
+//! The script: which response answers which request. Types plus their serde and
+//! JSON-schema forms. Shape rules that serde attributes cannot express (exactly one
+//! response kind, a block is a single-key map, fault positions inside the message)
+//! are checked while deserializing, so a YAML error carries its location.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
+
+use schemars::gen::SchemaGenerator;
+use schemars::schema::{InstanceType, Metadata, Schema, SchemaObject, SubschemaValidation};
+use schemars::JsonSchema;
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{Error as _, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+/// A complete stub script.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Script {
+    /// One step per POST /v1/messages request, in order. A request that no step
+    /// answers gets an HTTP 400; the last step is never repeated implicitly.
+    #[serde(default)]
+    pub steps: Vec<Step>,
+    /// Rules answered without consuming a step; checked before the steps, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub background: Vec<Rule>,
+    /// Named built-in background rules, checked after `background`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub builtin_rules: Vec<BuiltinRule>,
+}
+
+impl Script {
+    /// Parses a bare script.
+    pub fn from_yaml(s: &str) -> Result<Script, serde_yaml::Error> {
+        serde_yaml::from_str(s)
+    }
+
+    /// Parses either a bare script or a scenario file whose top-level `stub:` key
+    /// holds the script (the other keys of a scenario are ignored then).
+    pub fn from_yaml_or_scenario(s: &str) -> Result<Script, serde_yaml::Error> {
+        #[derive(Deserialize)]
+        struct Scenario {
+            stub: Script,
+        }
+        let top: serde_yaml::Value = serde_yaml::from_str(s)?;
+        let is_scenario = top
+            .as_mapping()
+            .is_some_and(|m| m.contains_key(serde_yaml::Value::from("stub")));
+        if is_scenario {
+            // Parse the text again (not `top`) so errors keep their line and column.
+            serde_yaml::from_str::<Scenario>(s).map(|sc| sc.stub)
+        } else {
+            Script::from_yaml(s)
+        }
+    }
+
+    pub fn steps_len(&self) -> usize {
+        self.steps.len()
+    }
+
+    /// The explicit background rules followed by the built-in ones.
+    pub fn all_rules(&self) -> Vec<Rule> {
+        let mut rules = self.background.clone();
+        rules.extend(self.builtin_rules.iter().map(BuiltinRule::rule));
+        rules
+    }
+
+    /// JSON schema of the script format.
+    pub fn json_schema() -> schemars::schema::RootSchema {
+        schemars::schema_for!(Script)
+    }
+}
+
+/// A built-in background rule, referred to by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum BuiltinRule {
+    /// Claude Code's session-title side request (no tools, `output_config.format`
+    /// asking for a `title` property), answered with `{"title":"Stub session"}`.
+    #[serde(rename = "claude-code-session-title")]
+    ClaudeCodeSessionTitle,
+}
+
+impl BuiltinRule {
+    pub fn rule(&self) -> Rule {
+        match self {
+            BuiltinRule::ClaudeCodeSessionTitle => Rule::claude_code_session_title(),
+        }
+    }
+}
+
+/// One scripted answer for one POST /v1/messages request (or `times` of them).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(into = "StepDef")]
+pub struct Step {
+    /// Predicates the request must satisfy; the empty match accepts anything.
+    pub matcher: Match,
+    pub times: Times,
+    pub response: Response,
+    /// Only with a `message` response.
+    pub faults: Option<Faults>,
+}
+
+/// A background rule: answers matching requests without consuming a step.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(into = "RuleDef")]
+pub struct Rule {
+    pub name: String,
+    pub matcher: Match,
+    pub times: Times,
+    pub response: Response,
+}
+
+impl Rule {
+    pub const CLAUDE_CODE_SESSION_TITLE: &'static str = "claude-code-session-title";
+
+    /// Claude Code 2.1.197 asks for a session title with the main model, no tools and
+    /// `output_config.format` = a JSON schema with a `title` property.
+    pub fn claude_code_session_title() -> Rule {
+        Rule {
+            name: Self::CLAUDE_CODE_SESSION_TITLE.to_string(),
+            matcher: Match {
+                has_tools: Some(false),
+                output_format_property: Some("title".to_string()),
+                ..Match::default()
+            },
+            times: Times::Forever,
+            response: Response::Message(Message::text(r#"{"title":"Stub session"}"#)),
+        }
+    }
+}
+
+/// The answer of a step or rule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Response {
+    Message(Message),
+    HttpError(HttpError),
+}
+
+/// How many requests a step or rule answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Times {
+    Count(u32),
+    Forever,
+}
+
+impl Times {
+    pub fn is_one(&self) -> bool {
+        *self == Times::Count(1)
+    }
+}
+
+impl Serialize for Times {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Times::Count(n) => s.serialize_u32(*n),
+            Times::Forever => s.serialize_str("forever"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Times {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Times;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a positive integer or `forever`")
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Times, E> {
+                match u32::try_from(n) {
+                    Ok(0) => Err(E::custom("`times` must be at least 1")),
+                    Ok(n) => Ok(Times::Count(n)),
+                    Err(_) => Err(E::custom("`times` is too large; use `forever`")),
+                }
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Times, E> {
+                match u64::try_from(n) {
+                    Ok(n) => self.visit_u64(n),
+                    Err(_) => Err(E::custom("`times` must be at least 1")),
+                }
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Times, E> {
+                if s == "forever" {
+                    Ok(Times::Forever)
+                } else {
+                    Err(E::custom(format!(
+                        "`times` must be a positive integer or `forever`, found {s:?}"
+                    )))
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl JsonSchema for Times {
+    fn schema_name() -> String {
+        "Times".to_string()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let mut count = SchemaObject {
+            instance_type: Some(InstanceType::Integer.into()),
+            ..Default::default()
+        };
+        count.number().minimum = Some(1.0);
+        let forever = SchemaObject {
+            instance_type: Some(InstanceType::String.into()),
+            enum_values: Some(vec![Value::from("forever")]),
+            ..Default::default()
+        };
+        SchemaObject {
+            metadata: Some(Box::new(Metadata {
+                description: Some(
+                    "How many requests this answers: a positive integer or `forever`.".into(),
+                ),
+                ..Default::default()
+            })),
+            subschemas: Some(Box::new(SubschemaValidation {
+                one_of: Some(vec![count.into(), forever.into()]),
+                ..Default::default()
+            })),
+            ..Default::default()
+        }
+        .into()
+    }
+}
+
+/// Request predicates; every one that is set must hold.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Match {
+    /// The request's `model` contains this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_contains: Option<String>,
+    /// The text of the last user message (string content or its text blocks) contains this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_user_text_contains: Option<String>,
+    /// The last user message carries tool_result blocks for all of these tool_use ids.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_results: Option<Vec<String>>,
+    /// Some tool_result content (string or text blocks) in the last user message contains this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_result_contains: Option<String>,
+    /// The number of entries in `messages`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_count: Option<usize>,
+    /// The request has a non-empty `tools` array (true) or not (false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub has_tools: Option<bool>,
+    /// `output_config.format` is a JSON schema whose `properties` has this key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_format_property: Option<String>,
+    /// The system prompt (string or text blocks) contains this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_contains: Option<String>,
+}
+
+impl Match {
+    pub fn is_empty(&self) -> bool {
+        *self == Match::default()
+    }
+}
+
+/// An assistant message, streamed as SSE or sent as one JSON object.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Message {
+    #[serde(default)]
+    pub content: Vec<Block>,
+    /// Default: `tool_use` if any tool_use block, else `end_turn`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<StopReason>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_sequence: Option<String>,
+    /// Default: the request's `model`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Default: `msg_<n>`, n = 0-based index of the scripted messages request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Usage::is_default")]
+    pub usage: Usage,
+}
+
+impl Message {
+    /// A message with one text block.
+    pub fn text(text: impl Into<String>) -> Message {
+        Message {
+            content: vec![Block::Text(text.into())],
+            ..Message::default()
+        }
+    }
+
+    pub fn effective_stop_reason(&self) -> StopReason {
+        self.stop_reason.unwrap_or_else(|| {
+            if self.content.iter().any(|b| matches!(b, Block::ToolUse(_))) {
+                StopReason::ToolUse
+            } else {
+                StopReason::EndTurn
+            }
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    EndTurn,
+    ToolUse,
+    MaxTokens,
+    StopSequence,
+    PauseTurn,
+    Refusal,
+}
+
+impl StopReason {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            StopReason::EndTurn => "end_turn",
+            StopReason::ToolUse => "tool_use",
+            StopReason::MaxTokens => "max_tokens",
+            StopReason::StopSequence => "stop_sequence",
+            StopReason::PauseTurn => "pause_turn",
+            StopReason::Refusal => "refusal",
+        }
+    }
+}
+
+/// Token counts reported in `usage`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Usage {
+    #[serde(default = "Usage::default_input")]
+    pub input_tokens: u64,
+    #[serde(default = "Usage::default_output")]
+    pub output_tokens: u64,
+    #[serde(default)]
+    pub cache_creation_input_tokens: u64,
+    #[serde(default)]
+    pub cache_read_input_tokens: u64,
+}
+
+impl Usage {
+    fn default_input() -> u64 {
+        5
+    }
+    fn default_output() -> u64 {
+        7
+    }
+    fn is_default(&self) -> bool {
+        *self == Usage::default()
+    }
+}
+
+impl Default for Usage {
+    fn default() -> Self {
+        Usage {
+            input_tokens: Self::default_input(),
+            output_tokens: Self::default_output(),
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: 0,
+        }
+    }
+}
+
+/// A content block. In YAML a single-key map (`text:`, `thinking:` with an optional
+/// sibling `signature:`, `redacted_thinking:`, `tool_use:`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(into = "BlockDef")]
+pub enum Block {
+    Text(String),
+    Thinking { thinking: String, signature: String },
+    RedactedThinking(String),
+    ToolUse(ToolUse),
+}
+
+impl Block {
+    pub const DEFAULT_SIGNATURE: &'static str = "c3R1Yi1hcGkgdGhpbmtpbmcgc2lnbmF0dXJl";
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolUse {
+    pub id: String,
+    pub name: String,
+    /// Default `{}`.
+    #[serde(default = "empty_object")]
+    pub input: Value,
+}
+
+fn empty_object() -> Value {
+    Value::Object(serde_json::Map::new())
+}
+
+/// An HTTP error response with the Anthropic error body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HttpError {
+    pub status: u16,
+    /// Default derived from the status (529 overloaded_error, 429 rate_limit_error, ...).
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub error_type: Option<String>,
+    /// Default: a text fitting the type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Extra response headers (e.g. retry-after, x-should-retry, request-id).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+}
+
+impl HttpError {
+    pub fn effective_type(&self) -> &str {
+        match &self.error_type {
+            Some(t) => t,
+            None => match self.status {
+                400 => "invalid_request_error",
+                401 => "authentication_error",
+                403 => "permission_error",
+                404 => "not_found_error",
+                413 => "request_too_large",
+                429 => "rate_limit_error",
+                529 => "overloaded_error",
+                _ => "api_error",
+            },
+        }
+    }
+
+    pub fn effective_message(&self) -> &str {
+        match &self.message {
+            Some(m) => m,
+            None => default_error_message(self.effective_type()),
+        }
+    }
+}
+
+/// The usual message text for an Anthropic error type.
+pub fn default_error_message(error_type: &str) -> &'static str {
+    match error_type {
+        "invalid_request_error" => "Invalid request",
+        "authentication_error" => "invalid x-api-key",
+        "permission_error" => {
+            "Your API key does not have permission to use the specified resource."
+        }
+        "not_found_error" => "Not found",
+        "request_too_large" => "Request exceeds the maximum allowed number of bytes.",
+        "rate_limit_error" => "Number of request tokens has exceeded your rate limit.",
+        "overloaded_error" => "Overloaded",
+        _ => "Internal server error",
+    }
+}
+
+/// Transport faults applied to a `message` response. Event counts (`*_after_events`)
+/// count every SSE event of the message, message_start and ping included; injected
+/// events are not counted. Event faults apply to streaming requests only.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Faults {
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub delay_before_headers_ms: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub delay_between_events_ms: u64,
+    /// Split every text/thinking/input_json delta into this many deltas (by chars).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split_deltas: Option<u32>,
+    /// Write the body in chunks of this many bytes, each flushed on its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunk_bytes: Option<usize>,
+    /// Abort the connection after this many events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disconnect_after_events: Option<usize>,
+    /// Send `event: error` after some events, then end the response.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_error: Option<StreamError>,
+    /// Insert an event whose data line is truncated JSON after this many events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub malformed_data_after_events: Option<usize>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StreamError {
+    pub after_events: usize,
+    #[serde(rename = "type", default = "StreamError::default_type")]
+    pub error_type: String,
+    /// Default: a text fitting the type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+impl StreamError {
+    fn default_type() -> String {
+        "overloaded_error".to_string()
+    }
+    pub fn effective_message(&self) -> &str {
+        match &self.message {
+            Some(m) => m,
+            None => default_error_message(&self.error_type),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Wire forms of the types whose shape rules serde attributes cannot express.
+
+/// YAML form of a step.
+#[derive(Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "Step")]
+struct StepDef {
+    /// Predicates the request must satisfy; absent accepts any request.
+    #[serde(rename = "match", default, skip_serializing_if = "Match::is_empty")]
+    matcher: Match,
+    /// Default 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    times: Option<Times>,
+    /// Answer with this message (exactly one of `message`, `http_error`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    message: Option<Message>,
+    /// Answer with this HTTP error (exactly one of `message`, `http_error`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    http_error: Option<HttpError>,
+    /// Only with `message`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    faults: Option<Faults>,
+}
+
+/// YAML form of a background rule.
+#[derive(Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "Rule")]
+struct RuleDef {
+    name: String,
+    #[serde(rename = "match", default, skip_serializing_if = "Match::is_empty")]
+    matcher: Match,
+    /// Default `forever`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    times: Option<Times>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    message: Option<Message>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    http_error: Option<HttpError>,
+}
+
+/// YAML form of a block: a single-key map (`thinking` may carry `signature`).
+#[derive(Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "Block")]
+struct BlockDef {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    thinking: Option<String>,
+    /// Only with `thinking`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    signature: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    redacted_thinking: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tool_use: Option<ToolUse>,
+}
+
+fn one_response(
+    what: &str,
+    message: Option<Message>,
+    http_error: Option<HttpError>,
+) -> Result<Response, String> {
+    let response = match (message, http_error) {
+        (Some(m), None) => Response::Message(m),
+        (None, Some(e)) => Response::HttpError(e),
+        (Some(_), Some(_)) => {
+            return Err(format!(
+                "{what} needs exactly one of `message`, `http_error`; found both"
+            ))
+        }
+        (None, None) => {
+            return Err(format!(
+                "{what} needs exactly one of `message`, `http_error`; found neither"
+            ))
+        }
+    };
+    if let Response::HttpError(e) = &response {
+        validate_http_error(e)?;
+    }
+    Ok(response)
+}
+
+fn validate_http_error(e: &HttpError) -> Result<(), String> {
+    if !(200..=599).contains(&e.status) {
+        return Err(format!(
+            "http_error.status must be within 200..=599, found {}",
+            e.status
+        ));
+    }
+    for (name, value) in &e.headers {
+        hyper::header::HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| format!("http_error.headers: invalid header name {name:?}"))?;
+        hyper::header::HeaderValue::from_str(value)
+            .map_err(|_| format!("http_error.headers: invalid value for {name:?}: {value:?}"))?;
+    }
+    Ok(())
+}
+
+fn validate_faults(faults: &Faults, message: &Message) -> Result<(), String> {
+    if faults.split_deltas == Some(0) {
+        return Err("faults.split_deltas must be at least 1".into());
+    }
+    if faults.chunk_bytes == Some(0) {
+        return Err("faults.chunk_bytes must be at least 1".into());
+    }
+    let events = crate::sse::event_count(message, faults.split_deltas.unwrap_or(1) as usize);
+    let positions = [
+        ("disconnect_after_events", faults.disconnect_after_events),
+        (
+            "stream_error.after_events",
+            faults.stream_error.as_ref().map(|e| e.after_events),
+        ),
+        (
+            "malformed_data_after_events",
+            faults.malformed_data_after_events,
+        ),
+    ];
+    for (name, n) in positions {
+        if let Some(n) = n {
+            if n > events {
+                return Err(format!(
+                    "faults.{name} is {n} but this message streams only {events} events"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+impl TryFrom<StepDef> for Step {
+    type Error = String;
+    fn try_from(d: StepDef) -> Result<Step, String> {
+        let response = one_response("a step", d.message, d.http_error)?;
+        if let Some(faults) = &d.faults {
+            match &response {
+                Response::Message(m) => validate_faults(faults, m)?,
+                Response::HttpError(_) => {
+                    return Err(
+                        "`faults` only apply to a `message` response, not to `http_error`".into(),
+                    )
+                }
+            }
+        }
+        Ok(Step {
+            matcher: d.matcher,
+            times: d.times.unwrap_or(Times::Count(1)),
+            response,
+            faults: d.faults,
+        })
+    }
+}
+
+impl From<Step> for StepDef {
+    fn from(s: Step) -> StepDef {
+        let (message, http_error) = split_response(s.response);
+        StepDef {
+            matcher: s.matcher,
+            times: (!s.times.is_one()).then_some(s.times),
+            message,
+            http_error,
+            faults: s.faults,
+        }
+    }
+}
+
+impl TryFrom<RuleDef> for Rule {
+    type Error = String;
+    fn try_from(d: RuleDef) -> Result<Rule, String> {
+        let response = one_response("a background rule", d.message, d.http_error)?;
+        Ok(Rule {
+            name: d.name,
+            matcher: d.matcher,
+            times: d.times.unwrap_or(Times::Forever),
+            response,
+        })
+    }
+}
+
+impl From<Rule> for RuleDef {
+    fn from(r: Rule) -> RuleDef {
+        let (message, http_error) = split_response(r.response);
+        RuleDef {
+            name: r.name,
+            matcher: r.matcher,
+            times: (r.times != Times::Forever).then_some(r.times),
+            message,
+            http_error,
+        }
+    }
+}
+
+fn split_response(r: Response) -> (Option<Message>, Option<HttpError>) {
+    match r {
+        Response::Message(m) => (Some(m), None),
+        Response::HttpError(e) => (None, Some(e)),
+    }
+}
+
+impl TryFrom<BlockDef> for Block {
+    type Error = String;
+    fn try_from(d: BlockDef) -> Result<Block, String> {
+        let mut kinds = Vec::new();
+        if d.text.is_some() {
+            kinds.push("text");
+        }
+        if d.thinking.is_some() {
+            kinds.push("thinking");
+        }
+        if d.redacted_thinking.is_some() {
+            kinds.push("redacted_thinking");
+        }
+        if d.tool_use.is_some() {
+            kinds.push("tool_use");
+        }
+        if kinds.len() != 1 {
+            return Err(format!(
+                "a content block needs exactly one of `text`, `thinking`, `redacted_thinking`, `tool_use`; found {}",
+                if kinds.is_empty() { "none".to_string() } else { kinds.join(", ") }
+            ));
+        }
+        if d.signature.is_some() && d.thinking.is_none() {
+            return Err("`signature` only goes with a `thinking` block".into());
+        }
+        Ok(if let Some(text) = d.text {
+            Block::Text(text)
+        } else if let Some(thinking) = d.thinking {
+            Block::Thinking {
+                thinking,
+                signature: d
+                    .signature
+                    .unwrap_or_else(|| Block::DEFAULT_SIGNATURE.to_string()),
+            }
+        } else if let Some(data) = d.redacted_thinking {
+            Block::RedactedThinking(data)
+        } else {
+            Block::ToolUse(d.tool_use.expect("counted above"))
+        })
+    }
+}
+
+impl From<Block> for BlockDef {
+    fn from(b: Block) -> BlockDef {
+        let mut d = BlockDef {
+            text: None,
+            thinking: None,
+            signature: None,
+            redacted_thinking: None,
+            tool_use: None,
+        };
+        match b {
+            Block::Text(t) => d.text = Some(t),
+            Block::Thinking {
+                thinking,
+                signature,
+            } => {
+                d.thinking = Some(thinking);
+                d.signature = Some(signature);
+            }
+            Block::RedactedThinking(data) => d.redacted_thinking = Some(data),
+            Block::ToolUse(t) => d.tool_use = Some(t),
+        }
+        d
+    }
+}
+
+/// Deserializes the wire form `Def` of a map and converts it, inside the map visitor so
+/// that a conversion error carries the map's YAML location and path (an error raised
+/// after the map was read, as with `#[serde(try_from)]`, would point at the parent).
+struct ViaDef<Def, T>(PhantomData<fn() -> (Def, T)>, &'static str);
+
+impl<'de, Def, T> Visitor<'de> for ViaDef<Def, T>
+where
+    Def: Deserialize<'de>,
+    T: TryFrom<Def, Error = String>,
+{
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.1)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+        let def = Def::deserialize(MapAccessDeserializer::new(map))?;
+        T::try_from(def).map_err(A::Error::custom)
+    }
+}
+
+/// Deserialize through the wire form; JSON schema of the wire form (schemars would
+/// otherwise describe the in-memory shape).
+macro_rules! via_def {
+    ($ty:ty, $def:ty, $name:literal, $expecting:literal) => {
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                d.deserialize_map(ViaDef::<$def, $ty>(PhantomData, $expecting))
+            }
+        }
+        impl JsonSchema for $ty {
+            fn schema_name() -> String {
+                $name.to_string()
+            }
+            fn json_schema(gen: &mut SchemaGenerator) -> Schema {
+                <$def>::json_schema(gen)
+            }
+        }
+    };
+}
+via_def!(Step, StepDef, "Step", "a step (a map)");
+via_def!(Rule, RuleDef, "Rule", "a background rule (a map)");
+via_def!(
+    Block,
+    BlockDef,
+    "Block",
+    "a content block (a single-key map)"
+);

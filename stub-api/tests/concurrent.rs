@@ -1,0 +1,68 @@
+//! Many servers in one process, each with its own script and state.
+
+mod common;
+
+use common::{body, post, script};
+use stub_api::StubServer;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn eight_servers_answer_their_own_scripts() {
+    let mut servers = Vec::new();
+    for i in 0..8 {
+        let yaml =
+            format!("steps:\n  - times: 5\n    message: {{content: [{{text: 'server {i}'}}]}}\n");
+        servers.push(StubServer::start(script(&yaml)).await.unwrap());
+    }
+    let mut tasks = Vec::new();
+    for (i, server) in servers.iter().enumerate() {
+        for _ in 0..5 {
+            let addr = server.addr();
+            tasks.push(tokio::spawn(async move {
+                let j = post(addr, &body(false, "who")).await.json();
+                (i, j["content"][0]["text"].as_str().unwrap().to_string())
+            }));
+        }
+    }
+    for task in tasks {
+        let (i, text) = task.await.unwrap();
+        assert_eq!(text, format!("server {i}"));
+    }
+    for server in &servers {
+        assert_eq!(server.journal().len(), 5);
+        assert!(server.unscripted().is_empty());
+        assert_eq!(server.steps_used(), 1);
+        // A sixth request is past that server's script.
+        assert_eq!(post(server.addr(), &body(false, "more")).await.status, 400);
+    }
+    let addrs: std::collections::HashSet<_> = servers.iter().map(StubServer::addr).collect();
+    assert_eq!(addrs.len(), 8);
+    for server in servers {
+        server.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn shutdown_stops_accepting() {
+    let server = StubServer::start(script("steps: []")).await.unwrap();
+    let addr = server.addr();
+    assert!(server.base_url().starts_with("http://127.0.0.1:"));
+    server.shutdown().await;
+    assert!(tokio::net::TcpStream::connect(addr).await.is_err());
+}
+
+#[tokio::test]
+async fn drop_stops_the_server_too() {
+    let server = StubServer::start(script("steps: []")).await.unwrap();
+    let addr = server.addr();
+    drop(server);
+    // The accept task is aborted; its listener closes once the runtime drops the task.
+    let mut closed = false;
+    for _ in 0..100 {
+        tokio::task::yield_now().await;
+        if tokio::net::TcpStream::connect(addr).await.is_err() {
+            closed = true;
+            break;
+        }
+    }
+    assert!(closed);
+}

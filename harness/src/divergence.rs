@@ -35,6 +35,8 @@ pub enum Kind {
     Workspace,
     /// The CLI could not be started at all.
     Spawn,
+    /// A scenario listed as a known divergence of the target passes now.
+    KnownDivergencePasses,
 }
 
 impl Kind {
@@ -55,6 +57,7 @@ impl Kind {
             Kind::Invariant => "invariant broken",
             Kind::Workspace => "workspace file",
             Kind::Spawn => "spawn failure",
+            Kind::KnownDivergencePasses => "known divergence passes",
         }
     }
 }

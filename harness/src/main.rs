@@ -226,6 +226,9 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
                     errors.len()
                 );
             }
+            if results.counts.known > 0 {
+                println!("{} known divergence(s) (listed per target in targets/*/known-divergences.yaml)", results.counts.known);
+            }
             println!("{}", results.counts.line());
             Ok(if !errors.is_empty() {
                 ExitCode::from(2)
@@ -293,6 +296,7 @@ fn trial_line(t: &Trial, color: bool) -> String {
             t.divergences.first().map(|d| d.kind.as_str()).unwrap_or("")
         ),
         Status::Skipped(why) => format!("{} {name}: {why}", paint("skipped", "33", color)),
+        Status::Known(why) => format!("{} {name}: {why}", paint("known  ", "35", color)),
     }
 }
 

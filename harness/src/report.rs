@@ -42,6 +42,8 @@ pub struct Counts {
     pub passed: usize,
     pub failed: usize,
     pub skipped: usize,
+    /// Failed as the target's known-divergence list expects.
+    pub known: usize,
     pub errors: usize,
 }
 
@@ -56,6 +58,7 @@ impl Counts {
                 Status::Passed => c.passed += 1,
                 Status::Failed => c.failed += 1,
                 Status::Skipped(_) => c.skipped += 1,
+                Status::Known(_) => c.known += 1,
             }
         }
         c
@@ -300,6 +303,7 @@ fn summary_md(r: &Results) -> String {
                         trial_stem(x)
                     ),
                     Status::Skipped(why) => format!("skipped: {}", why.replace('|', "\\|")),
+                    Status::Known(why) => format!("known divergence: {}", why.replace('|', "\\|")),
                 },
             };
             let _ = write!(s, " {cell} |");
@@ -332,7 +336,7 @@ fn junit_xml(r: &Results) -> String {
                     );
                     st
                 }
-                Status::Skipped(why) => {
+                Status::Skipped(why) | Status::Known(why) => {
                     let mut st = TestCaseStatus::skipped();
                     st.set_message(why.clone());
                     st

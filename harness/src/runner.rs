@@ -39,6 +39,8 @@ pub enum Status {
     Passed,
     Failed,
     Skipped(String),
+    /// Failed, as the target's known-divergence list says it does (the reason).
+    Known(String),
 }
 
 /// How the process ended.
@@ -162,6 +164,7 @@ impl Trial {
                 program: Default::default(),
                 version: version.to_string(),
                 features: Default::default(),
+                known: Default::default(),
             },
         );
         t.status = Status::Skipped(reason);
@@ -199,10 +202,20 @@ pub async fn run(scenario: &Scenario, target: &Target, opts: &RunOptions) -> Tri
         trial.divergences.push(d);
     }
     trial.duration_ms = started.elapsed().as_millis() as u64;
-    trial.status = if trial.divergences.is_empty() {
-        Status::Passed
-    } else {
-        Status::Failed
+    trial.status = match (trial.divergences.is_empty(), target.known.get(&scenario.id)) {
+        (true, None) => Status::Passed,
+        (false, None) => Status::Failed,
+        (false, Some(why)) => Status::Known(why.clone()),
+        (true, Some(_)) => {
+            trial.divergences.push(Divergence::new(
+                Kind::KnownDivergencePasses,
+                format!(
+                    "listed in {} as a known divergence, but it passes now: remove it from the list",
+                    target.known_file()
+                ),
+            ));
+            Status::Failed
+        }
     };
     trial
 }
@@ -269,7 +282,11 @@ async fn execute(
         .map(Duration::from_secs)
         .unwrap_or(opts.timeout);
     let turns = scenario.turns(expect);
-    let process = drive(scenario, &inv, &workspace, timeout, opts.grace, turns).await;
+    let input = Input {
+        lines: scenario.stdin(expect).cloned(),
+        close: scenario.file.close_stdin.clone(),
+    };
+    let process = drive(input, &inv, &workspace, timeout, opts.grace, turns).await;
     trial.journal = server.journal();
     server.shutdown().await;
 
@@ -340,8 +357,14 @@ struct Process {
     stdin_error: Option<String>,
 }
 
+/// What to write to the CLI's stdin, and when to close it.
+struct Input {
+    lines: Option<Vec<StdinLine>>,
+    close: CloseStdin,
+}
+
 async fn drive(
-    scenario: &Scenario,
+    input: Input,
     inv: &Invocation,
     workspace: &Path,
     timeout: Duration,
@@ -353,7 +376,7 @@ async fn drive(
         .env_clear()
         .envs(inv.env.iter().map(|(k, v)| (k, v)))
         .current_dir(workspace)
-        .stdin(if scenario.file.stdin.is_some() {
+        .stdin(if input.lines.is_some() {
             Stdio::piped()
         } else {
             Stdio::null()
@@ -420,8 +443,8 @@ async fn drive(
     });
 
     let stdin_writer = child.stdin.take().map(|mut pipe| {
-        let lines: Vec<StdinLine> = scenario.file.stdin.iter().flatten().cloned().collect();
-        let close = scenario.file.close_stdin.clone();
+        let lines = input.lines.unwrap_or_default();
+        let close = input.close;
         let mut results = results_rx.clone();
         tokio::spawn(async move {
             let mut error = None;

@@ -200,6 +200,12 @@ pub struct TargetExpect {
     /// Replaces the scenario's `args` for this target.
     #[serde(default)]
     pub args: Option<Vec<String>>,
+    /// Replaces the scenario's `prompt` for this target.
+    #[serde(default)]
+    pub prompt: Option<String>,
+    /// Replaces the scenario's `stdin` for this target (dialects shape input frames differently).
+    #[serde(default)]
+    pub stdin: Option<Vec<StdinLine>>,
     /// Added to the scenario's `env` for this target.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
@@ -469,9 +475,19 @@ impl Scenario {
         format!("scenarios/{}.{ext}", self.id)
     }
 
+    /// The stdin lines for a target: its own, else the scenario's.
+    pub fn stdin<'a>(&'a self, expect: &'a TargetExpect) -> Option<&'a Vec<StdinLine>> {
+        expect.stdin.as_ref().or(self.file.stdin.as_ref())
+    }
+
+    /// The prompt for a target: its own, else the scenario's.
+    pub fn prompt<'a>(&'a self, expect: &'a TargetExpect) -> Option<&'a String> {
+        expect.prompt.as_ref().or(self.file.prompt.as_ref())
+    }
+
     /// Turns the scenario expects for a target: the explicit `turns`, else one per user frame.
     pub fn turns(&self, expect: &TargetExpect) -> usize {
-        expect.turns.unwrap_or_else(|| match &self.file.stdin {
+        expect.turns.unwrap_or_else(|| match self.stdin(expect) {
             Some(lines) => lines.iter().filter(|l| l.is_user_turn()).count(),
             None => 1,
         })

@@ -4,7 +4,7 @@
 //! [`Source`] (where its binary comes from), then parse its name in [`TargetSpec::parse`].
 
 use crate::scenario::{OutputFormat, Scenario, TargetExpect};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -115,6 +115,8 @@ pub struct Target {
     pub program: PathBuf,
     pub version: String,
     pub features: BTreeSet<String>,
+    /// Scenario id -> why this target is known to diverge there (WPT-style expectations).
+    pub known: BTreeMap<String, String>,
 }
 
 /// Why a target cannot run; its scenarios are skipped with this.
@@ -157,8 +159,13 @@ impl Project {
         self.root.join("scenarios")
     }
 
+    /// Where other CLI versions and caliban are installed: `.cache/` in the project
+    /// (git-ignored), or `$STREAMCHECK_CACHE` to share one cache between checkouts.
     pub fn cache_dir(&self) -> PathBuf {
-        self.root.join(".cache")
+        match std::env::var_os("STREAMCHECK_CACHE") {
+            Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+            _ => self.root.join(".cache"),
+        }
     }
 }
 
@@ -262,13 +269,34 @@ pub fn resolve(
             (path, version)
         }
     };
+    let known = load_known(project, spec.dialect).map_err(|e| not(e, "-".into()))?;
     Ok(Target {
         name: spec.name.clone(),
         dialect: spec.dialect,
         program,
         version,
         features: features(spec.dialect),
+        known,
     })
+}
+
+/// `targets/<dialect>/known-divergences.yaml`: scenario id -> reason. Missing file: none.
+fn load_known(project: &Project, dialect: Dialect) -> Result<BTreeMap<String, String>, String> {
+    let path = project.root.join(known_file(dialect));
+    match std::fs::read_to_string(&path) {
+        Err(_) => Ok(BTreeMap::new()),
+        Ok(text) if text.trim().is_empty() => Ok(BTreeMap::new()),
+        Ok(text) => serde_yaml::from_str(&text).map_err(|e| {
+            format!(
+                "{}: {e} (write `scenario/id: reason` lines)",
+                path.display()
+            )
+        }),
+    }
+}
+
+fn known_file(dialect: Dialect) -> String {
+    format!("targets/{}/known-divergences.yaml", dialect.expect_key())
 }
 
 fn run_install(cmd: &mut Command) -> Result<(), String> {
@@ -430,6 +458,11 @@ pub struct Sandbox<'a> {
 }
 
 impl Target {
+    /// Where this target's known divergences are listed.
+    pub fn known_file(&self) -> String {
+        known_file(self.dialect)
+    }
+
     /// Skip reason, if this target cannot run `scenario` as expected by `expect`.
     pub fn unmet(&self, scenario: &Scenario, expect: &TargetExpect) -> Option<String> {
         if let Some(reason) = &expect.skip {
@@ -476,10 +509,10 @@ impl Target {
         let mut args = Vec::new();
         if file.default_args {
             args.push("-p".to_string());
-            if let Some(prompt) = &file.prompt {
+            if let Some(prompt) = scenario.prompt(expect) {
                 args.push(prompt.clone());
             }
-            if file.stdin.is_some() {
+            if scenario.stdin(expect).is_some() {
                 args.extend(["--input-format".into(), "stream-json".into()]);
             }
             args.extend([

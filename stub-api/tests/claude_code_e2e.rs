@@ -12,9 +12,27 @@ use serde_json::Value;
 use stub_api::{Answer, JournalEntry, StubServer};
 use tokio::process::Command;
 
+/// The pinned Claude Code, installed with `npm ci` on first use (once per test binary).
 fn claude() -> PathBuf {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../targets/claude-code/node_modules/.bin/claude");
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../targets/claude-code");
+    let path = dir.join("node_modules/.bin/claude");
+    INSTALL.call_once(|| {
+        if !path.exists() {
+            eprintln!(
+                "installing the pinned Claude Code (npm ci --prefix targets/claude-code) ..."
+            );
+            let status = std::process::Command::new("npm")
+                .args(["ci", "--no-audit", "--no-fund", "--prefix"])
+                .arg(&dir)
+                .status()
+                .expect("npm runs");
+            assert!(
+                status.success(),
+                "npm ci --prefix targets/claude-code failed"
+            );
+        }
+    });
     assert!(
         path.exists(),
         "Claude Code is not installed at {}; run `npm ci --prefix targets/claude-code` in the workspace root",

@@ -370,7 +370,6 @@ fn features(dialect: Dialect) -> BTreeSet<String> {
                 "output-text",
                 "max-turns",
                 "api-retry",
-                "session-title-request",
             ],
         ),
         Dialect::Caliban => (
@@ -565,6 +564,15 @@ impl Target {
         for (k, v) in file.env.iter().chain(&expect.env) {
             env.retain(|(key, _)| key != k);
             env.push((k.clone(), v.clone()));
+        }
+        if self.dialect == Dialect::ClaudeCode {
+            // Without it Claude Code looks up and calls external hosts (telemetry, title
+            // generation); no trial may leave loopback, whatever a scenario says.
+            env.retain(|(key, _)| key != "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC");
+            env.push((
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(),
+                "1".into(),
+            ));
         }
         Invocation {
             program: self.program.clone(),

@@ -417,6 +417,22 @@ fn trial_md(t: &Trial) -> String {
         t.output.bad_lines.len(),
         t.stderr.total_bytes
     );
+    if let (Some(first), Some(last)) = (t.output.frames.first(), t.output.frames.last()) {
+        let mut arrivals: Vec<u64> = t.output.frames.iter().map(|f| f.at_ms).collect();
+        arrivals.dedup();
+        let _ = writeln!(
+            s,
+            "- frames arrived from {} ms to {} ms after start, in {} separate reads ({})\n",
+            first.at_ms,
+            last.at_ms,
+            arrivals.len(),
+            if arrivals.len() == 1 && t.output.frames.len() > 1 {
+                "one burst"
+            } else {
+                "streamed"
+            }
+        );
+    }
     let _ = writeln!(s, "## Divergences\n");
     for (i, d) in t.divergences.iter().enumerate() {
         let mut loc = Vec::new();

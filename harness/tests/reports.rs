@@ -115,10 +115,12 @@ fn normalize(text: &str) -> String {
     let re_tmp = regex::Regex::new(r"/tmp/[^\s`'\x22]*?/(work|home)").unwrap();
     let re_port = regex::Regex::new(r"127\.0\.0\.1:\d+").unwrap();
     let re_ms = regex::Regex::new(r"duration: \d+ ms").unwrap();
+    let re_arrival = regex::Regex::new(r"frames arrived from .*").unwrap();
     let root = fixture_root().display().to_string();
     let text = text.replace(&root, "<fixtures>");
     let text = re_tmp.replace_all(&text, "<sandbox>/$1");
     let text = re_port.replace_all(&text, "127.0.0.1:<port>");
+    let text = re_arrival.replace_all(&text, "frames arrived <timing>");
     re_ms.replace_all(&text, "duration: <ms> ms").into_owned()
 }
 

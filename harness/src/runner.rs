@@ -22,6 +22,10 @@ pub struct RunOptions {
     pub grace: Duration,
     /// Per-trial timeout when the scenario sets none.
     pub timeout: Duration,
+    /// Run a target the scenario has no expectation for, as written (an empty
+    /// expectation), and run despite features the target lacks: for `compare`, which
+    /// looks at what the CLI does, not at an expectation. An explicit `skip` still skips.
+    pub without_expectation: bool,
 }
 
 impl Default for RunOptions {
@@ -29,6 +33,7 @@ impl Default for RunOptions {
         RunOptions {
             grace: Duration::from_secs(3),
             timeout: Duration::from_secs(60),
+            without_expectation: false,
         }
     }
 }
@@ -165,6 +170,7 @@ impl Trial {
                 version: version.to_string(),
                 features: Default::default(),
                 known: Default::default(),
+                env: Default::default(),
             },
         );
         t.status = Status::Skipped(reason);
@@ -175,16 +181,34 @@ impl Trial {
 /// Runs `scenario` on `target`. Never panics on anything the CLI does.
 pub async fn run(scenario: &Scenario, target: &Target, opts: &RunOptions) -> Trial {
     let mut trial = Trial::new(scenario, target);
-    let Some(expect) = scenario.file.expect.get(target.dialect.expect_key()) else {
-        trial.status = Status::Skipped(format!(
-            "the scenario has no expectation for {}",
-            target.dialect.expect_key()
-        ));
-        return trial;
+    let empty: TargetExpect;
+    let expect = match scenario.file.expect.get(target.dialect.expect_key()) {
+        Some(expect) => expect,
+        None if opts.without_expectation => {
+            empty = serde_json::from_value(serde_json::json!({}))
+                .expect("every expectation field has a default");
+            trial.notes.push(format!(
+                "no expectation for {}: ran as written, for comparison",
+                target.dialect.expect_key()
+            ));
+            &empty
+        }
+        None => {
+            trial.status = Status::Skipped(format!(
+                "the scenario has no expectation for {}",
+                target.dialect.expect_key()
+            ));
+            return trial;
+        }
     };
     if let Some(reason) = target.unmet(scenario, expect) {
-        trial.status = Status::Skipped(reason);
-        return trial;
+        if !opts.without_expectation || expect.skip.is_some() {
+            trial.status = Status::Skipped(reason);
+            return trial;
+        }
+        trial
+            .notes
+            .push(format!("ran for comparison although: {reason}"));
     }
     trial.expected_frames = expect
         .frames

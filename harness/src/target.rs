@@ -42,8 +42,11 @@ pub enum Source {
     Npm { version: String },
     /// caliban from crates.io, built with `cargo install` under `.cache/`.
     Cargo { version: String },
-    /// Any executable that follows the dialect's conventions.
-    Command { path: PathBuf },
+    /// Any executable that follows the dialect's conventions, with extra environment.
+    Command {
+        path: PathBuf,
+        env: Vec<(String, String)>,
+    },
 }
 
 /// A target as named on the command line: `claude-code`, `claude-code@2.1.330`,
@@ -57,6 +60,9 @@ pub struct TargetSpec {
 
 impl TargetSpec {
     pub fn parse(s: &str) -> Result<TargetSpec, String> {
+        if s.ends_with(".yaml") || s.ends_with(".yml") {
+            return TargetSpec::from_file(Path::new(s));
+        }
         let (base, version) = match s.split_once('@') {
             Some((b, v)) if !v.is_empty() => (b, Some(v.to_string())),
             Some(_) => return Err(format!("`{s}`: give a version after `@`")),
@@ -85,6 +91,43 @@ impl TargetSpec {
         }
     }
 
+    /// A target file: `{name, command, dialect: claude-code|caliban, env: {..}}`, the
+    /// command relative to the file.
+    pub fn from_file(path: &Path) -> Result<TargetSpec, String> {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct TargetFile {
+            name: String,
+            command: PathBuf,
+            #[serde(default)]
+            dialect: Option<String>,
+            #[serde(default)]
+            env: std::collections::BTreeMap<String, String>,
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let file: TargetFile =
+            serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let dialect = match file.dialect.as_deref() {
+            None | Some("claude-code") => Dialect::ClaudeCode,
+            Some("caliban") => Dialect::Caliban,
+            Some(other) => {
+                return Err(format!(
+                    "{}: unknown dialect `{other}` (claude-code, caliban)",
+                    path.display()
+                ))
+            }
+        };
+        let base = path.parent().unwrap_or(Path::new("."));
+        Ok(TargetSpec {
+            name: file.name,
+            dialect,
+            source: Source::Command {
+                path: base.join(file.command),
+                env: file.env.into_iter().collect(),
+            },
+        })
+    }
+
     /// A CLI at `path` that speaks Claude Code's conventions (a wrapper, a fork).
     pub fn command(path: &Path, dialect: Dialect) -> TargetSpec {
         let stem = path
@@ -96,6 +139,7 @@ impl TargetSpec {
             dialect,
             source: Source::Command {
                 path: path.to_path_buf(),
+                env: Vec::new(),
             },
         }
     }
@@ -117,6 +161,8 @@ pub struct Target {
     pub features: BTreeSet<String>,
     /// Scenario id -> why this target is known to diverge there (WPT-style expectations).
     pub known: BTreeMap<String, String>,
+    /// Extra environment from a target file.
+    pub env: Vec<(String, String)>,
 }
 
 /// Why a target cannot run; its scenarios are skipped with this.
@@ -261,7 +307,7 @@ pub fn resolve(
             }
             (program, version.clone())
         }
-        Source::Command { path } => {
+        Source::Command { path, .. } => {
             // Trials run in their own working directory: make the path absolute.
             let path = std::fs::canonicalize(path)
                 .map_err(|e| not(format!("{}: {e}", path.display()), "-".into()))?;
@@ -277,6 +323,10 @@ pub fn resolve(
         version,
         features: features(spec.dialect),
         known,
+        env: match &spec.source {
+            Source::Command { env, .. } => env.clone(),
+            _ => Vec::new(),
+        },
     })
 }
 
@@ -561,7 +611,8 @@ impl Target {
                 }
             }
         }
-        for (k, v) in file.env.iter().chain(&expect.env) {
+        let target_env = self.env.iter().map(|(k, v)| (k, v));
+        for (k, v) in target_env.chain(&file.env).chain(&expect.env) {
             env.retain(|(key, _)| key != k);
             env.push((k.clone(), v.clone()));
         }
@@ -619,6 +670,31 @@ mod tests {
             .unwrap_err()
             .contains("unknown target `gemini`"));
         assert!(TargetSpec::parse("claude-code@").is_err());
+    }
+
+    #[test]
+    fn target_files_name_a_command_its_dialect_and_env() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("wrapper.yaml");
+        std::fs::write(
+            &file,
+            "name: my-wrapper\ncommand: bin/wrap.sh\nenv: {WRAP_MODE: strict}\n",
+        )
+        .unwrap();
+        let spec = TargetSpec::parse(file.to_str().unwrap()).unwrap();
+        assert_eq!(spec.name, "my-wrapper");
+        assert_eq!(spec.dialect, Dialect::ClaudeCode);
+        assert_eq!(
+            spec.source,
+            Source::Command {
+                path: dir.path().join("bin/wrap.sh"),
+                env: vec![("WRAP_MODE".into(), "strict".into())],
+            }
+        );
+        std::fs::write(&file, "name: x\ncommand: y\ndialect: gemini\n").unwrap();
+        assert!(TargetSpec::parse(file.to_str().unwrap())
+            .unwrap_err()
+            .contains("unknown dialect `gemini`"));
     }
 
     #[test]

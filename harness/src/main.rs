@@ -8,6 +8,7 @@ use streamcheck::runner::{RunOptions, Status, Trial};
 use streamcheck::scenario::{self, Scenario};
 use streamcheck::suite::{self, Selection};
 use streamcheck::target::{self, Dialect, Project, TargetSpec};
+use streamcheck::{compare, drift, record};
 
 /// Conformance tests for the stream-json protocol of agent CLIs.
 #[derive(Parser)]
@@ -74,8 +75,100 @@ enum Cmd {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Run each scenario on two targets and report where they differ in substance
+    /// (parity.md, parity.json); or compare two folders of captured runs (--observed).
+    Compare {
+        #[command(flatten)]
+        pick: Pick,
+        #[arg(long, short = 'j')]
+        jobs: Option<usize>,
+        /// Where parity.md, parity.json and the runs' reports go (default reports/parity/<timestamp>/).
+        #[arg(long)]
+        report_dir: Option<PathBuf>,
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
+        #[arg(long)]
+        no_install: bool,
+        /// Compare two capture folders (NAME.stdout.jsonl, NAME.exit_code, ...) instead of running anything.
+        #[arg(long, num_args = 2, value_names = ["DIR_A", "DIR_B"])]
+        observed: Option<Vec<PathBuf>>,
+    },
     /// Print the JSON Schema of scenario files.
     Schema,
+    /// Measure the harness against the CLI's own run time, and the stub against aimock.
+    /// Use a release build: `cargo build --release --workspace`.
+    Bench {
+        /// Parts: overhead, scaling, matcher, stub (default: all). Comma-separated or repeated.
+        #[arg(long = "part", value_delimiter = ',')]
+        parts: Vec<String>,
+        /// Paired repetitions per scenario in the overhead part.
+        #[arg(long, default_value_t = 5)]
+        reps: usize,
+        /// --jobs levels of the scaling part.
+        #[arg(long, value_delimiter = ',', default_value = "1,2,4")]
+        jobs: Vec<usize>,
+        /// The scaling part's subset: a shard K/N of the suite, or `all`.
+        #[arg(long, default_value = "1/4")]
+        subset: String,
+        /// Also write the Markdown tables to this file.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Run scenarios and record what the CLI printed as pending expectations (reports/pending/).
+    Record {
+        #[command(flatten)]
+        pick: Pick,
+        #[arg(long, short = 'j')]
+        jobs: Option<usize>,
+        /// Where the runs' reports go (default reports/runs/<timestamp>/).
+        #[arg(long)]
+        report_dir: Option<PathBuf>,
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
+        #[arg(long)]
+        no_install: bool,
+        /// Run each scenario this many times; values that differ between runs are generalised.
+        #[arg(long, default_value_t = 1)]
+        runs: usize,
+        /// Record only scenarios whose current expectation fails.
+        #[arg(long)]
+        failing_only: bool,
+    },
+    /// Show pending recordings as diffs and accept or reject them.
+    Review {
+        /// Accept every pending recording (rewrites the scenario files).
+        #[arg(long, conflicts_with = "reject_all")]
+        accept_all: bool,
+        /// Reject (delete) every pending recording.
+        #[arg(long)]
+        reject_all: bool,
+        /// Review only scenarios whose id contains this. Repeatable.
+        #[arg(long = "filter", short = 'f')]
+        filters: Vec<String>,
+    },
+    /// Run the suite on several versions and report protocol drift between neighbours.
+    Drift {
+        #[command(flatten)]
+        pick: Pick,
+        #[arg(long, short = 'j')]
+        jobs: Option<usize>,
+        /// Where drift.md and drift.json go (default reports/drift/<timestamp>/).
+        #[arg(long)]
+        report_dir: Option<PathBuf>,
+        /// Where the runs' own reports and outputs.json go (default reports/runs/<timestamp>/).
+        #[arg(long)]
+        run_dir: Option<PathBuf>,
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
+        #[arg(long)]
+        no_install: bool,
+        /// Diff the outputs.json of an earlier drift run instead of running anything.
+        #[arg(long)]
+        replay: Option<PathBuf>,
+        /// A line to add to the report's notes. Repeatable.
+        #[arg(long = "note")]
+        notes: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -91,7 +184,12 @@ fn main() -> ExitCode {
 
 fn project(root: Option<PathBuf>) -> Result<Project, String> {
     match root {
-        Some(root) => Ok(Project { root }),
+        // Absolute, since trials run in their own working directories.
+        Some(root) => Ok(Project {
+            root: root
+                .canonicalize()
+                .map_err(|e| format!("--root {}: {e}", root.display()))?,
+        }),
         None => {
             let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
             Project::discover(&cwd).ok_or_else(|| {
@@ -107,6 +205,213 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
         .build()
         .map_err(|e| e.to_string())?;
     match cli.command {
+        Cmd::Record {
+            pick,
+            jobs,
+            report_dir,
+            timeout,
+            no_install,
+            runs,
+            failing_only,
+        } => {
+            let project = project(cli.root)?;
+            let (scenarios, errors) = load(&project, &pick)?;
+            for e in &errors {
+                eprintln!("error: {e}");
+            }
+            let targets: Vec<_> = specs(&pick)?
+                .iter()
+                .map(|s| target::resolve(s, &project, !no_install))
+                .collect();
+            let opts = record::RecordOptions {
+                jobs: jobs.unwrap_or_else(default_jobs),
+                run: RunOptions {
+                    timeout: Duration::from_secs(timeout),
+                    ..RunOptions::default()
+                },
+                runs,
+                failing_only,
+                report_dir: report_dir.unwrap_or_else(|| ReportWriter::default_dir(&project.root)),
+            };
+            let outcomes = rt.block_on(record::record(&project, scenarios, &targets, &opts))?;
+            record::print_outcomes(&outcomes, &project.root);
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Review {
+            accept_all,
+            reject_all,
+            filters,
+        } => {
+            let project = project(cli.root)?;
+            let mode = match (accept_all, reject_all) {
+                (true, _) => record::ReviewMode::AcceptAll,
+                (_, true) => record::ReviewMode::RejectAll,
+                _ if std::io::stdin().is_terminal() => record::ReviewMode::Ask,
+                _ => record::ReviewMode::List,
+            };
+            let color = std::io::stdout().is_terminal();
+            let sum = record::review(
+                &project,
+                &filters,
+                mode,
+                color,
+                &mut record::ask_on_terminal,
+            );
+            Ok(if sum.errors > 0 {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Cmd::Drift {
+            pick,
+            jobs,
+            report_dir,
+            run_dir,
+            timeout,
+            no_install,
+            replay,
+            notes,
+        } => {
+            let project = project(cli.root)?;
+            let command = std::env::args()
+                .map(|a| target::shell_quote(&a))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let stamp = report::timestamp(std::time::SystemTime::now()).replace(':', "");
+            let opts = drift::DriftOptions {
+                jobs: jobs.unwrap_or_else(default_jobs),
+                run: RunOptions {
+                    timeout: Duration::from_secs(timeout),
+                    ..RunOptions::default()
+                },
+                install: !no_install,
+                report_dir: report_dir
+                    .unwrap_or_else(|| project.root.join("reports/drift").join(&stamp)),
+                run_dir: run_dir.unwrap_or_else(|| ReportWriter::default_dir(&project.root)),
+                command,
+                notes,
+            };
+            let file = match replay {
+                Some(outputs) => drift::replay(&outputs, &opts)?,
+                None => {
+                    let (scenarios, errors) = load(&project, &pick)?;
+                    for e in &errors {
+                        eprintln!("error: {e}");
+                    }
+                    rt.block_on(drift::run(&project, scenarios, &specs(&pick)?, &opts))?
+                }
+            };
+            for p in &file.drift.pairs {
+                println!(
+                    "{} -> {}: {} flip(s), {} field change(s), {} sequence change(s), {} exit-code change(s)",
+                    p.from,
+                    p.to,
+                    p.status_flips.len(),
+                    p.fields.len(),
+                    p.sequences.len(),
+                    p.exit_codes.len()
+                );
+            }
+            println!(
+                "drift report: {}",
+                opts.report_dir.join("drift.md").display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Compare {
+            pick,
+            jobs,
+            report_dir,
+            timeout,
+            no_install,
+            observed,
+        } => {
+            let command = std::env::args()
+                .enumerate()
+                .map(|(i, a)| {
+                    if i == 0 {
+                        "streamcheck".into()
+                    } else {
+                        target::shell_quote(&a)
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" ");
+            let stamp = report::timestamp(std::time::SystemTime::now()).replace(':', "");
+            let (parity, dir) = match observed.as_deref() {
+                Some([a, b]) => {
+                    let root = project(cli.root).map_or_else(|_| PathBuf::from("."), |p| p.root);
+                    let dir =
+                        report_dir.unwrap_or_else(|| root.join("reports/parity").join(&stamp));
+                    (compare::observed(a, b, &pick.filters, command)?, dir)
+                }
+                Some(_) => return Err("--observed takes two folders".into()),
+                None => {
+                    let project = project(cli.root)?;
+                    let (scenarios, errors) = load(&project, &pick)?;
+                    for e in &errors {
+                        eprintln!("error: {e}");
+                    }
+                    let targets: Vec<_> = specs(&pick)?
+                        .iter()
+                        .map(|s| target::resolve(s, &project, !no_install))
+                        .collect();
+                    let dir = report_dir
+                        .unwrap_or_else(|| project.root.join("reports/parity").join(&stamp));
+                    let live = compare::LiveRun {
+                        scenarios,
+                        targets: &targets,
+                        jobs: jobs.unwrap_or_else(default_jobs),
+                        opts: RunOptions {
+                            timeout: Duration::from_secs(timeout),
+                            ..RunOptions::default()
+                        },
+                        report_dir: dir.clone(),
+                        command,
+                    };
+                    let color = std::io::stdout().is_terminal();
+                    let parity =
+                        rt.block_on(compare::run(live, |t| println!("{}", trial_line(t, color))))?;
+                    (parity, dir)
+                }
+            };
+            compare::write(&dir, &parity)
+                .map_err(|e| format!("cannot write {}: {e}", dir.display()))?;
+            print!("{}", compare::summary(&parity));
+            println!("parity report: {}", dir.join("parity.md").display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Bench {
+            parts,
+            reps,
+            jobs,
+            subset,
+            out,
+        } => {
+            let project = project(cli.root)?;
+            let opts = streamcheck::bench::Options {
+                parts: match parts.is_empty() {
+                    true => streamcheck::bench::Part::ALL.to_vec(),
+                    false => parts
+                        .iter()
+                        .map(|p| streamcheck::bench::Part::parse(p))
+                        .collect::<Result<_, _>>()?,
+                },
+                reps,
+                jobs,
+                shard: (subset != "all")
+                    .then(|| suite::parse_shard(&subset))
+                    .transpose()?,
+                ..Default::default()
+            };
+            let md = streamcheck::bench::run(&project, &opts)?;
+            println!("{md}");
+            if let Some(out) = out {
+                std::fs::write(&out, &md).map_err(|e| format!("{}: {e}", out.display()))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Cmd::Schema => {
             print!("{}", streamcheck::scenario::json_schema_string());
             Ok(ExitCode::SUCCESS)
@@ -239,6 +544,10 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             })
         }
     }
+}
+
+fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
 }
 
 fn specs(pick: &Pick) -> Result<Vec<TargetSpec>, String> {

@@ -8,6 +8,7 @@
 mod body;
 mod faults;
 pub mod journal;
+pub mod loadgen;
 mod matching;
 pub mod script;
 mod server;

@@ -1,0 +1,316 @@
+//! The drift differ, from small recorded outputs: fields added, removed or changing
+//! type, frames reordered, frame types, tools, exit codes, result subtypes, flips.
+
+use assert_cmd::Command;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use streamcheck::drift::{self, FieldChangeKind, ScenarioOutput, VersionOutputs};
+
+fn out(status: &str, exit: i32, frames: Value) -> ScenarioOutput {
+    ScenarioOutput {
+        status: status.into(),
+        exit_code: Some(exit),
+        frames: frames.as_array().unwrap().clone(),
+        ..ScenarioOutput::default()
+    }
+}
+
+fn version(target: &str, scenarios: Vec<(&str, ScenarioOutput)>) -> VersionOutputs {
+    VersionOutputs {
+        target: target.into(),
+        version: Some(target.trim_start_matches("cli@").into()),
+        scenarios: scenarios
+            .into_iter()
+            .map(|(id, o)| (id.to_string(), o))
+            .collect::<BTreeMap<_, _>>(),
+        ..VersionOutputs::default()
+    }
+}
+
+fn init(tools: &[&str]) -> Value {
+    json!({"type": "system", "subtype": "init", "session_id": "s", "tools": tools, "model": "m1"})
+}
+
+fn old() -> VersionOutputs {
+    version(
+        "cli@1.0",
+        vec![
+            (
+                "basics/text",
+                out(
+                    "passed",
+                    0,
+                    json!([init(&["Bash", "Glob"]),
+                        {"type": "assistant", "message": {"content": [{"type": "text", "text": "hi"}]}, "x": 1, "uuid": "dda7b70a-1f53-402d-a4a7-3fc5fb8e57fb"},
+                        {"type": "result", "subtype": "success", "n": 1, "duration_ms": 10}]),
+                ),
+            ),
+            (
+                "tools/order",
+                out(
+                    "passed",
+                    0,
+                    json!([init(&["Bash", "Glob"]), {"type": "assistant"}, {"type": "user"}, {"type": "result", "subtype": "success"}]),
+                ),
+            ),
+            (
+                "errors/fatal",
+                out(
+                    "passed",
+                    1,
+                    json!([init(&["Bash", "Glob"]), {"type": "result", "subtype": "error_during_execution", "is_error": true}]),
+                ),
+            ),
+            ("only/old", out("skipped", 0, json!([]))),
+        ],
+    )
+}
+
+fn new() -> VersionOutputs {
+    version(
+        "cli@2.0",
+        vec![
+            (
+                "basics/text",
+                out(
+                    "passed",
+                    0,
+                    json!([init(&["Bash", "Write"]),
+                        {"type": "assistant", "message": {"content": [{"type": "text", "text": "hi"}]}, "y": "new", "extra": {"a": {"b": 1}}, "uuid": "0f0e4c1a-1f53-402d-a4a7-3fc5fb8e57fb"},
+                        {"type": "system", "subtype": "status"},
+                        {"type": "result", "subtype": "success", "n": "1", "duration_ms": 99}]),
+                ),
+            ),
+            (
+                "tools/order",
+                out(
+                    "failed",
+                    0,
+                    json!([init(&["Bash", "Write"]), {"type": "user"}, {"type": "assistant"}, {"type": "result", "subtype": "success"}]),
+                ),
+            ),
+            (
+                "errors/fatal",
+                out(
+                    "failed",
+                    2,
+                    json!([init(&["Bash", "Write"]), {"type": "result", "subtype": "error_max_turns", "is_error": true}]),
+                ),
+            ),
+            ("only/old", out("skipped", 0, json!([]))),
+        ],
+    )
+}
+
+fn field<'a>(p: &'a drift::PairDrift, kind: &str, path: &str) -> Option<&'a drift::FieldChange> {
+    p.fields
+        .iter()
+        .find(|f| f.frame_type == kind && f.path == path)
+}
+
+#[test]
+fn fields_added_removed_and_changing_type() {
+    let d = drift::diff(&[old(), new()]);
+    assert_eq!(d.pairs.len(), 1);
+    let p = &d.pairs[0];
+    assert_eq!((p.from.as_str(), p.to.as_str()), ("cli@1.0", "cli@2.0"));
+    assert_eq!(p.compared, 3, "skipped scenarios are not compared");
+
+    let y = field(p, "assistant", "y").expect("y added");
+    assert_eq!(y.change, FieldChangeKind::Added);
+    assert_eq!(y.to_types, ["string"]);
+    assert_eq!(y.scenarios, ["basics/text"]);
+    // A new object is reported once, not each field inside it.
+    assert_eq!(
+        field(p, "assistant", "extra").unwrap().change,
+        FieldChangeKind::Added
+    );
+    assert!(field(p, "assistant", "extra.a").is_none());
+    assert!(field(p, "assistant", "extra.a.b").is_none());
+
+    let x = field(p, "assistant", "x").expect("x removed");
+    assert_eq!(x.change, FieldChangeKind::Removed);
+    assert_eq!(x.from_types, ["number"]);
+
+    let n = field(p, "result/success", "n").expect("n changed type");
+    assert_eq!(n.change, FieldChangeKind::TypeChanged);
+    assert_eq!(
+        (n.from_types.as_slice(), n.to_types.as_slice()),
+        (&["number".to_string()][..], &["string".to_string()][..])
+    );
+
+    // Nested arrays are `[]`; unchanged fields are not reported.
+    assert!(field(p, "assistant", "message.content[].text").is_none());
+    let schema = drift::schema_of(&old().scenarios["basics/text"].frames);
+    assert!(schema["message.content[].text"].contains("string"));
+    assert_eq!(p.fields.len(), 4, "{:#?}", p.fields);
+}
+
+#[test]
+fn frames_reordered_added_and_gone() {
+    let p = &drift::diff(&[old(), new()]).pairs[0];
+    let order = p
+        .sequences
+        .iter()
+        .find(|s| s.scenario == "tools/order")
+        .unwrap();
+    assert_eq!(order.change, "reordered");
+    assert_eq!(
+        order.from,
+        ["system/init", "assistant", "user", "result/success"]
+    );
+    assert_eq!(
+        order.to,
+        ["system/init", "user", "assistant", "result/success"]
+    );
+    let text = p
+        .sequences
+        .iter()
+        .find(|s| s.scenario == "basics/text")
+        .unwrap();
+    assert_eq!(text.change, "changed");
+
+    let added: Vec<&str> = p
+        .frame_types_added
+        .iter()
+        .map(|k| k.frame_type.as_str())
+        .collect();
+    let gone: Vec<&str> = p
+        .frame_types_gone
+        .iter()
+        .map(|k| k.frame_type.as_str())
+        .collect();
+    assert_eq!(added, ["result/error_max_turns", "system/status"]);
+    assert_eq!(gone, ["result/error_during_execution"]);
+    assert_eq!(p.frame_types_added[1].scenarios, ["basics/text"]);
+}
+
+#[test]
+fn exit_codes_result_subtypes_tools_and_flips() {
+    let p = &drift::diff(&[old(), new()]).pairs[0];
+    assert_eq!(p.tools_added, ["Write"]);
+    assert_eq!(p.tools_removed, ["Glob"]);
+    assert_eq!(p.exit_codes.len(), 1);
+    assert_eq!(
+        (p.exit_codes[0].from.as_str(), p.exit_codes[0].to.as_str()),
+        ("1", "2")
+    );
+    assert_eq!(p.result_subtypes.len(), 1);
+    assert_eq!(
+        p.result_subtypes[0].from,
+        "error_during_execution (is_error)"
+    );
+    assert_eq!(p.result_subtypes[0].to, "error_max_turns (is_error)");
+    let flips: Vec<(&str, &str, &str)> = p
+        .status_flips
+        .iter()
+        .map(|f| (f.scenario.as_str(), f.from.as_str(), f.to.as_str()))
+        .collect();
+    assert_eq!(
+        flips,
+        [
+            ("errors/fatal", "passed", "failed"),
+            ("tools/order", "passed", "failed")
+        ]
+    );
+}
+
+#[test]
+fn volatile_values_are_not_drift_but_real_values_are() {
+    let mut b = old();
+    b.target = "cli@1.1".into();
+    // Another uuid and duration only: no drift at all.
+    let frames = &mut b.scenarios.get_mut("basics/text").unwrap().frames;
+    frames[1]["uuid"] = json!("0f0e4c1a-1f53-402d-a4a7-3fc5fb8e57fb");
+    frames[2]["duration_ms"] = json!(12345);
+    let p = &drift::diff(&[old(), b.clone()]).pairs[0];
+    assert!(p.is_empty(), "{p:#?}");
+
+    // A changed model name is a value change, counted per scenario.
+    for o in b.scenarios.values_mut() {
+        if let Some(f) = o.frames.first_mut() {
+            f["model"] = json!("m2");
+        }
+    }
+    let p = &drift::diff(&[old(), b]).pairs[0];
+    assert_eq!(p.values.len(), 1, "{:#?}", p.values);
+    let v = &p.values[0];
+    assert_eq!(
+        (v.frame_type.as_str(), v.path.as_str()),
+        ("system/init", "model")
+    );
+    assert_eq!(
+        (v.from.as_str(), v.to.as_str(), v.count),
+        ("\"m1\"", "\"m2\"", 3)
+    );
+}
+
+#[test]
+fn a_version_that_cannot_run_is_reported_and_skipped_in_pairs() {
+    let broken = VersionOutputs {
+        target: "cli@1.5".into(),
+        unavailable: Some("cli@1.5 is not available: the installer failed".into()),
+        ..VersionOutputs::default()
+    };
+    let d = drift::diff(&[old(), broken, new()]);
+    assert_eq!(d.versions.len(), 3);
+    assert_eq!(d.pairs.len(), 1);
+    assert_eq!(d.pairs[0].to, "cli@2.0");
+    let md = drift::render_md(
+        &d,
+        "streamcheck drift --target a --target b",
+        &["a note".into()],
+    );
+    assert!(
+        md.contains("```\nstreamcheck drift --target a --target b\n```"),
+        "{md}"
+    );
+    assert!(md.contains("| cli@1.5 | — | | | | | | not available: cli@1.5 is not available: the installer failed |"), "{md}");
+    assert!(md.contains("## cli@1.0 → cli@2.0"), "{md}");
+    assert!(
+        md.contains("| `assistant` | `y` | added | string | `basics/text` |"),
+        "{md}"
+    );
+    assert!(md.contains("- `tools/order` (reordered):"), "{md}");
+    assert!(md.contains("- added: Write"), "{md}");
+}
+
+#[test]
+fn replay_writes_drift_md_and_json_from_saved_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let outputs = dir.path().join("outputs.json");
+    std::fs::write(
+        &outputs,
+        serde_json::to_string(&vec![old(), new()]).unwrap(),
+    )
+    .unwrap();
+    let report = dir.path().join("report");
+    let root = dir.path().join("root");
+    std::fs::create_dir_all(root.join("scenarios")).unwrap();
+    let out = Command::cargo_bin("streamcheck")
+        .unwrap()
+        .arg("--root")
+        .arg(&root)
+        .arg("drift")
+        .arg("--replay")
+        .arg(&outputs)
+        .arg("--report-dir")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = std::fs::read_to_string(report.join("drift.md")).unwrap();
+    assert!(
+        md.starts_with("# Protocol drift across versions\n\nProduced by:\n\n```\n"),
+        "{md}"
+    );
+    assert!(md.contains("drift --replay"), "{md}");
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(report.join("drift.json")).unwrap()).unwrap();
+    assert_eq!(json["pairs"][0]["tools_added"], json!(["Write"]));
+    assert_eq!(json["versions"][1]["failed"], 2);
+}

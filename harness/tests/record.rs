@@ -1,0 +1,262 @@
+//! `streamcheck record` and `review` against a fake CLI (fixtures/record/fake-cli.sh) in a
+//! temp copy of a fixture project: a recorded expectation passes when re-run, fails when
+//! one frame changes, and nothing reaches a scenario file without review.
+
+use assert_cmd::Command;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn fixture_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/record")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// A temp copy of the fixture project.
+fn project() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap().join("proj");
+    copy_dir(&fixture_root(), &root);
+    (tmp, root)
+}
+
+fn streamcheck(root: &Path, args: &[&str]) -> (i32, String) {
+    let out = Command::cargo_bin("streamcheck")
+        .unwrap()
+        .arg("--root")
+        .arg(root)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}\n--- stderr ---\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code().unwrap_or(-1), text)
+}
+
+fn with_cli(root: &Path, cmd: &str, cli: &str, extra: &[&str]) -> (i32, String) {
+    let cli = root.join(cli);
+    let reports = root.join(format!("runs/{}", rand_name()));
+    let mut args = vec![
+        cmd,
+        "--jobs",
+        "2",
+        "--target-command",
+        cli.to_str().unwrap(),
+        "--report-dir",
+        reports.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    streamcheck(root, &args)
+}
+
+fn rand_name() -> String {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    format!("r{}", N.fetch_add(1, Ordering::SeqCst))
+}
+
+fn scenario_files(root: &Path) -> BTreeMap<String, String> {
+    ["agent", "exit3", "hello"]
+        .iter()
+        .map(|n| {
+            let p = root.join(format!("scenarios/basic/{n}.yaml"));
+            (n.to_string(), std::fs::read_to_string(p).unwrap())
+        })
+        .collect()
+}
+
+fn pending(root: &Path) -> Vec<String> {
+    streamcheck::record::pending_files(&root.join("reports/pending"))
+        .iter()
+        .map(|p| {
+            p.strip_prefix(root.join("reports/pending"))
+                .unwrap()
+                .display()
+                .to_string()
+        })
+        .collect()
+}
+
+fn last_line(text: &str) -> &str {
+    text.split("\n--- stderr ---")
+        .next()
+        .unwrap()
+        .trim_end()
+        .lines()
+        .last()
+        .unwrap_or("")
+}
+
+#[test]
+fn recorded_expectations_pass_and_catch_a_changed_frame() {
+    let (_tmp, root) = project();
+    let before = scenario_files(&root);
+
+    // Record: pending files only.
+    let (code, out) = with_cli(&root, "record", "fake-cli.sh", &["--runs", "2"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("3 pending, 0 unchanged"), "{out}");
+    assert_eq!(
+        scenario_files(&root),
+        before,
+        "record never writes a scenario"
+    );
+    assert_eq!(
+        pending(&root),
+        [
+            "basic/agent.command_fake-cli.sh.yaml",
+            "basic/exit3.command_fake-cli.sh.yaml",
+            "basic/hello.command_fake-cli.sh.yaml"
+        ]
+    );
+
+    // Review without a terminal and without a flag: diffs and a list, nothing decided.
+    let (code, out) = streamcheck(&root, &["review"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("+++ b/scenarios/basic/hello.yaml"), "{out}");
+    assert!(
+        out.contains("-    exit_code: 0\n+    exit_code: 3"),
+        "{out}"
+    );
+    assert!(out.contains("only listed"), "{out}");
+    assert_eq!(scenario_files(&root), before);
+    assert_eq!(pending(&root).len(), 3);
+
+    // Accept: only frames and exit_code under expect.claude-code change.
+    let (code, out) = streamcheck(&root, &["review", "--accept-all"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("3 accepted, 0 rejected"), "{out}");
+    assert!(pending(&root).is_empty());
+    let after = scenario_files(&root);
+    let hello = &after["hello"];
+    for kept in [
+        "# A fixture for record/review: comments and the other target must survive a rewrite.\n",
+        "    skip: \"the fake speaks claude-code only\"   # caliban's own comment\n    frames:\n      - {type: system, subtype: init}\n  # the fake speaks claude-code\n  claude-code:\n    mode: subsequence\n    frames:\n",
+        "    exit_code: 0\n    timeout: 20\n",
+        "{type: system, subtype: init, cwd: $WORKSPACE, session_id: {$capture: session}, tools: [Bash, Read], model: fake-model, claude_code_version: $string, uuid: $uuid, memory_paths: {auto: $string}, tmp: $string, $$schema: $$literal}",
+        "timestamp: $string",
+        "duration_ms: $number, total_cost_usd: $number",
+    ] {
+        assert!(hello.contains(kept), "{kept:?} missing in:\n{hello}");
+    }
+    assert!(!hello.contains("only the init, for now"));
+    assert!(
+        after["exit3"].contains("    exit_code: 3\n"),
+        "{}",
+        after["exit3"]
+    );
+    // The random task id differed between the two runs: generalised.
+    assert!(
+        after["agent"].contains("task_id: $string"),
+        "{}",
+        after["agent"]
+    );
+
+    // Re-run unchanged: passes.
+    let (code, out) = with_cli(&root, "run", "fake-cli.sh", &[]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(last_line(&out), "3 passed, 0 failed, 0 skipped", "{out}");
+
+    // Re-recording the same CLI brings nothing new.
+    let (code, out) = with_cli(&root, "record", "fake-cli.sh", &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("0 pending, 3 unchanged"), "{out}");
+    assert!(pending(&root).is_empty());
+
+    // A CLI that changed one frame (the assistant's text): every scenario fails there.
+    let (code, out) = with_cli(&root, "run", "fake-cli-changed.sh", &[]);
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(last_line(&out), "0 passed, 3 failed, 0 skipped", "{out}");
+    assert!(
+        out.contains("FAILED  basic/exit3 (command:fake-cli-changed.sh): field mismatch"),
+        "{out}"
+    );
+    assert!(
+        out.contains("stdout line 4, $.message.content[0].text]"),
+        "{out}"
+    );
+}
+
+#[test]
+fn pending_recordings_never_reach_a_scenario_without_review() {
+    let (_tmp, root) = project();
+    let before = scenario_files(&root);
+    let (code, out) = with_cli(&root, "record", "fake-cli.sh", &["--filter", "hello"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(pending(&root), ["basic/hello.command_fake-cli.sh.yaml"]);
+
+    // Recording again replaces the pending file, and says so; the scenario stays.
+    let (code, out) = with_cli(
+        &root,
+        "record",
+        "fake-cli-changed.sh",
+        &["--filter", "hello"],
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("pending    basic/hello (command:fake-cli-changed.sh)"),
+        "{out}"
+    );
+    let (code, out) = with_cli(
+        &root,
+        "record",
+        "fake-cli-changed.sh",
+        &["--filter", "hello"],
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("(replaces an unreviewed pending file)"),
+        "{out}"
+    );
+    assert_eq!(scenario_files(&root), before);
+    assert_eq!(pending(&root).len(), 2);
+
+    // --failing-only: the hello expectation (init only) passes, so nothing is recorded.
+    let (_, out) = with_cli(
+        &root,
+        "record",
+        "fake-cli.sh",
+        &["--failing-only", "-f", "exit3"],
+    );
+    assert!(out.contains("1 pending"), "{out}");
+    let (_, out) = with_cli(
+        &root,
+        "record",
+        "fake-cli.sh",
+        &["--failing-only", "-f", "hello"],
+    );
+    assert!(out.contains("passes (--failing-only)"), "{out}");
+
+    // Reject: the pending files go, the scenarios stay as they were.
+    let (code, out) = streamcheck(&root, &["review", "--reject-all"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("0 accepted, 3 rejected"), "{out}");
+    assert!(pending(&root).is_empty());
+    assert_eq!(scenario_files(&root), before);
+
+    // A scenario edited into something review cannot rewrite: error, kept pending.
+    with_cli(&root, "record", "fake-cli.sh", &["--filter", "exit3"]);
+    let path = root.join("scenarios/basic/exit3.yaml");
+    let flow = "description: d\nprompt: p\nenv: {FAKE_MODE: exit3}\nexpect: {claude-code: {exit_code: 0}}\n";
+    std::fs::write(&path, flow).unwrap();
+    let (code, out) = streamcheck(&root, &["review", "--accept-all"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("flow style"), "{out}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), flow);
+    assert_eq!(pending(&root).len(), 1);
+}

@@ -416,6 +416,9 @@ async fn drive(
         )
     })?;
     let pgid = child.id().map(|p| p as i32);
+    // Kills the whole group however this function ends, even when the trial is aborted
+    // (Ctrl-C): grandchildren must not outlive it.
+    let _group = GroupGuard(pgid);
     let started = TokioInstant::now();
     let (results_tx, mut results_rx) = watch::channel(0usize);
 
@@ -562,6 +565,14 @@ async fn drive(
         stderr,
         stdin_error,
     })
+}
+
+struct GroupGuard(Option<i32>);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        kill_group(self.0);
+    }
 }
 
 fn kill_group(pgid: Option<i32>) {

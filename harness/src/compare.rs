@@ -16,7 +16,7 @@ use crate::output::Output;
 use crate::pattern::Vars;
 use crate::report::{redact_str, timestamp, write_atomic, ReportWriter};
 use crate::runner::{RunOptions, Status, Trial};
-use crate::scenario::{Scenario, StdinLine};
+use crate::scenario::{CloseStdin, Scenario, StdinLine};
 use crate::suite;
 use crate::target::{Dialect, NotInstalled, Target};
 use serde::{Deserialize, Serialize};
@@ -921,7 +921,7 @@ impl ScenarioParity {
 pub struct ParityCounts {
     pub scenarios: usize,
     pub compared: usize,
-    /// Compared, with at least one substantive difference.
+    /// Run on both as written, with at least one substantive difference.
     pub differ: usize,
     pub not_compared: usize,
     /// Scenarios a target could not run as written.
@@ -973,7 +973,7 @@ impl Parity {
                 .count(),
             differ: scenarios
                 .iter()
-                .filter(|s| !s.differences.is_empty())
+                .filter(|s| !s.differences.is_empty() && s.cannot_run_as_written.is_empty())
                 .count(),
             not_compared: scenarios
                 .iter()
@@ -989,9 +989,10 @@ impl Parity {
             let n = scenarios
                 .iter()
                 .filter(|s| {
-                    s.aspects
-                        .iter()
-                        .any(|r| r.aspect == aspect && r.verdict == Verdict::Differs)
+                    s.cannot_run_as_written.is_empty()
+                        && s.aspects
+                            .iter()
+                            .any(|r| r.aspect == aspect && r.verdict == Verdict::Differs)
                 })
                 .count();
             if n > 0 {
@@ -1079,21 +1080,15 @@ pub fn render_md(p: &Parity) -> String {
     let c = &p.counts;
     let _ = writeln!(
         s,
-        "Generated {}. {} scenario(s): {} compared, **{} with substantive differences**, {} the same in substance, {} not compared{}.\n",
+        "Generated {}. {} scenario(s) run on both: **{} with substantive differences**, {} the same in substance, {} that one side cannot run as written (its flags or stdin are the other dialect's); {} not compared.\n",
         p.generated_at,
-        c.scenarios,
         c.compared,
         c.differ,
-        c.compared - c.differ.min(c.compared),
+        c.compared
+            .saturating_sub(c.differ)
+            .saturating_sub(c.cannot_run_as_written),
+        c.cannot_run_as_written,
         c.not_compared,
-        if c.cannot_run_as_written > 0 {
-            format!(
-                "; {} cannot be run as written by one side",
-                c.cannot_run_as_written
-            )
-        } else {
-            String::new()
-        }
     );
     let _ = writeln!(
         s,
@@ -1145,7 +1140,12 @@ pub fn render_md(p: &Parity) -> String {
                 let _ = writeln!(
                     s,
                     " {} |",
-                    if sc.differences.is_empty() {
+                    if !sc.cannot_run_as_written.is_empty() {
+                        format!(
+                            "not run as written by {}",
+                            sc.cannot_run_as_written.join(", ")
+                        )
+                    } else if sc.differences.is_empty() {
                         "0".to_string()
                     } else {
                         format!("**{}**", sc.differences.len())
@@ -1225,7 +1225,11 @@ pub fn render_md(p: &Parity) -> String {
         if !shape.is_empty() {
             let _ = writeln!(s, "\nShape only: {}.", shape.join("; "));
         }
-        if sc.differences.is_empty() {
+        if !sc.cannot_run_as_written.is_empty() {
+            for d in &sc.differences {
+                let _ = writeln!(s, "\n{d}");
+            }
+        } else if sc.differences.is_empty() {
             let _ = writeln!(s, "\nThe same in substance.");
         } else {
             let _ = writeln!(s, "\nSubstantive differences:\n");
@@ -1243,6 +1247,13 @@ pub fn summary(p: &Parity) -> String {
     for sc in &p.scenarios {
         if let Some(why) = &sc.not_compared {
             let _ = writeln!(s, "not compared {}: {why}", sc.scenario);
+        } else if !sc.cannot_run_as_written.is_empty() {
+            let _ = writeln!(
+                s,
+                "not run     {}: {} cannot run it as written",
+                sc.scenario,
+                sc.cannot_run_as_written.join(", ")
+            );
         } else if !sc.differences.is_empty() {
             let aspects: Vec<&str> = sc
                 .aspects
@@ -1256,8 +1267,8 @@ pub fn summary(p: &Parity) -> String {
     let c = &p.counts;
     let _ = writeln!(
         s,
-        "{} vs {}: {} compared, {} differ in substance, {} not compared, {} cannot be run as written by one side",
-        p.a.name, p.b.name, c.compared, c.differ, c.not_compared, c.cannot_run_as_written
+        "{} vs {}: {} run on both, {} differ in substance, {} cannot be run as written by one side, {} not compared",
+        p.a.name, p.b.name, c.compared, c.differ, c.cannot_run_as_written, c.not_compared
     );
     s
 }
@@ -1572,8 +1583,36 @@ pub fn compare_trials(
                     format!(" ({})", hints.join("; "))
                 }
             ));
-            if rejected(d, r) {
+            let other = if std::ptr::eq(r, &rx) { &ry } else { &rx };
+            if (rejected(d, r) || stalled(r)) && !never_started(other) {
                 sp.cannot_run_as_written.push(t.target.clone());
+                let why = if stalled(r) {
+                    let paused = scenario.file.close_stdin != CloseStdin::Immediately
+                        || scenario.file.stdin.as_ref().is_some_and(|l| {
+                            l.iter()
+                                .any(|l| matches!(l, StdinLine::AfterResults { .. }))
+                        });
+                    if paused {
+                        "it printed nothing and sent no request while stdin stayed open (the scenario sends or closes stdin only after a result): it seems to read stdin to EOF before it starts".to_string()
+                    } else {
+                        "it printed nothing and sent no request before the timeout".to_string()
+                    }
+                } else {
+                    format!(
+                        "exit {}: {}",
+                        r.exit_text(),
+                        r.stderr
+                            .lines()
+                            .find(|l| !l.trim().is_empty())
+                            .map_or(String::new(), |l| clip(l.trim(), 200))
+                    )
+                };
+                sp.differences = vec![format!(
+                    "{} cannot run this scenario as written ({why}); {} exits {}. The other aspects follow from that and are not differences in substance.",
+                    t.target,
+                    if std::ptr::eq(t, x) { &y.target } else { &x.target },
+                    other.exit_text()
+                )];
             }
         } else {
             match &t.status {
@@ -1591,6 +1630,24 @@ pub fn compare_trials(
                 }
                 _ => {}
             }
+        }
+        if let Some(d) = t
+            .divergences
+            .iter()
+            .find(|d| d.kind == Kind::UnscriptedRequest)
+        {
+            notes.push(format!(
+                "{} went off the stub's script (written for {}): {}",
+                t.target,
+                scenario
+                    .file
+                    .expect
+                    .keys()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                clip(&d.message, 200)
+            ));
         }
         notes.extend(
             t.notes
@@ -1649,6 +1706,16 @@ pub fn as_written_hints(scenario: &Scenario, dialect: Dialect) -> Vec<String> {
         }
     }
     hints
+}
+
+/// It printed nothing, sent no request and was killed at the timeout.
+fn stalled(r: &Recorded) -> bool {
+    r.ended.as_deref() == Some("killed (timeout)") && r.frames.is_empty() && r.requests == Some(0)
+}
+
+/// It sent no request and did not succeed: the scenario is about refusing the input.
+fn never_started(r: &Recorded) -> bool {
+    r.requests == Some(0) && r.exit_code != Some(0)
 }
 
 /// The CLI refused the invocation itself: a usage error before any model request.

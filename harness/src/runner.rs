@@ -5,7 +5,9 @@ use crate::invariants::{self, Invariant};
 use crate::matcher::{self, FrameRules};
 use crate::output::{LineSplitter, Output};
 use crate::pattern::{Captures, Vars};
-use crate::scenario::{CloseStdin, FileExpect, OutputFormat, Scenario, StdinLine, TargetExpect};
+use crate::scenario::{
+    CloseStdin, FileExpect, OutputFormat, Scenario, SignalAt, StdinLine, TargetExpect,
+};
 use crate::target::{Dialect, Invocation, Sandbox, Target};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -266,14 +268,24 @@ async fn execute(
     for d in [&workspace, &home, &tmp] {
         std::fs::create_dir_all(d).map_err(|e| spawn_err("cannot create the sandbox", e))?;
     }
-    for (name, content) in &scenario.file.files {
-        let path = workspace.join(name);
+    let files = scenario
+        .file
+        .files
+        .iter()
+        .map(|(n, c)| (&workspace, "files", n, c));
+    let home_files = scenario
+        .file
+        .home_files
+        .iter()
+        .map(|(n, c)| (&home, "home_files", n, c));
+    for (dir, field, name, content) in files.chain(home_files) {
+        let path = dir.join(name);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|e| spawn_err("cannot create a scenario file's folder", e))?;
         }
         std::fs::write(&path, content.bytes())
-            .map_err(|e| spawn_err(&format!("cannot write files.{name}"), e))?;
+            .map_err(|e| spawn_err(&format!("cannot write {field}.{name}"), e))?;
     }
     trial.vars = Vars {
         workspace: workspace.display().to_string(),
@@ -309,6 +321,7 @@ async fn execute(
     let input = Input {
         lines: scenario.stdin(expect).cloned(),
         close: scenario.file.close_stdin.clone(),
+        signal: scenario.file.signal.clone(),
     };
     let process = drive(input, &inv, &workspace, timeout, opts.grace, turns).await;
     trial.journal = server.journal();
@@ -385,6 +398,7 @@ struct Process {
 struct Input {
     lines: Option<Vec<StdinLine>>,
     close: CloseStdin,
+    signal: Option<SignalAt>,
 }
 
 async fn drive(
@@ -421,6 +435,18 @@ async fn drive(
     let _group = GroupGuard(pgid);
     let started = TokioInstant::now();
     let (results_tx, mut results_rx) = watch::channel(0usize);
+    let (frames_tx, frames_rx) = watch::channel(0usize);
+    if let (Some(at), Some(pid)) = (input.signal.clone(), child.id()) {
+        let mut frames = frames_rx.clone();
+        tokio::spawn(async move {
+            if frames.wait_for(|n| *n >= at.after_frames).await.is_ok() {
+                // SAFETY: kill(2) on the pid of the child we spawned and still hold.
+                unsafe {
+                    libc::kill(pid as i32, at.send.number());
+                }
+            }
+        });
+    }
 
     let mut stdout = child.stdout.take().expect("stdout is piped");
     let reader = tokio::spawn(async move {
@@ -435,6 +461,9 @@ async fn drive(
                     let at = started.elapsed().as_millis() as u64;
                     let before = out.frames.len();
                     splitter.push(&buf[..n], at, &mut out);
+                    if out.frames.len() > before {
+                        let _ = frames_tx.send(out.frames.len());
+                    }
                     let new = out.frames[before..]
                         .iter()
                         .filter(|f| f.value.get("type").and_then(|t| t.as_str()) == Some("result"))

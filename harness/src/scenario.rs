@@ -56,6 +56,12 @@ pub struct ScenarioFile {
     /// Files to create in the working directory first (path relative to it).
     #[serde(default)]
     pub files: BTreeMap<String, FileContent>,
+    /// Files to create in the trial's HOME first (config, hooks, settings).
+    #[serde(default)]
+    pub home_files: BTreeMap<String, FileContent>,
+    /// Send the CLI a signal once it printed some frames (cancellation).
+    #[serde(default)]
+    pub signal: Option<SignalAt>,
 
     /// The stub-api script: what the model answers, request by request.
     #[serde(default)]
@@ -84,6 +90,33 @@ impl OutputFormat {
             OutputFormat::StreamJson => "stream-json",
             OutputFormat::Json => "json",
             OutputFormat::Text => "text",
+        }
+    }
+}
+
+/// `{send: TERM, after_frames: 2}`: signal the CLI once it printed that many frames.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SignalAt {
+    pub send: Signal,
+    #[serde(default)]
+    pub after_frames: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Signal {
+    Term,
+    Int,
+    Hup,
+}
+
+impl Signal {
+    pub fn number(self) -> i32 {
+        match self {
+            Signal::Term => libc::SIGTERM,
+            Signal::Int => libc::SIGINT,
+            Signal::Hup => libc::SIGHUP,
         }
     }
 }
@@ -535,9 +568,13 @@ impl Scenario {
                 e.to_string(),
             )
         })?;
-        for name in file.files.keys() {
-            check_relative(name).map_err(|m| err(None, None, format!("files: `{name}`: {m}")))?;
+        for (field, files) in [("files", &file.files), ("home_files", &file.home_files)] {
+            for name in files.keys() {
+                check_relative(name)
+                    .map_err(|m| err(None, None, format!("{field}: `{name}`: {m}")))?;
+            }
         }
+
         for (target, exp) in &file.expect {
             for name in exp.files.keys() {
                 check_relative(name).map_err(|m| {

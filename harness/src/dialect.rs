@@ -175,13 +175,22 @@ fn tool_result(block: &Value) -> Event {
 
 /// Claude Code: `assistant` / `user` frames carry `message.content` blocks; consecutive
 /// `assistant` frames with one `message.id` are one message; `stream_event` deltas repeat
-/// what the `assistant` frames say and are left out.
+/// what the `assistant` frames say and are left out, as are a subagent's frames.
 fn claude_code(frames: &[Value]) -> Neutral {
     let mut out = Neutral::default();
     let mut seen_calls = HashSet::new();
     let mut message: Option<usize> = None;
     let mut last_id: Option<String> = None;
     for v in frames {
+        // A subagent's frames (its prompt, under a Task call) belong to the tool call;
+        // what it found comes back in the tool result.
+        if v.get("parent_tool_use_id").is_some_and(|p| !p.is_null()) {
+            out.unmapped.insert(format!(
+                "{} (subagent, parent_tool_use_id set)",
+                frame_kind(v)
+            ));
+            continue;
+        }
         match v.get("type").and_then(Value::as_str) {
             Some("system") => match v.get("subtype").and_then(Value::as_str) {
                 Some("init") => out.events.push(Event::Init {
@@ -465,6 +474,19 @@ mod tests {
                 "end:success"
             ]
         );
+    }
+
+    #[test]
+    fn claude_code_subagent_frames_are_left_out() {
+        let frames = vec![
+            json!({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "Say banana"}]}, "parent_tool_use_id": "toolu_task"}),
+            json!({"type": "user", "message": {"role": "user", "content": "hi"}, "parent_tool_use_id": null}),
+        ];
+        let n = neutral(Dialect::ClaudeCode, &frames);
+        assert_eq!(n.events, [Event::UserEcho { text: "hi".into() }]);
+        assert!(n
+            .unmapped
+            .contains("user (subagent, parent_tool_use_id set)"));
     }
 
     #[test]

@@ -1,0 +1,720 @@
+//! Parity: the per-dialect adapters and the comparison, on real captures of Claude Code
+//! 2.1.197 and caliban 0.15.0 (copied from /work/shared/observed into
+//! tests/fixtures/observed), plus the runner's run-without-expectation mode.
+
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use streamcheck::compare::{
+    self, compare, Aspect, Comparison, Parity, Recorded, ScenarioParity, Side, Verdict,
+};
+use streamcheck::dialect::{neutral, Event, Neutral};
+use streamcheck::runner::{self, Exit, RunOptions, Status, Trial};
+use streamcheck::scenario::Scenario;
+use streamcheck::target::{Dialect, Target};
+
+const CLAUDE: &str = "claude-code-2.1.197";
+const CALIBAN: &str = "caliban-0.15.0";
+
+fn dir(which: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/observed")
+        .join(which)
+}
+
+fn capture(which: &str, case: &str) -> Recorded {
+    Recorded::from_capture(&dir(which), case).unwrap()
+}
+
+fn claude(case: &str) -> Recorded {
+    capture(CLAUDE, case)
+}
+
+fn caliban(case: &str) -> Recorded {
+    capture(CALIBAN, case)
+}
+
+fn adapt(dialect: Dialect, r: &Recorded) -> Neutral {
+    neutral(dialect, &r.frames)
+}
+
+/// Compares one case captured on both CLIs.
+fn both(case: &str) -> Comparison {
+    compare_cases(case, case)
+}
+
+fn compare_cases(claude_case: &str, caliban_case: &str) -> Comparison {
+    let (a, b) = (claude(claude_case), caliban(caliban_case));
+    compare(
+        Side {
+            name: "claude-code",
+            dialect: Dialect::ClaudeCode,
+            run: &a,
+        },
+        Side {
+            name: "caliban",
+            dialect: Dialect::Caliban,
+            run: &b,
+        },
+    )
+}
+
+/// A compact picture of an event sequence.
+fn kinds(n: &Neutral) -> Vec<String> {
+    n.events
+        .iter()
+        .map(|e| match e {
+            Event::Init { .. } => "init".to_string(),
+            Event::Text { text, .. } => format!("text {text}"),
+            Event::Thinking { text, .. } => format!("thinking {text}"),
+            Event::ToolCall { id, name, .. } => format!("call {name} {id}"),
+            Event::ToolResult {
+                tool_use_id,
+                is_error,
+                ..
+            } => format!("result {tool_use_id} error={is_error}"),
+            Event::Retry { status, .. } => format!("retry {}", status.unwrap_or(0)),
+            Event::Warning { .. } => "warning".to_string(),
+            Event::UserEcho { text } => format!("echo {text}"),
+            Event::Result {
+                subtype, is_error, ..
+            } => format!("end {subtype} error={is_error}"),
+        })
+        .collect()
+}
+
+fn differing(c: &Comparison) -> Vec<Aspect> {
+    c.rows
+        .iter()
+        .filter(|r| r.verdict == Verdict::Differs)
+        .map(|r| r.aspect)
+        .collect()
+}
+
+// ---------------------------------------------------------------------------
+// Adapters
+// ---------------------------------------------------------------------------
+
+#[test]
+fn claude_code_bash_round_trip() {
+    let n = adapt(Dialect::ClaudeCode, &claude("bash_tool"));
+    assert_eq!(
+        kinds(&n),
+        [
+            "init",
+            "text Running it.",
+            "call Bash toolu_001",
+            "result toolu_001 error=false",
+            "text The command printed: tool-use-test-output",
+            "end success error=false",
+        ]
+    );
+    let Some(Event::ToolResult { text, .. }) = n.events.get(3) else {
+        panic!("a tool result: {:?}", n.events)
+    };
+    assert_eq!(text, "tool-use-test-output");
+}
+
+#[test]
+fn caliban_counts_each_tool_call_once_in_claude_order() {
+    // tool_use and tool_result progress frames, then the message frame repeating the tool_use.
+    let r = caliban("bash_tool");
+    let types: Vec<&str> = r
+        .frames
+        .iter()
+        .map(|f| f["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "system",
+            "tool_use",
+            "tool_result",
+            "message",
+            "message",
+            "result"
+        ]
+    );
+    let n = adapt(Dialect::Caliban, &r);
+    assert_eq!(
+        kinds(&n),
+        [
+            "init",
+            "text Running it.",
+            "call Bash toolu_001",
+            "result toolu_001 error=false",
+            "text The command printed: tool-use-test-output",
+            "end success error=false",
+        ]
+    );
+}
+
+#[test]
+fn caliban_message_tool_use_without_progress_frame_still_counts_once() {
+    let frames = vec![
+        json!({"type": "message", "role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]}),
+        json!({"type": "message", "role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]}),
+        json!({"type": "result", "subtype": "max_turns", "is_error": true}),
+    ];
+    let n = neutral(Dialect::Caliban, &frames);
+    assert_eq!(kinds(&n), ["call Bash t1", "end max_turns error=true"]);
+}
+
+#[test]
+fn parallel_calls_pair_results_by_id() {
+    let a = adapt(Dialect::ClaudeCode, &claude("parallel_tools"));
+    let b = adapt(Dialect::Caliban, &caliban("parallel_tools"));
+    // Claude Code reports the second call's result first.
+    assert_eq!(
+        kinds(&a)[1..5],
+        [
+            "call Bash toolu_p1",
+            "call Bash toolu_p2",
+            "result toolu_p2 error=false",
+            "result toolu_p1 error=false"
+        ]
+    );
+    assert_eq!(
+        kinds(&b)[1..5],
+        [
+            "call Bash toolu_p1",
+            "call Bash toolu_p2",
+            "result toolu_p1 error=false",
+            "result toolu_p2 error=false"
+        ]
+    );
+    let c = both("parallel_tools");
+    assert_eq!(differing(&c), [], "{c:#?}");
+    assert_eq!(c.verdict(Aspect::ToolCalls), Verdict::Same);
+    // caliban's Bash wraps the same stdout in more lines: shape, not substance.
+    assert_eq!(c.verdict(Aspect::ToolResults), Verdict::Shape);
+}
+
+#[test]
+fn foreign_input_shapes() {
+    // Claude Code fed caliban's frame: stderr only, exit 1, no frame at all.
+    let a = claude("input_caliban_shape");
+    assert!(a.frames.is_empty());
+    assert_eq!(a.exit_code, Some(1));
+    assert!(a.stderr.contains("t.message.role"));
+    // caliban fed Claude Code's frame: init, then a result with subtype error; exit 64.
+    let b = caliban("input_claude_shape");
+    let n = adapt(Dialect::Caliban, &b);
+    assert_eq!(kinds(&n), ["init", "end error error=true"]);
+    let Event::Result { text, .. } = &n.events[1] else {
+        unreachable!()
+    };
+    assert_eq!(
+        text.as_deref(),
+        Some("unknown field `message`, expected `content`")
+    );
+    let c = compare_cases("input_caliban_shape", "input_claude_shape");
+    let exit = c.row(Aspect::Exit).unwrap();
+    assert_eq!((exit.a.as_str(), exit.b.as_str()), ("1", "64"));
+    assert_eq!(exit.verdict, Verdict::Differs);
+    assert_eq!(
+        differing(&c),
+        [
+            Aspect::Exit,
+            Aspect::Init,
+            Aspect::Turns,
+            Aspect::Result,
+            Aspect::ResultText
+        ]
+    );
+}
+
+#[test]
+fn multi_turn_stdin() {
+    let a = adapt(Dialect::ClaudeCode, &claude("multi_turn_stdin"));
+    assert_eq!(
+        kinds(&a),
+        [
+            "init",
+            "text First answer.",
+            "end success error=false",
+            "init",
+            "text Second answer.",
+            "end success error=false"
+        ]
+    );
+    let b = adapt(Dialect::Caliban, &caliban("multi_turn_stdin"));
+    assert_eq!(
+        kinds(&b),
+        [
+            "init",
+            "text First answer.",
+            "text Second answer.",
+            "end success error=false"
+        ]
+    );
+    let c = both("multi_turn_stdin");
+    // An init per turn is shape; one result for two turns is substance.
+    assert_eq!(c.verdict(Aspect::Init), Verdict::Shape);
+    assert_eq!(c.verdict(Aspect::Turns), Verdict::Differs);
+    assert_eq!(c.verdict(Aspect::Text), Verdict::Same);
+    assert_eq!(c.verdict(Aspect::FinalText), Verdict::Same);
+}
+
+#[test]
+fn thinking_blocks() {
+    let a = adapt(Dialect::ClaudeCode, &claude("thinking"));
+    let b = adapt(Dialect::Caliban, &caliban("thinking"));
+    let expected = [
+        "init",
+        "thinking Let me think about this step by step...",
+        "text The answer is 42.",
+        "end success error=false",
+    ];
+    assert_eq!(kinds(&a), expected);
+    assert_eq!(kinds(&b), expected);
+    assert!(a.unmapped.contains("system/thinking_tokens"));
+    let c = both("thinking");
+    assert_eq!(c.verdict(Aspect::Thinking), Verdict::Same);
+    assert_eq!(differing(&c), []);
+}
+
+#[test]
+fn partial_messages() {
+    // Claude Code: stream_event deltas plus the full assistant frame; caliban: a text delta only.
+    let a = adapt(Dialect::ClaudeCode, &claude("partial_messages"));
+    assert!(a.unmapped.contains("stream_event"));
+    let b = adapt(Dialect::Caliban, &caliban("partial_messages"));
+    assert_eq!(
+        caliban("partial_messages").frames[1],
+        json!({"type": "text", "delta": "Hello!"})
+    );
+    assert_eq!(kinds(&a), kinds(&b));
+    assert_eq!(
+        kinds(&b),
+        ["init", "text Hello!", "end success error=false"]
+    );
+    assert_eq!(differing(&both("partial_messages")), []);
+}
+
+#[test]
+fn text_is_the_same_in_substance() {
+    let c = both("text");
+    assert_eq!(differing(&c), []);
+    assert_eq!(c.row(Aspect::FinalText).unwrap().a, "\"Hello!\"");
+    // Shape alone (session ids, field names, frame names) never shows as a row.
+    assert!(c.rows.iter().all(|r| r.verdict != Verdict::Shape));
+}
+
+#[test]
+fn retry_that_caliban_does_not_announce() {
+    let a = adapt(Dialect::ClaudeCode, &claude("overloaded_529_then_ok"));
+    assert!(a.events.contains(&Event::Retry {
+        attempt: Some(1),
+        status: Some(529)
+    }));
+    let b = adapt(Dialect::Caliban, &caliban("overloaded_529_then_ok"));
+    assert!(!b.events.iter().any(|e| matches!(e, Event::Retry { .. })));
+    let c = both("overloaded_529_then_ok");
+    assert_eq!(differing(&c), [Aspect::Retries]);
+    let row = c.row(Aspect::Retries).unwrap();
+    assert_eq!(row.a, "529 (attempt 1)");
+    assert_eq!(row.b, "none");
+    // Both sent two requests: caliban retried, silently.
+    assert_eq!(c.verdict(Aspect::Requests), Verdict::Same);
+    assert!(row
+        .note
+        .as_deref()
+        .unwrap()
+        .contains("caliban announces no retry in 2 request(s)"));
+    let diffs = c.differences("claude-code", "caliban");
+    assert_eq!(diffs.len(), 1);
+    assert!(diffs[0].starts_with("retries: claude-code 529 (attempt 1), caliban none"));
+}
+
+#[test]
+fn max_tokens() {
+    let a = adapt(Dialect::ClaudeCode, &claude("max_tokens"));
+    // Claude Code's synthetic assistant message is a notice, not model text.
+    assert_eq!(
+        kinds(&a).iter().filter(|k| *k == "warning").count(),
+        1,
+        "{:?}",
+        kinds(&a)
+    );
+    assert_eq!(kinds(&a).last().unwrap(), "end success error=true");
+    let b = adapt(Dialect::Caliban, &caliban("max_tokens"));
+    assert_eq!(kinds(&b).last().unwrap(), "end max_tokens error=true");
+    let c = both("max_tokens");
+    let d = differing(&c);
+    assert!(d.contains(&Aspect::Result), "{d:?}");
+    assert!(d.contains(&Aspect::ResultText), "{d:?}");
+    assert!(d.contains(&Aspect::Warnings), "{d:?}");
+    assert!(!d.contains(&Aspect::Exit), "both exit 1: {d:?}");
+    assert_eq!(c.verdict(Aspect::FinalText), Verdict::Same);
+}
+
+#[test]
+fn read_missing_file_tool_error_differs() {
+    let c = both("read_missing_file");
+    assert_eq!(differing(&c), [Aspect::ToolResults]);
+    let row = c.row(Aspect::ToolResults).unwrap();
+    assert!(
+        row.a.starts_with("Read: error \"File does not exist."),
+        "{}",
+        row.a
+    );
+    assert!(row.b.contains("missing field `path`"), "{}", row.b);
+}
+
+#[test]
+fn multi_text_blocks_result_text_differs() {
+    let b = adapt(Dialect::Caliban, &caliban("multi_text_blocks"));
+    assert_eq!(
+        b.events[1..3],
+        [
+            Event::Text {
+                text: "First paragraph.".into(),
+                message: 0
+            },
+            Event::Text {
+                text: "Second paragraph.".into(),
+                message: 0
+            }
+        ]
+    );
+    let c = both("multi_text_blocks");
+    assert_eq!(differing(&c), [Aspect::ResultText]);
+    assert_eq!(
+        c.row(Aspect::ResultText).unwrap().b,
+        "\"First paragraph.Second paragraph.\""
+    );
+}
+
+#[test]
+fn missing_tool_result_and_exit_code() {
+    let call = json!({"type": "assistant", "message": {"id": "m", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "x"}}]}});
+    let result = json!({"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok", "is_error": false}]}});
+    let end = json!({"type": "result", "subtype": "success", "is_error": false, "result": "done"});
+    let a = Recorded {
+        frames: vec![call.clone(), result, end.clone()],
+        exit_code: Some(0),
+        ..Recorded::default()
+    };
+    let b = Recorded {
+        frames: vec![call, end],
+        exit_code: Some(2),
+        ..Recorded::default()
+    };
+    let c = compare(
+        Side {
+            name: "x",
+            dialect: Dialect::ClaudeCode,
+            run: &a,
+        },
+        Side {
+            name: "y",
+            dialect: Dialect::ClaudeCode,
+            run: &b,
+        },
+    );
+    assert_eq!(differing(&c), [Aspect::Exit, Aspect::ToolResults]);
+    assert_eq!(
+        c.row(Aspect::ToolResults).unwrap().note.as_deref(),
+        Some("y gives no result for Bash (t1)")
+    );
+    assert_eq!(
+        c.row(Aspect::Exit).unwrap().note.as_deref(),
+        Some("for the same outcome: success with is_error false")
+    );
+    // Identical runs: nothing differs.
+    let same = compare(
+        Side {
+            name: "x",
+            dialect: Dialect::ClaudeCode,
+            run: &a,
+        },
+        Side {
+            name: "y",
+            dialect: Dialect::ClaudeCode,
+            run: &a,
+        },
+    );
+    assert!(same.rows.iter().all(|r| r.verdict <= Verdict::Same));
+}
+
+// ---------------------------------------------------------------------------
+// Whole reports
+// ---------------------------------------------------------------------------
+
+#[test]
+fn observed_folders_make_a_report() {
+    let p = compare::observed(
+        &dir(CLAUDE),
+        &dir(CALIBAN),
+        &[],
+        "streamcheck compare --observed A B".into(),
+    )
+    .unwrap();
+    assert_eq!(
+        (p.a.name.as_str(), p.a.version.as_str()),
+        ("claude-code", "2.1.197")
+    );
+    assert_eq!(
+        (p.b.name.as_str(), p.b.dialect.as_str()),
+        ("caliban", "caliban")
+    );
+    let ids: Vec<&str> = p.scenarios.iter().map(|s| s.scenario.as_str()).collect();
+    assert!(ids.contains(&"input_foreign_shape"), "{ids:?}");
+    assert!(!ids.contains(&"input_claude_shape"), "{ids:?}");
+    assert_eq!(p.counts.not_compared, 0);
+    let by_id =
+        |id: &str| -> &ScenarioParity { p.scenarios.iter().find(|s| s.scenario == id).unwrap() };
+    assert!(by_id("text").differences.is_empty());
+    assert!(by_id("bash_tool").differences.is_empty());
+    assert_eq!(by_id("overloaded_529_then_ok").differences.len(), 1);
+    assert!(!p.known_shape_differences.is_empty());
+    assert!(p.unmapped_frames["claude-code"].contains(&"stream_event".to_string()));
+
+    let out = tempfile::tempdir().unwrap();
+    compare::write(out.path(), &p).unwrap();
+    let md = std::fs::read_to_string(out.path().join("parity.md")).unwrap();
+    assert!(md.starts_with(
+        "# Parity: claude-code 2.1.197 vs caliban 0.15.0\n\n```\nstreamcheck compare --observed A B\n```"
+    ));
+    assert!(md.contains("| [overloaded_529_then_ok](#overloaded_529_then_ok) |"));
+    assert!(md.contains("## Known shape differences"));
+    // Shape differences are listed once, not per scenario.
+    assert_eq!(md.matches("session_id: Claude Code puts a UUID").count(), 1);
+    let back: Parity =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("parity.json")).unwrap())
+            .unwrap();
+    assert_eq!(back, p);
+}
+
+#[test]
+fn compare_subcommand_over_captures_needs_no_cli() {
+    let out = tempfile::tempdir().unwrap();
+    let run = assert_cmd::Command::cargo_bin("streamcheck")
+        .unwrap()
+        .current_dir(out.path())
+        .arg("compare")
+        .arg("--observed")
+        .arg(dir(CLAUDE))
+        .arg(dir(CALIBAN))
+        .args(["--filter", "529", "--report-dir"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(
+        stdout.contains("differs     overloaded_529_then_ok: retries"),
+        "{stdout}"
+    );
+    let json: Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("parity.json")).unwrap()).unwrap();
+    assert_eq!(json["scenarios"].as_array().unwrap().len(), 1);
+    assert!(json["command"]
+        .as_str()
+        .unwrap()
+        .starts_with("streamcheck compare --observed "));
+}
+
+// ---------------------------------------------------------------------------
+// Live runs: the runner's mode for targets without an expectation
+// ---------------------------------------------------------------------------
+
+const CLAUDE_ONLY: &str = r#"
+description: a scenario written for Claude Code only
+features: [input-stream-json]
+stdin:
+  - {type: user, message: {role: user, content: "hi"}}
+args: [--dangerously-skip-permissions]
+expect:
+  claude-code:
+    exit_code: 0
+"#;
+
+fn scenario(text: &str) -> Scenario {
+    let root = Path::new("/nonexistent/scenarios");
+    Scenario::parse(text, &root.join("demo/claude-only.yaml"), root).unwrap()
+}
+
+/// A stand-in for caliban that rejects Claude Code's stdin frame like the real one.
+fn fake_caliban(dir: &Path) -> Target {
+    let program = dir.join("fake-caliban.sh");
+    std::fs::write(
+        &program,
+        "#!/bin/sh\ncat >/dev/null\necho '[caliban] input parse error: unknown field `message`, expected `content`' >&2\necho '{\"type\":\"result\",\"subtype\":\"error\",\"is_error\":true,\"error\":\"unknown field `message`, expected `content`\",\"session_id\":\"ephemeral\"}'\nexit 64\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    Target {
+        name: "caliban".into(),
+        dialect: Dialect::Caliban,
+        program,
+        version: "0.15.0".into(),
+        features: Default::default(),
+        known: Default::default(),
+        env: Default::default(),
+    }
+}
+
+#[test]
+fn runner_runs_a_target_without_expectation_only_when_asked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = scenario(CLAUDE_ONLY);
+    let target = fake_caliban(tmp.path());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let skipped = rt.block_on(runner::run(&s, &target, &RunOptions::default()));
+    assert!(
+        matches!(&skipped.status, Status::Skipped(why) if why.contains("no expectation for caliban")),
+        "{:?}",
+        skipped.status
+    );
+    let opts = RunOptions {
+        without_expectation: true,
+        ..RunOptions::default()
+    };
+    let ran = rt.block_on(runner::run(&s, &target, &opts));
+    assert_eq!(
+        ran.exit.code,
+        Some(64),
+        "{:?} {:?}",
+        ran.status,
+        ran.divergences
+    );
+    assert_eq!(ran.output.frames.len(), 1);
+    assert!(
+        ran.notes.iter().any(|n| n.contains("ran as written")),
+        "{:?}",
+        ran.notes
+    );
+    // It lacks input-stream-json in this stand-in's feature list, and still ran.
+    assert!(
+        ran.notes
+            .iter()
+            .any(|n| n.contains("ran for comparison although")),
+        "{:?}",
+        ran.notes
+    );
+}
+
+fn trial(target: &str, frames: Vec<Value>, code: i32, stderr: &str) -> Trial {
+    let s = scenario(CLAUDE_ONLY);
+    let mut t = Trial::skipped(&s, target, "1", String::new());
+    t.status = Status::Passed;
+    t.exit = Exit {
+        code: Some(code),
+        ..Exit::default()
+    };
+    t.output = streamcheck::output::Output::parse(
+        frames
+            .iter()
+            .map(|f| format!("{f}\n"))
+            .collect::<String>()
+            .as_bytes(),
+    );
+    t.stderr.head = stderr.to_string();
+    t.stderr.total_bytes = stderr.len() as u64;
+    t
+}
+
+#[test]
+fn parity_says_when_a_target_cannot_run_the_scenario_as_written() {
+    let s = scenario(CLAUDE_ONLY);
+    let a = trial(
+        "claude-code",
+        vec![
+            json!({"type": "system", "subtype": "init"}),
+            json!({"type": "assistant", "message": {"id": "m", "content": [{"type": "text", "text": "Hello!"}]}}),
+            json!({"type": "result", "subtype": "success", "is_error": false, "result": "Hello!"}),
+        ],
+        0,
+        "",
+    );
+    let b = trial(
+        "caliban",
+        vec![
+            json!({"type": "result", "subtype": "error", "is_error": true, "error": "unknown field `message`, expected `content`"}),
+        ],
+        64,
+        "[caliban] input parse error: unknown field `message`, expected `content`\n",
+    );
+    let (sp, _) = compare::compare_trials(&s, (&a, Dialect::ClaudeCode), (&b, Dialect::Caliban));
+    assert_eq!(sp.cannot_run_as_written, ["caliban"]);
+    let notes = sp.notes.join("\n");
+    assert!(
+        notes.contains("caliban has no expectation in this scenario"),
+        "{notes}"
+    );
+    assert!(notes.contains("Claude Code's shape"), "{notes}");
+    assert!(
+        notes.contains("--permission-mode bypassPermissions"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("caliban stderr: [caliban] input parse error"),
+        "{notes}"
+    );
+    // What follows from not running is not listed as differences in substance.
+    assert_eq!(sp.differences.len(), 1, "{:?}", sp.differences);
+    assert!(sp.differences[0].starts_with(
+        "caliban cannot run this scenario as written (exit 64: [caliban] input parse error"
+    ));
+    assert!(sp.differences[0].contains("claude-code exits 0"));
+    assert_eq!(
+        sp.aspects
+            .iter()
+            .find(|r| r.aspect == Aspect::Exit)
+            .unwrap()
+            .verdict,
+        Verdict::Differs
+    );
+
+    // A skipped side is not compared.
+    let mut skipped = b.clone();
+    skipped.status = Status::Skipped("caliban lacks tool:Task".into());
+    let (sp, _) =
+        compare::compare_trials(&s, (&a, Dialect::ClaudeCode), (&skipped, Dialect::Caliban));
+    assert_eq!(
+        sp.not_compared.as_deref(),
+        Some("caliban skipped it: caliban lacks tool:Task")
+    );
+}
+
+#[test]
+fn a_side_stalled_on_open_stdin_cannot_run_it_as_written() {
+    let s = scenario(
+        r#"
+description: stdin stays open until the first result
+stdin:
+  - {type: user, message: {role: user, content: "hi"}}
+close_stdin: {after_results: 1}
+expect:
+  claude-code: {}
+"#,
+    );
+    let a = trial(
+        "claude-code",
+        vec![
+            json!({"type": "result", "subtype": "success", "is_error": false, "result": "Hello!"}),
+        ],
+        0,
+        "",
+    );
+    let mut b = trial("caliban", vec![], 0, "");
+    b.exit = Exit {
+        code: None,
+        signal: Some(9),
+        killed: Some("timeout".into()),
+    };
+    let (sp, _) = compare::compare_trials(&s, (&a, Dialect::ClaudeCode), (&b, Dialect::Caliban));
+    assert_eq!(sp.cannot_run_as_written, ["caliban"]);
+    assert!(
+        sp.differences[0].contains("seems to read stdin to EOF before it starts"),
+        "{:?}",
+        sp.differences
+    );
+    assert!(sp.differences[0].contains("claude-code exits 0"));
+}

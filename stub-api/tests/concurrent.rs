@@ -66,3 +66,36 @@ async fn drop_stops_the_server_too() {
     }
     assert!(closed);
 }
+
+/// The listening socket is bound to 127.0.0.1 itself, not to every interface: read the
+/// kernel's socket table rather than trusting what the server reports.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn listens_on_loopback_only() {
+    let server = StubServer::start(script("steps: []")).await.unwrap();
+    let port = format!("{:04X}", server.addr().port());
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap();
+    let listening: Vec<&str> = table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let cols: Vec<&str> = line.split_whitespace().collect();
+            let (local, state) = (cols.get(1)?, cols.get(3)?);
+            (local.ends_with(&format!(":{port}")) && *state == "0A").then_some(*local)
+        })
+        .collect();
+    assert_eq!(
+        listening,
+        vec![format!("0100007F:{port}")],
+        "bound to 127.0.0.1 only"
+    );
+    let table6 = std::fs::read_to_string("/proc/net/tcp6").unwrap_or_default();
+    assert!(
+        !table6.lines().any(|l| l
+            .split_whitespace()
+            .nth(1)
+            .is_some_and(|a| a.ends_with(&format!(":{port}")))),
+        "no IPv6 listener on the same port"
+    );
+    server.shutdown().await;
+}

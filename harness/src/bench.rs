@@ -43,6 +43,14 @@ pub enum Part {
 impl Part {
     pub const ALL: [Part; 4] = [Part::Overhead, Part::Scaling, Part::Matcher, Part::Stub];
 
+    /// The parts named (comma-separated or repeated); none named: all of them.
+    pub fn parse_list(names: &[String]) -> Result<Vec<Part>, String> {
+        if names.is_empty() {
+            return Ok(Part::ALL.to_vec());
+        }
+        names.iter().map(|n| Part::parse(n.trim())).collect()
+    }
+
     pub fn parse(s: &str) -> Result<Part, String> {
         match s {
             "overhead" => Ok(Part::Overhead),
@@ -84,8 +92,9 @@ pub struct Options {
     pub scenarios: Vec<String>,
     /// `--jobs` levels of the scaling part.
     pub jobs: Vec<usize>,
-    /// The scaling subset: `--shard K/N` of the suite, or the whole suite.
-    pub shard: Option<(usize, usize)>,
+    /// The scaling subset: this many scenarios runnable on the target, spread over the
+    /// suite (every k-th by id), or the whole suite.
+    pub subset: Option<usize>,
     /// Synthetic output sizes (frames) for the matcher part.
     pub sizes: Vec<usize>,
     /// Request counts of the stub part (small bodies, 87 KB bodies) and its time limit per load.
@@ -104,7 +113,7 @@ impl Default for Options {
             reps: 5,
             scenarios: OVERHEAD_SCENARIOS.iter().map(|s| s.to_string()).collect(),
             jobs: vec![1, 2, 4],
-            shard: Some((1, 4)),
+            subset: Some(20),
             sizes: vec![1_000, 10_000, 100_000],
             small_requests: 100_000,
             large_requests: 10_000,
@@ -113,6 +122,17 @@ impl Default for Options {
             observed: PathBuf::from(OBSERVED_REQUESTS),
             aimock_version: AIMOCK_VERSION.into(),
         }
+    }
+}
+
+/// `all` or a number of scenarios.
+pub fn parse_subset(s: &str) -> Result<Option<usize>, String> {
+    match s {
+        "all" => Ok(None),
+        n => n
+            .parse()
+            .map(Some)
+            .map_err(|_| format!("--subset `{n}`: give a number of scenarios or `all`")),
     }
 }
 
@@ -341,13 +361,15 @@ fn not_bare_runnable(s: &Scenario, target: &Target) -> Option<String> {
         return Some(format!("skipped on {}: {why}", target.name));
     }
     let paused = s
-        .file
-        .stdin
-        .iter()
+        .stdin(expect)
+        .into_iter()
         .flatten()
         .any(|l| matches!(l, StdinLine::AfterResults { .. }));
     if paused || s.file.close_stdin != CloseStdin::Immediately {
         return Some("its stdin waits for results".into());
+    }
+    if s.file.signal.is_some() {
+        return Some("it signals the CLI".into());
     }
     None
 }
@@ -393,8 +415,10 @@ fn bare_run(rt: &tokio::runtime::Runtime, s: &Scenario, target: &Target) -> Resu
     for d in [&workspace, &home, &tmp] {
         std::fs::create_dir_all(d).map_err(|e| e.to_string())?;
     }
-    for (name, content) in &s.file.files {
-        let path = workspace.join(name);
+    let files = s.file.files.iter().map(|(n, c)| (&workspace, n, c));
+    let home_files = s.file.home_files.iter().map(|(n, c)| (&home, n, c));
+    for (dir, name, content) in files.chain(home_files) {
+        let path = dir.join(name);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
         }
@@ -410,14 +434,13 @@ fn bare_run(rt: &tokio::runtime::Runtime, s: &Scenario, target: &Target) -> Resu
         script.builtin_rules.push(title);
     }
     let stdin: Vec<u8> = s
-        .file
-        .stdin
-        .iter()
+        .stdin(expect)
+        .into_iter()
         .flatten()
         .filter_map(StdinLine::to_line)
         .flat_map(|l| (l + "\n").into_bytes())
         .collect();
-    let has_stdin = s.file.stdin.is_some();
+    let has_stdin = s.stdin(expect).is_some();
     rt.block_on(async {
         let server = stub_api::StubServer::start(script)
             .await
@@ -516,17 +539,25 @@ fn scaling(project: &Project, exe: &Path, opts: &Options) -> Result<String, Stri
         .tempdir()
         .map_err(|e| e.to_string())?;
     let (all, _) = scenario::load_all(&project.scenarios_dir());
-    let (subset_args, subset) = match opts.shard {
-        Some((k, n)) => (
-            vec!["--shard".to_string(), format!("{k}/{n}")],
-            format!(
-                "shard {k}/{n} of the suite ({} of {} scenarios)",
-                all.iter()
-                    .filter(|s| crate::suite::shard_of(&s.id, n) == k)
-                    .count(),
-                all.len()
-            ),
-        ),
+    let target = target::resolve(&TargetSpec::parse("claude-code")?, project, false)
+        .map_err(|e| e.to_string())?;
+    let (subset_args, subset) = match opts.subset {
+        Some(n) => {
+            let (ids, runnable) = spread_subset(&all, &target, n);
+            let args = ids
+                .iter()
+                .flat_map(|id| ["-f".to_string(), id.clone()])
+                .collect();
+            let text = format!(
+                "{} scenarios spread evenly by id over the {runnable} of the suite's {} that run on {} {} ({})",
+                ids.len(),
+                all.len(),
+                target.name,
+                target.version,
+                ids.join(", ")
+            );
+            (args, text)
+        }
         None => (
             Vec::new(),
             format!("the whole suite ({} scenarios)", all.len()),
@@ -535,15 +566,16 @@ fn scaling(project: &Project, exe: &Path, opts: &Options) -> Result<String, Stri
     let mut md = String::new();
     let _ = writeln!(
         md,
-        "### Suite scaling\n\n`streamcheck run --jobs N {}`: {subset}, on {cores} cores. CPU = user + system time of the whole process tree (getrusage of reaped children); busy = CPU / (wall × cores).\n",
-        subset_args.join(" ")
+        "### Suite scaling\n\n`streamcheck run --jobs N{}`: {subset}; on {cores} cores. CPU = user + system time of the whole process tree (getrusage of reaped children); busy = CPU / (wall × cores), beside what other processes on the machine used meanwhile.\n",
+        if subset_args.is_empty() { "" } else { " -f ID ..." }
     );
-    md.push_str("| jobs | wall (s) | speed-up | CPU (s) | CPU per trial (s) | wall per trial (s) | busy | passed / failed / skipped |\n|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    md.push_str("| jobs | wall (s) | speed-up | CPU (s) | CPU per trial (s) | wall per trial (s) | busy: suite + others | passed / failed / skipped |\n|---:|---:|---:|---:|---:|---:|---:|---|\n");
     let mut base: Option<f64> = None;
     let mut cpu_per_wall_1 = None;
     for &jobs in &opts.jobs {
         eprintln!("bench: suite subset at --jobs {jobs} ...");
         let dir = tmp.path().join(format!("jobs-{jobs}"));
+        let meter = Meter::start();
         let cpu = children_cpu();
         let t = Instant::now();
         let out = Command::new(exe)
@@ -567,11 +599,12 @@ fn scaling(project: &Project, exe: &Path, opts: &Options) -> Result<String, Stri
         }
         let _ = writeln!(
             md,
-            "| {jobs} | {wall:.1} | {:.2}x | {cpu:.1} | {:.2} | {:.2} | {:.0} % | {passed} / {failed} / {skipped} |",
+            "| {jobs} | {wall:.1} | {:.2}x | {cpu:.1} | {:.2} | {:.2} | {:.0} % + {:.0} % | {passed} / {failed} / {skipped} |",
             b / wall,
             cpu / trials,
             wall / trials,
             100.0 * cpu / (wall * cores as f64),
+            100.0 * meter.others_busy(),
         );
     }
     if let Some(r) = cpu_per_wall_1 {
@@ -583,6 +616,27 @@ fn scaling(project: &Project, exe: &Path, opts: &Options) -> Result<String, Stri
         );
     }
     Ok(md)
+}
+
+/// `n` scenarios that run on `target` (not skipped), spread evenly over the suite by id,
+/// each named by an id that `-f` takes alone (not part of another id).
+fn spread_subset(all: &[Scenario], target: &Target, n: usize) -> (Vec<String>, usize) {
+    let runnable: Vec<&str> = all
+        .iter()
+        .filter(|s| {
+            s.file
+                .expect
+                .get(target.dialect.expect_key())
+                .is_some_and(|e| target.unmet(s, e).is_none())
+        })
+        .map(|s| s.id.as_str())
+        .filter(|id| all.iter().filter(|o| o.id.contains(id)).count() == 1)
+        .collect();
+    let step = (runnable.len() as f64 / n.max(1) as f64).max(1.0);
+    let ids = (0..n.min(runnable.len()))
+        .map(|i| runnable[(i as f64 * step) as usize].to_string())
+        .collect();
+    (ids, runnable.len())
 }
 
 /// `N passed, N failed, N skipped` from `streamcheck run`'s last line.
@@ -705,11 +759,14 @@ fn frames(values: Vec<Value>) -> Vec<Frame> {
         .collect()
 }
 
-/// Median wall time of `f` over `reps` calls.
+/// Median wall time of `f` over up to `reps` calls (fewer once 2 s went by: at least one).
 fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
     let mut times = Vec::new();
+    let started = Instant::now();
     let mut last = None;
-    for _ in 0..reps.max(1) {
+    while times.len() < reps.max(1)
+        && (times.is_empty() || started.elapsed() < Duration::from_secs(2))
+    {
         let t = Instant::now();
         let out = std::hint::black_box(f());
         times.push(t.elapsed());
@@ -1380,33 +1437,5 @@ mod tests {
     fn parts() {
         assert_eq!(Part::parse("stub"), Ok(Part::Stub));
         assert!(Part::parse("all").is_err());
-    }
-}
-#[cfg(test)]
-mod prof {
-    use super::*;
-    #[test]
-    #[ignore]
-    fn prof_diff() {
-        let n: usize = std::env::var("N")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(20000);
-        let s = synthetic(n);
-        let actual: Vec<Value> = s.frames.iter().map(|f| f.value.clone()).collect();
-        let short: Vec<Value> = s
-            .sources
-            .iter()
-            .filter(|v| v.get("type") != Some(&json!("stream_event")))
-            .cloned()
-            .collect();
-        let src = if std::env::var("SHORT").is_ok() {
-            short
-        } else {
-            s.sources.clone()
-        };
-        let t = Instant::now();
-        let d = report::frame_diff(&src, &actual, &Vars::default());
-        eprintln!("diff {n}: {:?} {}", t.elapsed(), d.len());
     }
 }

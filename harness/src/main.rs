@@ -107,8 +107,8 @@ enum Cmd {
         /// --jobs levels of the scaling part.
         #[arg(long, value_delimiter = ',', default_value = "1,2,4")]
         jobs: Vec<usize>,
-        /// The scaling part's subset: a shard K/N of the suite, or `all`.
-        #[arg(long, default_value = "1/4")]
+        /// The scaling part's subset: N scenarios runnable on Claude Code, or `all`.
+        #[arg(long, default_value = "20")]
         subset: String,
         /// Also write the Markdown tables to this file.
         #[arg(long)]
@@ -391,18 +391,10 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
         } => {
             let project = project(cli.root)?;
             let opts = streamcheck::bench::Options {
-                parts: match parts.is_empty() {
-                    true => streamcheck::bench::Part::ALL.to_vec(),
-                    false => parts
-                        .iter()
-                        .map(|p| streamcheck::bench::Part::parse(p))
-                        .collect::<Result<_, _>>()?,
-                },
+                parts: streamcheck::bench::Part::parse_list(&parts)?,
                 reps,
                 jobs,
-                shard: (subset != "all")
-                    .then(|| suite::parse_shard(&subset))
-                    .transpose()?,
+                subset: streamcheck::bench::parse_subset(&subset)?,
                 ..Default::default()
             };
             let md = streamcheck::bench::run(&project, &opts)?;

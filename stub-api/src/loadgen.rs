@@ -44,6 +44,8 @@ pub struct LoadReport {
     pub latencies_us: Vec<u32>,
     /// True when the time limit stopped the run before `requests` were sent.
     pub stopped_at_time_limit: bool,
+    /// CPU time the client itself used (its one thread), in clock ticks; 0 when unknown.
+    pub client_cpu_ticks: u64,
 }
 
 impl LoadReport {
@@ -93,7 +95,12 @@ pub fn run_blocking(addr: SocketAddr, request: &[u8], load: &Load) -> LoadReport
         .enable_all()
         .build()
     {
-        Ok(rt) => rt.block_on(run(addr, request, load)),
+        Ok(rt) => {
+            let before = cpu_ticks_of("/proc/thread-self/stat");
+            let mut report = rt.block_on(run(addr, request, load));
+            report.client_cpu_ticks = cpu_ticks_of("/proc/thread-self/stat").saturating_sub(before);
+            report
+        }
         Err(e) => LoadReport {
             error: Some(format!("cannot build a runtime: {e}")),
             ..LoadReport::default()
@@ -274,7 +281,11 @@ pub fn status_kb(pid: u32, key: &str) -> u64 {
 
 /// User + system CPU time of a process, in clock ticks (1/100 s); 0 when unknown.
 pub fn cpu_ticks(pid: u32) -> u64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    cpu_ticks_of(&format!("/proc/{pid}/stat"))
+}
+
+fn cpu_ticks_of(stat_path: &str) -> u64 {
+    let stat = std::fs::read_to_string(stat_path).unwrap_or_default();
     // Fields after the parenthesized command name; utime and stime are fields 14 and 15.
     let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
     let fields: Vec<&str> = rest.split_whitespace().collect();

@@ -95,6 +95,10 @@ pub async fn run(
                 Err(e) => {
                     let _ = tx.send(Trial::skipped(&scenario, &e.target, "-", e.to_string()));
                 }
+                // A scenario written for other targets only is not a trial of this one.
+                Ok(t)
+                    if !opts.without_expectation
+                        && !scenario.file.expect.contains_key(t.dialect.expect_key()) => {}
                 Ok(t) => {
                     let (t, scenario, opts, permits, tx) = (
                         t.clone(),

@@ -107,6 +107,9 @@ enum Cmd {
         /// --jobs levels of the scaling part.
         #[arg(long, value_delimiter = ',', default_value = "1,2,4")]
         jobs: Vec<usize>,
+        /// Scenarios of the overhead part (default: ten varied ones). Repeatable.
+        #[arg(long = "scenario")]
+        scenarios: Vec<String>,
         /// The scaling part's subset: N scenarios runnable on Claude Code, or `all`.
         #[arg(long, default_value = "20")]
         subset: String,
@@ -385,6 +388,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
         Cmd::Bench {
             parts,
             reps,
+            scenarios,
             jobs,
             subset,
             out,
@@ -396,7 +400,8 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
                 jobs,
                 subset: streamcheck::bench::parse_subset(&subset)?,
                 ..Default::default()
-            };
+            }
+            .with_scenarios(scenarios);
             let md = streamcheck::bench::run(&project, &opts)?;
             println!("{md}");
             if let Some(out) = out {

@@ -570,14 +570,22 @@ fn load(
         filters: pick.filters.clone(),
         shard: pick.shard.as_deref().map(suite::parse_shard).transpose()?,
     };
-    let (scenarios, errors) = scenario::load_all(&project.scenarios_dir());
-    Ok((
-        scenarios
-            .into_iter()
-            .filter(|s| selection.takes(&s.id))
-            .collect(),
-        errors,
-    ))
+    // Parse only what the selection takes: a one-scenario run should not pay for the
+    // whole catalogue, and a broken file outside it is `check`'s business, not this run's.
+    let dir = project.scenarios_dir();
+    let paths =
+        scenario::discover(&dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+    let (mut scenarios, mut errors) = (Vec::new(), Vec::new());
+    for path in paths
+        .iter()
+        .filter(|p| selection.takes(&scenario::id_of(p, &dir)))
+    {
+        match Scenario::load(path, &dir) {
+            Ok(s) => scenarios.push(s),
+            Err(e) => errors.push(e),
+        }
+    }
+    Ok((scenarios, errors))
 }
 
 fn paint(s: &str, code: &str, color: bool) -> String {

@@ -44,7 +44,7 @@ pub struct FrameRules<'a> {
 
 /// Above this many explored states an any-order group of multi-frame runs gives up
 /// searching and reports an order divergence instead of going exponential.
-const SEARCH_BUDGET: usize = 200_000;
+const SEARCH_BUDGET: usize = 50_000;
 
 /// Returns the first frame-sequence divergence (later ones are ambiguous once
 /// alignment is lost) plus every frame matching an `absent` pattern.

@@ -7,6 +7,7 @@ use crate::pattern::{Captures, Pattern, Vars};
 use crate::runner::{Status, Trial};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -617,37 +618,71 @@ pub fn frame_diff(expected: &[Value], actual: &[Value], vars: &Vars) -> String {
             _ => vec![e],
         })
         .collect();
+    let aligner = Aligner::new(&flat);
     let left: String = flat.iter().map(|p| format!("{}\n", p)).collect();
     let right: String = actual
         .iter()
         .enumerate()
         .map(|(i, a)| {
-            let shown = match align(&flat, i, a) {
+            let shown = match aligner.pattern_for(i, a) {
                 Some(p) => redact(&project(a, p, vars), vars),
                 None => headline(a),
             };
             format!("{shown}\n")
         })
         .collect();
-    similar::TextDiff::from_lines(&left, &right)
+    // Myers is quadratic when the sides differ a lot (100k frames); past the deadline it
+    // falls back to a coarser but still correct diff.
+    similar::TextDiff::configure()
+        .timeout(Duration::from_millis(500))
+        .diff_lines(&left, &right)
         .unified_diff()
         .context_radius(3)
         .header("expected", "actual")
         .to_string()
 }
 
-/// The pattern to show frame `i` against: the one at the same position if it is
-/// about the same kind of frame, else the first pattern about that kind.
-fn align<'a>(flat: &[&'a Value], i: usize, frame: &Value) -> Option<&'a Value> {
-    let same_kind = |p: &Value| {
-        ["type", "subtype"].iter().all(|k| {
-            p.get(k)
-                .is_none_or(|want| !want.is_string() || frame.get(k) == Some(want))
-        }) && p.get("type").is_some()
-    };
-    match flat.get(i) {
-        Some(p) if same_kind(p) => Some(p),
-        _ => flat.iter().copied().find(|p| same_kind(p)),
+/// The pattern to show each frame against: the one at the same position if it is about
+/// the same kind of frame (type, subtype), else the first pattern about that kind.
+struct Aligner<'a> {
+    flat: &'a [&'a Value],
+    /// First pattern per (type, subtype or "" when the pattern names none).
+    first: HashMap<(String, String), &'a Value>,
+}
+
+impl<'a> Aligner<'a> {
+    fn new(flat: &'a [&'a Value]) -> Self {
+        let mut first = HashMap::new();
+        for p in flat {
+            if let Some(ty) = p.get("type").and_then(Value::as_str) {
+                let sub = p.get("subtype").and_then(Value::as_str).unwrap_or("");
+                first.entry((ty.to_string(), sub.to_string())).or_insert(*p);
+            }
+        }
+        Aligner { flat, first }
+    }
+
+    fn pattern_for(&self, i: usize, frame: &Value) -> Option<&'a Value> {
+        let same_kind = |p: &Value| {
+            p.get("type").is_some()
+                && ["type", "subtype"].iter().all(|k| {
+                    p.get(k)
+                        .is_none_or(|want| !want.is_string() || frame.get(k) == Some(want))
+                })
+        };
+        if let Some(p) = self.flat.get(i).filter(|p| same_kind(p)) {
+            return Some(p);
+        }
+        let ty = frame.get("type").and_then(Value::as_str)?.to_string();
+        let sub = frame
+            .get("subtype")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        self.first
+            .get(&(ty.clone(), sub))
+            .or_else(|| self.first.get(&(ty, String::new())))
+            .copied()
     }
 }
 

@@ -697,21 +697,23 @@ fn headline(v: &Value) -> Value {
 }
 
 fn project(actual: &Value, pattern: &Value, vars: &Vars) -> Value {
-    if let Ok(p) = Pattern::compile(pattern) {
-        let is_operator = match pattern {
-            Value::String(s) => s.starts_with('$') && !s.starts_with("$$"),
-            Value::Object(m) => m.len() == 1 && m.keys().all(|k| k.starts_with('$')),
-            _ => false,
+    let is_operator = match pattern {
+        Value::String(s) => s.starts_with('$') && !s.starts_with("$$"),
+        Value::Object(m) => m.len() == 1 && m.keys().all(|k| k.starts_with('$')),
+        _ => false,
+    };
+    // Only operators need compiling: compiling every level would make this quadratic.
+    if is_operator {
+        let capture_like = pattern
+            .as_object()
+            .is_some_and(|m| m.contains_key("$capture") || m.contains_key("$ref"));
+        let accepted = capture_like
+            || Pattern::compile(pattern).is_ok_and(|p| p.is_match(actual, vars, &Captures::new()));
+        return if accepted {
+            pattern.clone()
+        } else {
+            actual.clone()
         };
-        if is_operator {
-            let capture_like = pattern
-                .as_object()
-                .is_some_and(|m| m.contains_key("$capture") || m.contains_key("$ref"));
-            if capture_like || p.is_match(actual, vars, &Captures::new()) {
-                return pattern.clone();
-            }
-            return actual.clone();
-        }
     }
     match (actual, pattern) {
         (Value::Object(a), Value::Object(p)) => Value::Object(

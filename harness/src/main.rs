@@ -37,24 +37,31 @@ struct Pick {
     shard: Option<String>,
 }
 
+/// How trials run: shared by every command that runs scenarios.
+#[derive(clap::Args, Clone)]
+struct Exec {
+    /// Trials at once (default: number of CPUs).
+    #[arg(long, short = 'j')]
+    jobs: Option<usize>,
+    /// Per-trial timeout in seconds when a scenario sets none.
+    #[arg(long, default_value_t = 60)]
+    timeout: u64,
+    /// Do not install missing targets: skip them with the install command instead.
+    #[arg(long)]
+    no_install: bool,
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Run scenarios against targets and write reports.
     Run {
         #[command(flatten)]
         pick: Pick,
-        /// Trials at once (default: number of CPUs).
-        #[arg(long, short = 'j')]
-        jobs: Option<usize>,
+        #[command(flatten)]
+        exec: Exec,
         /// Where reports go (default reports/runs/<timestamp>/).
         #[arg(long)]
         report_dir: Option<PathBuf>,
-        /// Per-trial timeout in seconds when a scenario sets none.
-        #[arg(long, default_value_t = 60)]
-        timeout: u64,
-        /// Do not install missing targets: skip them with the install command instead.
-        #[arg(long)]
-        no_install: bool,
     },
     /// List scenarios (id, description).
     List {
@@ -80,15 +87,11 @@ enum Cmd {
     Compare {
         #[command(flatten)]
         pick: Pick,
-        #[arg(long, short = 'j')]
-        jobs: Option<usize>,
+        #[command(flatten)]
+        exec: Exec,
         /// Where parity.md, parity.json and the runs' reports go (default reports/parity/<timestamp>/).
         #[arg(long)]
         report_dir: Option<PathBuf>,
-        #[arg(long, default_value_t = 60)]
-        timeout: u64,
-        #[arg(long)]
-        no_install: bool,
         /// Compare two capture folders (NAME.stdout.jsonl, NAME.exit_code, ...) instead of running anything.
         #[arg(long, num_args = 2, value_names = ["DIR_A", "DIR_B"])]
         observed: Option<Vec<PathBuf>>,
@@ -121,15 +124,11 @@ enum Cmd {
     Record {
         #[command(flatten)]
         pick: Pick,
-        #[arg(long, short = 'j')]
-        jobs: Option<usize>,
+        #[command(flatten)]
+        exec: Exec,
         /// Where the runs' reports go (default reports/runs/<timestamp>/).
         #[arg(long)]
         report_dir: Option<PathBuf>,
-        #[arg(long, default_value_t = 60)]
-        timeout: u64,
-        #[arg(long)]
-        no_install: bool,
         /// Run each scenario this many times; values that differ between runs are generalised.
         #[arg(long, default_value_t = 1)]
         runs: usize,
@@ -153,18 +152,14 @@ enum Cmd {
     Drift {
         #[command(flatten)]
         pick: Pick,
-        #[arg(long, short = 'j')]
-        jobs: Option<usize>,
+        #[command(flatten)]
+        exec: Exec,
         /// Where drift.md and drift.json go (default reports/drift/<timestamp>/).
         #[arg(long)]
         report_dir: Option<PathBuf>,
         /// Where the runs' own reports and outputs.json go (default reports/runs/<timestamp>/).
         #[arg(long)]
         run_dir: Option<PathBuf>,
-        #[arg(long, default_value_t = 60)]
-        timeout: u64,
-        #[arg(long)]
-        no_install: bool,
         /// Diff the outputs.json of an earlier drift run instead of running anything.
         #[arg(long)]
         replay: Option<PathBuf>,
@@ -210,10 +205,13 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
         Cmd::Record {
             pick,
-            jobs,
+            exec:
+                Exec {
+                    jobs,
+                    timeout,
+                    no_install,
+                },
             report_dir,
-            timeout,
-            no_install,
             runs,
             failing_only,
         } => {
@@ -268,11 +266,14 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
         }
         Cmd::Drift {
             pick,
-            jobs,
+            exec:
+                Exec {
+                    jobs,
+                    timeout,
+                    no_install,
+                },
             report_dir,
             run_dir,
-            timeout,
-            no_install,
             replay,
             notes,
         } => {
@@ -324,10 +325,13 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
         }
         Cmd::Compare {
             pick,
-            jobs,
+            exec:
+                Exec {
+                    jobs,
+                    timeout,
+                    no_install,
+                },
             report_dir,
-            timeout,
-            no_install,
             observed,
         } => {
             let command = std::env::args()
@@ -451,10 +455,13 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
         Cmd::Merge { dirs, out } => merge(&dirs, &out),
         Cmd::Run {
             pick,
-            jobs,
+            exec:
+                Exec {
+                    jobs,
+                    timeout,
+                    no_install,
+                },
             report_dir,
-            timeout,
-            no_install,
         } => {
             let project = project(cli.root)?;
             let (scenarios, errors) = load(&project, &pick)?;

@@ -51,6 +51,31 @@ struct Exec {
     no_install: bool,
 }
 
+impl Exec {
+    fn jobs(&self) -> usize {
+        self.jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+    }
+
+    fn run_options(&self) -> RunOptions {
+        RunOptions {
+            timeout: Duration::from_secs(self.timeout),
+            ..RunOptions::default()
+        }
+    }
+
+    fn resolve(
+        &self,
+        specs: &[TargetSpec],
+        project: &Project,
+    ) -> Vec<Result<target::Target, target::NotInstalled>> {
+        specs
+            .iter()
+            .map(|s| target::resolve(s, project, !self.no_install))
+            .collect()
+    }
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Run scenarios against targets and write reports.
@@ -205,12 +230,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
         Cmd::Record {
             pick,
-            exec:
-                Exec {
-                    jobs,
-                    timeout,
-                    no_install,
-                },
+            exec,
             report_dir,
             runs,
             failing_only,
@@ -220,16 +240,10 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             for e in &errors {
                 eprintln!("error: {e}");
             }
-            let targets: Vec<_> = specs(&pick)?
-                .iter()
-                .map(|s| target::resolve(s, &project, !no_install))
-                .collect();
+            let targets: Vec<_> = exec.resolve(&specs(&pick)?, &project);
             let opts = record::RecordOptions {
-                jobs: jobs.unwrap_or_else(default_jobs),
-                run: RunOptions {
-                    timeout: Duration::from_secs(timeout),
-                    ..RunOptions::default()
-                },
+                jobs: exec.jobs(),
+                run: exec.run_options(),
                 runs,
                 failing_only,
                 report_dir: report_dir.unwrap_or_else(|| ReportWriter::default_dir(&project.root)),
@@ -266,12 +280,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
         }
         Cmd::Drift {
             pick,
-            exec:
-                Exec {
-                    jobs,
-                    timeout,
-                    no_install,
-                },
+            exec,
             report_dir,
             run_dir,
             replay,
@@ -284,12 +293,9 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
                 .join(" ");
             let stamp = report::timestamp(std::time::SystemTime::now()).replace(':', "");
             let opts = drift::DriftOptions {
-                jobs: jobs.unwrap_or_else(default_jobs),
-                run: RunOptions {
-                    timeout: Duration::from_secs(timeout),
-                    ..RunOptions::default()
-                },
-                install: !no_install,
+                jobs: exec.jobs(),
+                run: exec.run_options(),
+                install: !exec.no_install,
                 report_dir: report_dir
                     .unwrap_or_else(|| project.root.join("reports/drift").join(&stamp)),
                 run_dir: run_dir.unwrap_or_else(|| ReportWriter::default_dir(&project.root)),
@@ -325,12 +331,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
         }
         Cmd::Compare {
             pick,
-            exec:
-                Exec {
-                    jobs,
-                    timeout,
-                    no_install,
-                },
+            exec,
             report_dir,
             observed,
         } => {
@@ -360,20 +361,14 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
                     for e in &errors {
                         eprintln!("error: {e}");
                     }
-                    let targets: Vec<_> = specs(&pick)?
-                        .iter()
-                        .map(|s| target::resolve(s, &project, !no_install))
-                        .collect();
+                    let targets: Vec<_> = exec.resolve(&specs(&pick)?, &project);
                     let dir = report_dir
                         .unwrap_or_else(|| project.root.join("reports/parity").join(&stamp));
                     let live = compare::LiveRun {
                         scenarios,
                         targets: &targets,
-                        jobs: jobs.unwrap_or_else(default_jobs),
-                        opts: RunOptions {
-                            timeout: Duration::from_secs(timeout),
-                            ..RunOptions::default()
-                        },
+                        jobs: exec.jobs(),
+                        opts: exec.run_options(),
                         report_dir: dir.clone(),
                         command,
                     };
@@ -455,21 +450,13 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
         Cmd::Merge { dirs, out } => merge(&dirs, &out),
         Cmd::Run {
             pick,
-            exec:
-                Exec {
-                    jobs,
-                    timeout,
-                    no_install,
-                },
+            exec,
             report_dir,
         } => {
             let project = project(cli.root)?;
             let (scenarios, errors) = load(&project, &pick)?;
             let specs = specs(&pick)?;
-            let targets: Vec<_> = specs
-                .iter()
-                .map(|s| target::resolve(s, &project, !no_install))
-                .collect();
+            let targets: Vec<_> = exec.resolve(&specs, &project);
             let dir = report_dir.unwrap_or_else(|| ReportWriter::default_dir(&project.root));
             let mut writer = ReportWriter::create(
                 &dir,
@@ -480,12 +467,8 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             for e in &errors {
                 eprintln!("error: {e}");
             }
-            let jobs =
-                jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
-            let opts = RunOptions {
-                timeout: Duration::from_secs(timeout),
-                ..RunOptions::default()
-            };
+            let jobs = exec.jobs();
+            let opts = exec.run_options();
             let total = scenarios.len() * targets.len();
             let color = std::io::stdout().is_terminal();
             let bar = (std::io::stderr().is_terminal() && total > 8).then(|| {
@@ -548,10 +531,6 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             })
         }
     }
-}
-
-fn default_jobs() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get())
 }
 
 fn specs(pick: &Pick) -> Result<Vec<TargetSpec>, String> {

@@ -954,40 +954,8 @@ fn render_pair(s: &mut String, p: &PairDrift) {
         }
         s.push('\n');
     }
-    if !p.exit_codes.is_empty() {
-        let _ = writeln!(
-            s,
-            "### Exit codes\n\n| scenario | {} | {} |\n|---|---|---|",
-            p.from, p.to
-        );
-        for c in &p.exit_codes {
-            let _ = writeln!(
-                s,
-                "| `{}` | {} | {} |",
-                c.scenario,
-                md_escape(&c.from),
-                md_escape(&c.to)
-            );
-        }
-        s.push('\n');
-    }
-    if !p.result_subtypes.is_empty() {
-        let _ = writeln!(
-            s,
-            "### Result subtypes\n\n| scenario | {} | {} |\n|---|---|---|",
-            p.from, p.to
-        );
-        for c in &p.result_subtypes {
-            let _ = writeln!(
-                s,
-                "| `{}` | {} | {} |",
-                c.scenario,
-                md_escape(&c.from),
-                md_escape(&c.to)
-            );
-        }
-        s.push('\n');
-    }
+    change_table(s, "Exit codes", &p.exit_codes, &p.from, &p.to);
+    change_table(s, "Result subtypes", &p.result_subtypes, &p.from, &p.to);
     if !p.sequences.is_empty() {
         let _ = writeln!(s, "### Frame sequences\n");
         for q in &p.sequences {
@@ -1216,4 +1184,25 @@ fn write(
     let json = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())? + "\n";
     write_atomic(&json_path, json.as_bytes()).map_err(|e| err(&json_path, e))?;
     Ok(file)
+}
+
+/// A `### title` table of per-scenario before/after values, if there are any.
+fn change_table(s: &mut String, title: &str, changes: &[Change], from: &str, to: &str) {
+    if changes.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "### {title}\n\n| scenario | {from} | {to} |\n|---|---|---|"
+    );
+    for c in changes {
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} |",
+            c.scenario,
+            md_escape(&c.from),
+            md_escape(&c.to)
+        );
+    }
+    s.push('\n');
 }

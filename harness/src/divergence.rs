@@ -37,6 +37,8 @@ pub enum Kind {
     Spawn,
     /// A scenario listed as a known divergence of the target passes now.
     KnownDivergencePasses,
+    /// The harness itself failed (a panic, a trial that never reported): never the CLI's fault.
+    HarnessError,
 }
 
 impl Kind {
@@ -58,6 +60,7 @@ impl Kind {
             Kind::Workspace => "workspace file",
             Kind::Spawn => "spawn failure",
             Kind::KnownDivergencePasses => "known divergence passes",
+            Kind::HarnessError => "harness error",
         }
     }
 }

@@ -233,63 +233,73 @@ fn solve_interleaving(
     caps: &mut Captures,
     e_idx: usize,
 ) -> Result<(), Divergence> {
-    // A frame no pattern of the group accepts is the clearest thing to report.
-    for f in window {
-        if !runs
-            .iter()
-            .flatten()
-            .any(|p| p.is_match(&f.value, vars, caps))
-        {
+    // Kuhn's matching is exact for single-frame runs whose patterns do not depend on each
+    // other's captures; the search, which binds captures along its path, covers the rest.
+    let order = runs
+        .iter()
+        .all(|r| r.len() == 1)
+        .then(|| bipartite(runs, window, vars, caps))
+        .flatten()
+        .or_else(|| Search::new(runs, window, vars).run(caps));
+    let Some(order) = order else {
+        return Err(no_interleaving(runs, window, vars, caps, e_idx));
+    };
+    // Bind captures in the order the frames came. Two members capturing one name with
+    // different values (or a $ref to a later member) is a divergence, not a harness error.
+    for (f, (r, k)) in window.iter().zip(order) {
+        if let Err(m) = runs[r][k].check(&f.value, vars, caps) {
             return Err(frame_div(
-                Kind::UnexpectedFrame,
+                Kind::FieldMismatch,
                 format!(
-                    "frame {} matches no pattern of the any_order group (entry {e_idx})",
-                    f.index
+                    "frame {} in the any_order group (entry {e_idx}) conflicts with a capture of another member: {}",
+                    f.index, m.reason
                 ),
                 f,
             )
-            .expected(group_source(runs)));
+            .at_path(m.path.clone())
+            .expected(runs[r][k].source().clone()));
         }
     }
-    let order = if runs.iter().all(|r| r.len() == 1) {
-        bipartite(runs, window, vars, caps)
-    } else {
-        let mut seen = HashSet::new();
-        let mut pos = vec![0; runs.len()];
-        let mut order = Vec::with_capacity(window.len());
-        let mut budget = SEARCH_BUDGET;
-        search(
-            runs,
-            window,
-            vars,
-            caps,
-            &mut pos,
-            &mut order,
-            &mut seen,
-            &mut budget,
-        )
-        .then_some(order)
-    };
-    let Some(order) = order else {
-        let first = window[0];
-        return Err(frame_div(
-            Kind::Order,
-            format!(
-                "frames {}..{} are not an interleaving of the any_order group (entry {e_idx}): some pattern of the group matches none of them in an allowed order",
-                first.index,
-                window[window.len() - 1].index
-            ),
-            first,
-        )
-        .expected(group_source(runs)));
-    };
-    // Bind captures in the order the frames came.
-    for (f, (r, k)) in window.iter().zip(order) {
-        runs[r][k]
-            .check(&f.value, vars, caps)
-            .expect("assignment was checked");
-    }
     Ok(())
+}
+
+/// Why no interleaving fits: a frame no pattern of the group accepts is the clearest thing
+/// to report, else the order.
+fn no_interleaving(
+    runs: &[Vec<Pattern>],
+    window: &[&Frame],
+    vars: &Vars,
+    caps: &Captures,
+    e_idx: usize,
+) -> Divergence {
+    let stray = window.iter().find(|f| {
+        !runs
+            .iter()
+            .flatten()
+            .any(|p| p.is_match(&f.value, vars, caps))
+    });
+    if let Some(f) = stray {
+        return frame_div(
+            Kind::UnexpectedFrame,
+            format!(
+                "frame {} matches no pattern of the any_order group (entry {e_idx})",
+                f.index
+            ),
+            f,
+        )
+        .expected(group_source(runs));
+    }
+    let first = window[0];
+    frame_div(
+        Kind::Order,
+        format!(
+            "frames {}..{} are not an interleaving of the any_order group (entry {e_idx}): some pattern of the group matches none of them in an allowed order",
+            first.index,
+            window[window.len() - 1].index
+        ),
+        first,
+    )
+    .expected(group_source(runs))
 }
 
 /// Single-frame runs: a maximum bipartite matching (Kuhn), polynomial in the group size.
@@ -334,38 +344,68 @@ fn bipartite(
     Some(order)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn search(
-    runs: &[Vec<Pattern>],
-    window: &[&Frame],
-    vars: &Vars,
-    caps: &Captures,
-    pos: &mut Vec<usize>,
-    order: &mut Vec<(usize, usize)>,
-    seen: &mut HashSet<Vec<usize>>,
-    budget: &mut usize,
-) -> bool {
-    let i = order.len();
-    if i == window.len() {
-        return true;
-    }
-    if *budget == 0 || !seen.insert(pos.clone()) {
-        return false;
-    }
-    *budget -= 1;
-    for r in 0..runs.len() {
-        let k = pos[r];
-        if k < runs[r].len() && runs[r][k].is_match(&window[i].value, vars, caps) {
-            pos[r] += 1;
-            order.push((r, k));
-            if search(runs, window, vars, caps, pos, order, seen, budget) {
-                return true;
-            }
-            order.pop();
-            pos[r] -= 1;
+/// Multi-frame runs: a depth-first search over interleavings, bounded by
+/// [`SEARCH_BUDGET`]. Captures are bound along the path, so a member may `$ref` what an
+/// earlier frame of the group captured.
+struct Search<'a> {
+    runs: &'a [Vec<Pattern>],
+    window: &'a [&'a Frame],
+    vars: &'a Vars,
+    pos: Vec<usize>,
+    order: Vec<(usize, usize)>,
+    seen: HashSet<Vec<usize>>,
+    budget: usize,
+}
+
+impl<'a> Search<'a> {
+    fn new(runs: &'a [Vec<Pattern>], window: &'a [&'a Frame], vars: &'a Vars) -> Self {
+        Search {
+            runs,
+            window,
+            vars,
+            pos: vec![0; runs.len()],
+            order: Vec::with_capacity(window.len()),
+            seen: HashSet::new(),
+            budget: SEARCH_BUDGET,
         }
     }
-    false
+
+    fn run(mut self, caps: &Captures) -> Option<Vec<(usize, usize)>> {
+        self.step(caps).then_some(self.order)
+    }
+
+    fn step(&mut self, caps: &Captures) -> bool {
+        let i = self.order.len();
+        if i == self.window.len() {
+            return true;
+        }
+        // Positions already tried are not tried again; with captures inside the group this
+        // may miss an interleaving reached first with other captures, never invent one.
+        if self.budget == 0 || !self.seen.insert(self.pos.clone()) {
+            return false;
+        }
+        self.budget -= 1;
+        for r in 0..self.runs.len() {
+            let k = self.pos[r];
+            let Some(p) = self.runs[r].get(k) else {
+                continue;
+            };
+            let mut next = caps.clone();
+            if p.check(&self.window[i].value, self.vars, &mut next)
+                .is_err()
+            {
+                continue;
+            }
+            self.pos[r] += 1;
+            self.order.push((r, k));
+            if self.step(&next) {
+                return true;
+            }
+            self.order.pop();
+            self.pos[r] -= 1;
+        }
+        false
+    }
 }
 
 fn match_subsequence(
@@ -711,5 +751,46 @@ mod tests {
         assert_eq!(d[0].frame, Some(1));
         let fs = frames(vec![json!({"type": "system", "subtype": "init"})]);
         assert!(match_frames(&rules, &fs, &Vars::default(), &mut Captures::new()).is_empty());
+    }
+    #[test]
+    fn a_capture_conflict_inside_any_order_is_a_divergence() {
+        let group = Expected::AnyOrder(vec![
+            vec![p(json!({"type": "user", "id": {"$capture": "t"}}))],
+            vec![p(json!({"type": "user", "id": {"$capture": "t"}}))],
+        ]);
+        let d = run(
+            &[group],
+            &[],
+            Mode::Exact,
+            vec![
+                json!({"type": "user", "id": "a"}),
+                json!({"type": "user", "id": "b"}),
+            ],
+        );
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].kind, Kind::FieldMismatch);
+        assert!(
+            d[0].message.contains("conflicts with a capture"),
+            "{}",
+            d[0].message
+        );
+    }
+
+    #[test]
+    fn a_member_may_ref_what_another_member_captured() {
+        let group = Expected::AnyOrder(vec![
+            vec![p(json!({"type": "a", "id": {"$capture": "t"}}))],
+            vec![p(json!({"type": "b", "id": {"$ref": "t"}}))],
+        ]);
+        let d = run(
+            &[group],
+            &[],
+            Mode::Exact,
+            vec![
+                json!({"type": "a", "id": "x"}),
+                json!({"type": "b", "id": "x"}),
+            ],
+        );
+        assert!(d.is_empty(), "{d:?}");
     }
 }

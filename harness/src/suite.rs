@@ -1,9 +1,11 @@
 //! A suite: which trials run (filters, shards), on which targets, how many at once.
 
+use crate::divergence::{Divergence, Kind};
 use crate::report::{ReportWriter, TargetInfo};
-use crate::runner::{self, RunOptions, Trial};
+use crate::runner::{self, RunOptions, Status, Trial};
 use crate::scenario::Scenario;
 use crate::target::{NotInstalled, Target};
+use std::collections::HashSet;
 use std::sync::Arc;
 use tokio::sync::{mpsc, Semaphore};
 
@@ -75,19 +77,48 @@ pub fn target_infos(targets: &[Result<Target, NotInstalled>]) -> Vec<TargetInfo>
 
 /// Runs every scenario on every target, `jobs` at a time, recording each trial as it
 /// finishes and calling `on_trial` (for the terminal). Stops launching on Ctrl-C; what
-/// finished is still recorded.
+/// finished is still recorded. Every planned trial yields a result: a trial whose task
+/// panicked is a failed trial with a harness-error divergence, and one that never reported
+/// (interrupted, or lost) is recorded as such.
 pub async fn run(
     scenarios: Vec<Scenario>,
     targets: &[Result<Target, NotInstalled>],
     jobs: usize,
     opts: RunOptions,
     writer: &mut ReportWriter,
-    mut on_trial: impl FnMut(&Trial),
+    on_trial: impl FnMut(&Trial),
 ) -> std::io::Result<bool> {
-    let permits = Arc::new(Semaphore::new(jobs.max(1)));
+    let every_scenario = opts.without_expectation;
     let opts = Arc::new(opts);
+    let plan = Plan {
+        jobs,
+        every_scenario,
+    };
+    run_with(scenarios, targets, plan, writer, on_trial, move |s, t| {
+        let opts = opts.clone();
+        async move { runner::run(&s, &t, &opts).await }
+    })
+    .await
+}
+
+/// [`run`] with the trial itself supplied by the caller (tests make it panic or vanish).
+pub async fn run_with<F, Fut>(
+    scenarios: Vec<Scenario>,
+    targets: &[Result<Target, NotInstalled>],
+    plan: Plan,
+    writer: &mut ReportWriter,
+    mut on_trial: impl FnMut(&Trial),
+    trial_fn: F,
+) -> std::io::Result<bool>
+where
+    F: Fn(Arc<Scenario>, Target) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Trial> + Send + 'static,
+{
+    let permits = Arc::new(Semaphore::new(plan.jobs.max(1)));
+    let trial_fn = Arc::new(trial_fn);
     let (tx, mut rx) = mpsc::unbounded_channel();
     let mut handles = Vec::new();
+    let mut planned: Vec<Planned> = Vec::new();
     for scenario in scenarios {
         let scenario = Arc::new(scenario);
         for target in targets {
@@ -95,23 +126,28 @@ pub async fn run(
                 Err(e) => {
                     let _ = tx.send(Trial::skipped(&scenario, &e.target, "-", e.to_string()));
                 }
-                // A scenario written for other targets only is not a trial of this one.
-                Ok(t)
-                    if !opts.without_expectation
-                        && !scenario.file.expect.contains_key(t.dialect.expect_key()) => {}
+                Ok(t) if !plan.takes(&scenario, t) => {}
                 Ok(t) => {
-                    let (t, scenario, opts, permits, tx) = (
+                    planned.push(Planned {
+                        scenario: scenario.clone(),
+                        target: t.clone(),
+                    });
+                    let (t, scenario, permits, tx, trial_fn) = (
                         t.clone(),
                         scenario.clone(),
-                        opts.clone(),
                         permits.clone(),
                         tx.clone(),
+                        trial_fn.clone(),
                     );
                     handles.push(tokio::spawn(async move {
                         let Ok(_permit) = permits.acquire_owned().await else {
                             return;
                         };
-                        let trial = runner::run(&scenario, &t, &opts).await;
+                        let inner = tokio::spawn(trial_fn(scenario.clone(), t.clone()));
+                        let trial = match inner.await {
+                            Ok(trial) => trial,
+                            Err(e) => harness_error(&scenario, &t, &panic_message(e)),
+                        };
                         let _ = tx.send(trial);
                     }));
                 }
@@ -120,10 +156,12 @@ pub async fn run(
     }
     drop(tx);
     let mut interrupted = false;
+    let mut reported: HashSet<(String, String)> = HashSet::new();
     loop {
         tokio::select! {
             trial = rx.recv() => match trial {
                 Some(trial) => {
+                    reported.insert((trial.scenario.clone(), trial.target.clone()));
                     on_trial(&trial);
                     writer.record(trial)?;
                 }
@@ -138,7 +176,70 @@ pub async fn run(
             }
         }
     }
+    for p in planned {
+        if reported.contains(&(p.scenario.id.clone(), p.target.name.clone())) {
+            continue;
+        }
+        let trial = if interrupted {
+            let mut t = Trial::skipped(
+                &p.scenario,
+                &p.target.name,
+                &p.target.version,
+                String::new(),
+            );
+            t.status = Status::Skipped("interrupted before it finished".into());
+            t
+        } else {
+            harness_error(&p.scenario, &p.target, "the trial never reported a result")
+        };
+        on_trial(&trial);
+        writer.record(trial)?;
+    }
     Ok(!interrupted)
+}
+
+struct Planned {
+    scenario: Arc<Scenario>,
+    target: Target,
+}
+
+/// How many trials at once, and which scenarios are trials of a target.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    pub jobs: usize,
+    /// Also run scenarios with no expectation for the target (compare does).
+    pub every_scenario: bool,
+}
+
+impl Plan {
+    /// A scenario written for other targets only is not a trial of this one.
+    fn takes(&self, scenario: &Scenario, t: &Target) -> bool {
+        self.every_scenario || scenario.file.expect.contains_key(t.dialect.expect_key())
+    }
+}
+
+/// A failed trial for a fault of the harness itself, never of the CLI.
+pub fn harness_error(scenario: &Scenario, target: &Target, message: &str) -> Trial {
+    let mut t = Trial::skipped(scenario, &target.name, &target.version, String::new());
+    t.status = Status::Failed;
+    t.divergences.push(Divergence::new(
+        Kind::HarnessError,
+        format!("harness error (a bug in streamcheck, not in the CLI): {message}"),
+    ));
+    t
+}
+
+fn panic_message(e: tokio::task::JoinError) -> String {
+    if !e.is_panic() {
+        return format!("the trial task was cancelled: {e}");
+    }
+    let payload = e.into_panic();
+    let text = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(no message)".into());
+    format!("the trial panicked: {text}")
 }
 
 #[cfg(test)]

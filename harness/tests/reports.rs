@@ -58,7 +58,10 @@ fn terminal_output_ends_with_the_counts() {
         stdout.contains("FAILED  field_mismatch (command:fake-cli.sh): field mismatch"),
         "{stdout}"
     );
-    assert_eq!(stdout.lines().last(), Some("1 passed, 9 failed, 0 skipped"));
+    assert_eq!(
+        stdout.lines().last(),
+        Some("1 passed, 10 failed, 0 skipped")
+    );
 }
 
 #[test]
@@ -78,6 +81,7 @@ fn each_kind_is_named() {
         ("unexpected_frame", "unexpected_frame", Some(2)),
         ("missing_frame", "missing_frame", Some(1)),
         ("order", "order", Some(1)),
+        ("capture_conflict", "field_mismatch", Some(2)),
         ("exit_code", "exit_code", None),
         ("request", "request", None),
         ("unscripted_request", "unscripted_request", None),
@@ -154,13 +158,13 @@ fn junit_xml_reads_back() {
         .descendants()
         .filter(|n| n.has_tag_name("testcase"))
         .collect();
-    assert_eq!(cases.len(), 10);
+    assert_eq!(cases.len(), 11);
     let failed: Vec<&str> = cases
         .iter()
         .filter(|c| c.children().any(|ch| ch.has_tag_name("failure")))
         .map(|c| c.attribute("name").unwrap())
         .collect();
-    assert_eq!(failed.len(), 9);
+    assert_eq!(failed.len(), 10);
     let fm = cases
         .iter()
         .find(|c| c.attribute("name") == Some("field_mismatch"))
@@ -182,8 +186,8 @@ fn results_json_has_a_schema_version_and_counts() {
     assert_eq!(r["schema_version"], 1);
     assert_eq!(r["complete"], true);
     assert_eq!(r["counts"]["passed"], 1);
-    assert_eq!(r["counts"]["failed"], 9);
-    assert_eq!(r["trials"].as_array().unwrap().len(), 10);
+    assert_eq!(r["counts"]["failed"], 10);
+    assert_eq!(r["trials"].as_array().unwrap().len(), 11);
     let summary = std::fs::read_to_string(run().0.path().join("summary.md")).unwrap();
     assert!(summary.contains("| field_mismatch | **FAILED** (field mismatch) [report](field_mismatch.command_fake-cli.sh.md) |"), "{summary}");
 }
@@ -219,7 +223,10 @@ fn merge_combines_shards() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("1 passed, 9 failed, 0 skipped"), "{stdout}");
+    assert!(
+        stdout.contains("1 passed, 10 failed, 0 skipped"),
+        "{stdout}"
+    );
     assert!(out_dir
         .path()
         .join("field_mismatch.command_fake-cli.sh.md")
@@ -228,5 +235,5 @@ fn merge_combines_shards() {
         &std::fs::read_to_string(out_dir.path().join("results.json")).unwrap(),
     )
     .unwrap();
-    assert_eq!(r["trials"].as_array().unwrap().len(), 10);
+    assert_eq!(r["trials"].as_array().unwrap().len(), 11);
 }

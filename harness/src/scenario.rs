@@ -370,10 +370,51 @@ impl JsonSchema for FrameEntry {
 
 /// Text expectations: a plain string must be equal; a map says how to compare.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(untagged)]
+#[serde(untagged, try_from = "RawTextExpect")]
 pub enum TextExpect {
     Equals(String),
     Rules(TextRules),
+}
+
+/// `TextExpect` as written, before its regex is compiled: an untagged enum would hide
+/// why a variant failed, so the regex is compiled after the shape is known.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawTextExpect {
+    Equals(String),
+    Rules(RawTextRules),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTextRules {
+    #[serde(default)]
+    equals: Option<String>,
+    #[serde(default)]
+    contains: Vec<String>,
+    #[serde(default)]
+    not_contains: Vec<String>,
+    #[serde(default)]
+    regex: Option<String>,
+    #[serde(default)]
+    empty: Option<bool>,
+}
+
+impl TryFrom<RawTextExpect> for TextExpect {
+    type Error = String;
+    fn try_from(raw: RawTextExpect) -> Result<Self, String> {
+        let r = match raw {
+            RawTextExpect::Equals(s) => return Ok(TextExpect::Equals(s)),
+            RawTextExpect::Rules(r) => r,
+        };
+        Ok(TextExpect::Rules(TextRules {
+            equals: r.equals,
+            contains: r.contains,
+            not_contains: r.not_contains,
+            regex: r.regex.map(TextRegex::try_from).transpose()?,
+            empty: r.empty,
+        }))
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -386,9 +427,24 @@ pub struct TextRules {
     #[serde(default)]
     pub not_contains: Vec<String>,
     #[serde(default)]
-    pub regex: Option<String>,
+    pub regex: Option<TextRegex>,
     #[serde(default)]
     pub empty: Option<bool>,
+}
+
+/// A regex compiled when the file is read, so a bad one is reported with its line.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(try_from = "String")]
+#[schemars(transparent)]
+pub struct TextRegex(#[schemars(with = "String")] pub regex::Regex);
+
+impl TryFrom<String> for TextRegex {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        regex::Regex::new(&s)
+            .map(TextRegex)
+            .map_err(|e| format!("bad regex: {e}"))
+    }
 }
 
 impl TextExpect {
@@ -425,8 +481,7 @@ impl TextExpect {
                 ));
             }
         }
-        if let Some(re) = &rules.regex {
-            let re = regex::Regex::new(re).map_err(|e| format!("bad regex: {e}"))?;
+        if let Some(TextRegex(re)) = &rules.regex {
             if !re.is_match(text) {
                 return Err(format!(
                     "expected it to match /{re}/, found {:?}",
@@ -729,6 +784,14 @@ expect:
       - {type: result, result: "Hello!"}
     exit_code: 0
 "#;
+
+    #[test]
+    fn a_bad_regex_is_a_file_error_with_its_line() {
+        let text = "prompt: hi\nexpect:\n  claude-code:\n    stderr: {regex: \"(\"}\n";
+        let e = parse(text).expect_err("a bad regex must not load");
+        assert_eq!(e.line, Some(4), "{e}");
+        assert!(e.message.contains("bad regex"), "{e}");
+    }
 
     #[test]
     fn minimal_scenario_parses_with_id_from_path() {

@@ -248,7 +248,8 @@ pub fn resolve(
         }
         Source::Npm { version } => {
             let dir = project.cache_dir().join(format!("claude-code@{version}"));
-            let cmd = format!("streamcheck install claude-code@{version}");
+            let cmd =
+                format!("streamcheck run --target claude-code@{version} (without --no-install)");
             let program = dir.join("node_modules/.bin/claude");
             if !program.exists() {
                 if !install {

@@ -6,13 +6,12 @@
 //! - [`target`]: the CLIs under test (install, version, flags, environment)
 //! - [`runner`]: one scenario on one target, in its own sandbox and stub
 //! - [`suite`]: many trials in parallel, sharding, filters
-//! - [`dialect`] and [`compare`]: parity of two targets (neutral events per dialect, parity.md)
+//! - [`commands::compare`]: parity of two targets (neutral events per dialect, parity.md)
 //! - [`report`]: summary.md, junit.xml, results.json and one report per divergence
 //! - [`bench`]: `streamcheck bench`, the harness against the CLI's own run time and its peers
 
 pub mod bench;
-pub mod compare;
-pub mod dialect;
+pub mod commands;
 pub mod divergence;
 pub mod drift;
 pub mod invariants;

@@ -8,7 +8,7 @@ use streamcheck::runner::{RunOptions, Status, Trial};
 use streamcheck::scenario::{self, Scenario};
 use streamcheck::suite::{self, Selection};
 use streamcheck::target::{self, Dialect, Project, TargetSpec};
-use streamcheck::{compare, drift, record};
+use streamcheck::{commands::compare, drift, record};
 
 /// Conformance tests for the stream-json protocol of agent CLIs.
 #[derive(Parser)]

@@ -4,10 +4,10 @@
 
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use streamcheck::compare::{
+use streamcheck::commands::compare::dialect::{neutral, Event, Neutral};
+use streamcheck::commands::compare::{
     self, compare, Aspect, Comparison, Parity, Recorded, ScenarioParity, Side, Verdict,
 };
-use streamcheck::dialect::{neutral, Event, Neutral};
 use streamcheck::runner::{self, Exit, RunOptions, Status, Trial};
 use streamcheck::scenario::Scenario;
 use streamcheck::target::{Dialect, Target};

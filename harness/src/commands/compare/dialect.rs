@@ -1,5 +1,5 @@
 //! Per-dialect adapters: what a CLI printed, mapped into one neutral event sequence
-//! that [`crate::compare`] can set side by side.
+//! that the comparison ([`super`]) can set side by side.
 //!
 //! The adapters keep substance (what the model said, which tools ran and what they
 //! returned, retries, how the run ended) and drop shape (frame names, envelopes,
@@ -68,13 +68,23 @@ impl Neutral {
             .iter()
             .filter(|e| matches!(e, Event::Result { .. }))
     }
+
+    /// Keeps `event`, or, when the frame means nothing neutral, its kind.
+    fn push_or_unmapped(&mut self, event: Option<Event>, frame: &Value) {
+        match event {
+            Some(e) => self.events.push(e),
+            None => {
+                self.unmapped.insert(frame_kind(frame));
+            }
+        }
+    }
 }
 
 /// Maps a dialect's frames into neutral events.
 pub fn neutral(dialect: Dialect, frames: &[Value]) -> Neutral {
     match dialect {
-        Dialect::ClaudeCode => claude_code(frames),
-        Dialect::Caliban => caliban(frames),
+        Dialect::ClaudeCode => ClaudeCode::default().read(frames),
+        Dialect::Caliban => Caliban::default().read(frames),
     }
 }
 
@@ -173,100 +183,129 @@ fn tool_result(block: &Value) -> Event {
     }
 }
 
+/// An `init` or `api_retry` system frame, alike in both dialects; `None` for any other.
+fn system_event(v: &Value) -> Option<Event> {
+    match v.get("subtype").and_then(Value::as_str) {
+        Some("init") => Some(Event::Init {
+            model: str_of(v, "model"),
+        }),
+        Some("api_retry") => Some(retry_event(v)),
+        _ => None,
+    }
+}
+
+/// A tool call not counted yet (a call without an id is always new).
+fn is_new_call(seen: &mut HashSet<String>, id: String) -> bool {
+    id.is_empty() || seen.insert(id)
+}
+
 /// Claude Code: `assistant` / `user` frames carry `message.content` blocks; consecutive
 /// `assistant` frames with one `message.id` are one message; `stream_event` deltas repeat
 /// what the `assistant` frames say and are left out, as are a subagent's frames.
-fn claude_code(frames: &[Value]) -> Neutral {
-    let mut out = Neutral::default();
-    let mut seen_calls = HashSet::new();
-    let mut message: Option<usize> = None;
-    let mut last_id: Option<String> = None;
-    for v in frames {
+#[derive(Default)]
+struct ClaudeCode {
+    out: Neutral,
+    seen_calls: HashSet<String>,
+    /// The number of the assistant message being read.
+    message: Option<usize>,
+    /// Its `message.id`.
+    last_id: Option<String>,
+}
+
+impl ClaudeCode {
+    fn read(mut self, frames: &[Value]) -> Neutral {
+        for v in frames {
+            self.frame(v);
+        }
+        self.out
+    }
+
+    fn frame(&mut self, v: &Value) {
         // A subagent's frames (its prompt, under a Task call) belong to the tool call;
         // what it found comes back in the tool result.
         if v.get("parent_tool_use_id").is_some_and(|p| !p.is_null()) {
-            out.unmapped.insert(format!(
+            self.out.unmapped.insert(format!(
                 "{} (subagent, parent_tool_use_id set)",
                 frame_kind(v)
             ));
-            continue;
+            return;
         }
         match v.get("type").and_then(Value::as_str) {
-            Some("system") => match v.get("subtype").and_then(Value::as_str) {
-                Some("init") => out.events.push(Event::Init {
-                    model: str_of(v, "model"),
-                }),
-                Some("api_retry") => out.events.push(retry_event(v)),
-                _ => {
-                    out.unmapped.insert(frame_kind(v));
-                }
-            },
-            Some("assistant") => {
-                let msg = v.get("message").unwrap_or(&Value::Null);
-                let synthetic = msg.get("model").and_then(Value::as_str) == Some("<synthetic>");
-                let id = str_of(msg, "id");
-                if id.is_none() || id != last_id {
-                    message = Some(message.map_or(0, |m| m + 1));
-                    last_id = id;
-                }
-                let m = message.unwrap_or(0);
-                let blocks = msg.get("content").and_then(Value::as_array);
-                for b in blocks.into_iter().flatten() {
-                    match b.get("type").and_then(Value::as_str) {
-                        Some("text") if synthetic => out.events.push(Event::Warning {
-                            text: str_of(b, "text").unwrap_or_default(),
-                        }),
-                        Some("text") => out.events.push(Event::Text {
-                            text: str_of(b, "text").unwrap_or_default(),
-                            message: m,
-                        }),
-                        Some("thinking") => out.events.push(Event::Thinking {
-                            text: str_of(b, "thinking").unwrap_or_default(),
-                            message: m,
-                        }),
-                        Some("redacted_thinking") => out.events.push(Event::Thinking {
-                            text: String::new(),
-                            message: m,
-                        }),
-                        Some("tool_use") | Some("server_tool_use") => {
-                            let id = str_of(b, "id").unwrap_or_default();
-                            if id.is_empty() || seen_calls.insert(id) {
-                                out.events.push(tool_call(b));
-                            }
-                        }
-                        _ => {
-                            out.unmapped
-                                .insert(format!("assistant content {}", frame_kind(b)));
-                        }
-                    }
-                }
-            }
-            Some("user") => {
-                let content = v
-                    .get("message")
-                    .and_then(|m| m.get("content"))
-                    .unwrap_or(&Value::Null);
-                let results: Vec<&Value> = content
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
-                    .collect();
-                if results.is_empty() {
-                    out.events.push(Event::UserEcho {
-                        text: content_text(content),
-                    });
-                } else {
-                    out.events.extend(results.into_iter().map(tool_result));
-                }
-            }
-            Some("result") => out.events.push(result_event(Dialect::ClaudeCode, v)),
-            _ => {
-                out.unmapped.insert(frame_kind(v));
-            }
+            Some("system") => self.out.push_or_unmapped(system_event(v), v),
+            Some("assistant") => self.assistant(v.get("message").unwrap_or(&Value::Null)),
+            Some("user") => self.user(v),
+            Some("result") => self.out.events.push(result_event(Dialect::ClaudeCode, v)),
+            _ => self.out.push_or_unmapped(None, v),
         }
     }
-    out
+
+    fn assistant(&mut self, msg: &Value) {
+        let synthetic = msg.get("model").and_then(Value::as_str) == Some("<synthetic>");
+        let id = str_of(msg, "id");
+        if id.is_none() || id != self.last_id {
+            self.message = Some(self.message.map_or(0, |m| m + 1));
+            self.last_id = id;
+        }
+        let message = self.message.unwrap_or(0);
+        let blocks = msg.get("content").and_then(Value::as_array);
+        for b in blocks.into_iter().flatten() {
+            self.assistant_block(b, message, synthetic);
+        }
+    }
+
+    fn assistant_block(&mut self, b: &Value, message: usize, synthetic: bool) {
+        let event = match b.get("type").and_then(Value::as_str) {
+            Some("text") if synthetic => Event::Warning {
+                text: str_of(b, "text").unwrap_or_default(),
+            },
+            Some("text") => Event::Text {
+                text: str_of(b, "text").unwrap_or_default(),
+                message,
+            },
+            Some("thinking") => Event::Thinking {
+                text: str_of(b, "thinking").unwrap_or_default(),
+                message,
+            },
+            Some("redacted_thinking") => Event::Thinking {
+                text: String::new(),
+                message,
+            },
+            Some("tool_use") | Some("server_tool_use") => {
+                if !is_new_call(&mut self.seen_calls, str_of(b, "id").unwrap_or_default()) {
+                    return;
+                }
+                tool_call(b)
+            }
+            _ => {
+                self.out
+                    .unmapped
+                    .insert(format!("assistant content {}", frame_kind(b)));
+                return;
+            }
+        };
+        self.out.events.push(event);
+    }
+
+    /// Tool results, or else the user's prompt echoed back.
+    fn user(&mut self, v: &Value) {
+        let content = v
+            .get("message")
+            .and_then(|m| m.get("content"))
+            .unwrap_or(&Value::Null);
+        let results: Vec<&Value> = content
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+            .collect();
+        if results.is_empty() {
+            self.out.events.push(Event::UserEcho {
+                text: content_text(content),
+            });
+        } else {
+            self.out.events.extend(results.into_iter().map(tool_result));
+        }
+    }
 }
 
 /// caliban: `tool_use` / `tool_result` progress frames come before the `message` frame
@@ -274,154 +313,166 @@ fn claude_code(frames: &[Value]) -> Neutral {
 /// and placed where the message puts it, so the order reads like Claude Code's: text,
 /// call, result. With `--include-partial-messages` there is no `message` frame: `text`
 /// and `thinking` deltas make up the blocks, split by any other frame.
-fn caliban(frames: &[Value]) -> Neutral {
-    struct State {
-        out: Neutral,
-        /// Progress frames waiting for the message that places them.
-        pending: Vec<Event>,
-        /// A delta run being assembled: (is thinking, text).
-        delta: Option<(bool, String)>,
-        /// Deltas were seen since the last message frame: its text is already counted.
-        streamed: bool,
-        messages: usize,
-        seen_calls: HashSet<String>,
+#[derive(Default)]
+struct Caliban {
+    out: Neutral,
+    /// Progress frames waiting for the message that places them.
+    pending: Vec<Event>,
+    /// A delta run being assembled.
+    delta: Option<Delta>,
+    /// Deltas were seen since the last message frame: its text is already counted.
+    streamed: bool,
+    messages: usize,
+    seen_calls: HashSet<String>,
+}
+
+/// Consecutive `text` (or `thinking`) deltas, one block once joined.
+struct Delta {
+    thinking: bool,
+    text: String,
+}
+
+impl Caliban {
+    fn read(mut self, frames: &[Value]) -> Neutral {
+        for v in frames {
+            self.frame(v);
+        }
+        self.flush();
+        self.out
     }
-    impl State {
-        fn flush_delta(&mut self) {
-            if let Some((thinking, text)) = self.delta.take() {
-                let message = self.messages;
-                self.messages += 1;
-                self.out.events.push(if thinking {
-                    Event::Thinking { text, message }
-                } else {
-                    Event::Text { text, message }
-                });
-            }
-        }
-        fn flush_pending(&mut self) {
-            self.out.events.append(&mut self.pending);
-        }
-        fn flush(&mut self) {
-            self.flush_delta();
-            self.flush_pending();
-        }
-    }
-    let mut s = State {
-        out: Neutral::default(),
-        pending: Vec::new(),
-        delta: None,
-        streamed: false,
-        messages: 0,
-        seen_calls: HashSet::new(),
-    };
-    for v in frames {
-        let ty = v.get("type").and_then(Value::as_str);
-        match ty {
-            Some("text") | Some("thinking") => {
-                s.flush_pending();
-                let thinking = ty == Some("thinking");
-                let piece = str_of(v, "delta").unwrap_or_default();
-                match &mut s.delta {
-                    Some((t, text)) if *t == thinking => text.push_str(&piece),
-                    _ => {
-                        s.flush_delta();
-                        s.delta = Some((thinking, piece));
-                    }
-                }
-                s.streamed = true;
-            }
+
+    fn frame(&mut self, v: &Value) {
+        match v.get("type").and_then(Value::as_str) {
+            Some("text") => self.delta(v, false),
+            Some("thinking") => self.delta(v, true),
             Some("tool_use") => {
-                s.flush_delta();
-                let id = str_of(v, "id").unwrap_or_default();
-                if id.is_empty() || s.seen_calls.insert(id) {
-                    s.pending.push(tool_call(v));
+                self.flush_delta();
+                if is_new_call(&mut self.seen_calls, str_of(v, "id").unwrap_or_default()) {
+                    self.pending.push(tool_call(v));
                 }
             }
             Some("tool_result") => {
-                s.flush_delta();
-                s.pending.push(tool_result(v));
+                self.flush_delta();
+                self.pending.push(tool_result(v));
             }
-            Some("message") => {
-                s.flush_delta();
-                let message = s.messages;
-                s.messages += 1;
-                let blocks = v.get("content").and_then(Value::as_array);
-                for b in blocks.into_iter().flatten() {
-                    match b.get("type").and_then(Value::as_str) {
-                        Some("text") if !s.streamed => s.out.events.push(Event::Text {
-                            text: str_of(b, "text").unwrap_or_default(),
-                            message,
-                        }),
-                        Some("thinking") if !s.streamed => s.out.events.push(Event::Thinking {
-                            text: str_of(b, "thinking").unwrap_or_default(),
-                            message,
-                        }),
-                        Some("text") | Some("thinking") => {}
-                        Some("tool_use") => {
-                            let id = str_of(b, "id").unwrap_or_default();
-                            let at = s.pending.iter().position(
-                                |e| matches!(e, Event::ToolCall { id: i, .. } if *i == id),
-                            );
-                            match at {
-                                // The progress frame's call, placed where the message has it.
-                                Some(i) => {
-                                    let call = s.pending.remove(i);
-                                    s.out.events.push(call);
-                                }
-                                None if id.is_empty() || s.seen_calls.insert(id) => {
-                                    s.out.events.push(tool_call(b));
-                                }
-                                // Already placed by an earlier message.
-                                None => {}
-                            }
-                        }
-                        _ => {
-                            s.out
-                                .unmapped
-                                .insert(format!("message content {}", frame_kind(b)));
-                        }
-                    }
-                }
-                s.flush_pending();
-                s.streamed = false;
-            }
-            Some("system") => {
-                s.flush();
-                match v.get("subtype").and_then(Value::as_str) {
-                    Some("init") => s.out.events.push(Event::Init {
-                        model: str_of(v, "model"),
-                    }),
-                    Some("api_retry") => s.out.events.push(retry_event(v)),
-                    _ => {
-                        s.out.unmapped.insert(frame_kind(v));
-                    }
-                }
-            }
-            Some("user") => {
-                s.flush();
-                s.out.events.push(Event::UserEcho {
-                    text: content_text(v.get("content").unwrap_or(&Value::Null)),
-                });
-            }
-            Some("warning") => {
-                s.flush();
-                s.out.events.push(Event::Warning {
-                    text: str_of(v, "message").unwrap_or_else(|| v.to_string()),
-                });
-            }
+            Some("message") => self.message(v),
             Some("result") => {
-                s.flush();
-                s.streamed = false;
-                s.out.events.push(result_event(Dialect::Caliban, v));
+                self.flush();
+                self.streamed = false;
+                self.out.events.push(result_event(Dialect::Caliban, v));
             }
-            _ => {
-                s.flush();
-                s.out.unmapped.insert(frame_kind(v));
+            ty => {
+                self.flush();
+                self.standalone(ty, v);
             }
         }
     }
-    s.flush();
-    s.out
+
+    /// A frame that stands alone: it ends any delta run and places pending progress frames.
+    fn standalone(&mut self, ty: Option<&str>, v: &Value) {
+        let event = match ty {
+            Some("system") => system_event(v),
+            Some("user") => Some(Event::UserEcho {
+                text: content_text(v.get("content").unwrap_or(&Value::Null)),
+            }),
+            Some("warning") => Some(Event::Warning {
+                text: str_of(v, "message").unwrap_or_else(|| v.to_string()),
+            }),
+            _ => None,
+        };
+        self.out.push_or_unmapped(event, v);
+    }
+
+    fn delta(&mut self, v: &Value, thinking: bool) {
+        self.flush_pending();
+        let piece = str_of(v, "delta").unwrap_or_default();
+        match &mut self.delta {
+            Some(d) if d.thinking == thinking => d.text.push_str(&piece),
+            _ => {
+                self.flush_delta();
+                self.delta = Some(Delta {
+                    thinking,
+                    text: piece,
+                });
+            }
+        }
+        self.streamed = true;
+    }
+
+    fn message(&mut self, v: &Value) {
+        self.flush_delta();
+        let message = self.next_message();
+        let blocks = v.get("content").and_then(Value::as_array);
+        for b in blocks.into_iter().flatten() {
+            self.message_block(b, message);
+        }
+        self.flush_pending();
+        self.streamed = false;
+    }
+
+    fn message_block(&mut self, b: &Value, message: usize) {
+        match b.get("type").and_then(Value::as_str) {
+            Some("text") if !self.streamed => self.out.events.push(Event::Text {
+                text: str_of(b, "text").unwrap_or_default(),
+                message,
+            }),
+            Some("thinking") if !self.streamed => self.out.events.push(Event::Thinking {
+                text: str_of(b, "thinking").unwrap_or_default(),
+                message,
+            }),
+            Some("text") | Some("thinking") => {}
+            Some("tool_use") => self.place_call(b),
+            _ => {
+                self.out
+                    .unmapped
+                    .insert(format!("message content {}", frame_kind(b)));
+            }
+        }
+    }
+
+    /// A message's tool_use block: the progress frame's call, placed where the message
+    /// has it; or the block itself when no progress frame announced it.
+    fn place_call(&mut self, b: &Value) {
+        let id = str_of(b, "id").unwrap_or_default();
+        let at = self
+            .pending
+            .iter()
+            .position(|e| matches!(e, Event::ToolCall { id: i, .. } if *i == id));
+        match at {
+            Some(i) => {
+                let call = self.pending.remove(i);
+                self.out.events.push(call);
+            }
+            None if is_new_call(&mut self.seen_calls, id) => self.out.events.push(tool_call(b)),
+            // Already placed by an earlier message.
+            None => {}
+        }
+    }
+
+    fn next_message(&mut self) -> usize {
+        self.messages += 1;
+        self.messages - 1
+    }
+
+    fn flush_delta(&mut self) {
+        if let Some(Delta { thinking, text }) = self.delta.take() {
+            let message = self.next_message();
+            self.out.events.push(if thinking {
+                Event::Thinking { text, message }
+            } else {
+                Event::Text { text, message }
+            });
+        }
+    }
+
+    fn flush_pending(&mut self) {
+        self.out.events.append(&mut self.pending);
+    }
+
+    fn flush(&mut self) {
+        self.flush_delta();
+        self.flush_pending();
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,188 @@
+//! Parity between two targets: the same scenario run on both, each run mapped into
+//! neutral events by its dialect's adapter, then compared aspect by aspect. Differences
+//! in substance (a retry one CLI does not announce, another exit code for the same
+//! failure, another result, a missing tool result, other tool calls, other text) are
+//! reported per scenario; the known differences in shape between the dialects (frame
+//! names, envelopes, session ids, field names) are listed once.
+//!
+//! - [`run`]: runs the scenarios on both targets through [`crate::suite`]; `trials.rs`
+//!   compares each pair of trials and says when a side could not run a scenario as written
+//! - [`observed`]: two folders of captured runs instead (`captures.rs`)
+//! - `recorded.rs`: what one run left behind ([`Recorded`]), from a trial or a capture
+//! - [`dialect`]: the adapters, one per dialect, into neutral [`dialect::Event`]s
+//! - `aspects.rs`: the pure core ([`compare`]), two runs in, one row per [`Aspect`] out
+//! - `parity.rs`: the report model ([`Parity`], `parity.json`); `shape_differences.md` holds
+//!   its fixed prose
+//! - `render.rs`: `parity.md` and the terminal summary, as strings; [`write()`] writes the files
+
+mod aspects;
+mod captures;
+pub mod dialect;
+mod parity;
+mod recorded;
+mod render;
+mod trials;
+
+pub use aspects::{compare, Aspect, AspectRow, Comparison, Side, Verdict};
+pub use captures::capture_side;
+pub use parity::{
+    known_shape_differences, Compared, Parity, ParityCounts, ScenarioParity, TargetSide,
+    SCHEMA_VERSION,
+};
+pub use recorded::Recorded;
+pub use render::{render_md, summary};
+pub use trials::{as_written_hints, compare_trials};
+
+use crate::report::{write_atomic, ReportWriter};
+use crate::runner::{RunOptions, Trial};
+use crate::scenario::Scenario;
+use crate::suite;
+use crate::target::{NotInstalled, Target};
+use captures::Folder;
+use parity::dialect_name;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Writes `parity.md` and `parity.json` into `dir`.
+pub fn write(dir: &Path, p: &Parity) -> std::io::Result<()> {
+    write_atomic(&dir.join("parity.md"), render_md(p).as_bytes())?;
+    let json = serde_json::to_string_pretty(p).map_err(std::io::Error::other)?;
+    write_atomic(&dir.join("parity.json"), json.as_bytes())
+}
+
+/// Compares two folders of captured runs, case by case. Needs no CLI.
+pub fn observed(
+    dir_a: &Path,
+    dir_b: &Path,
+    filters: &[String],
+    command: String,
+) -> Result<Parity, String> {
+    let (a, b) = (Folder::new(dir_a), Folder::new(dir_b));
+    let mut results = Vec::new();
+    for (key, names) in captures::pair_cases(&a, &b)? {
+        if !filters.is_empty() && !filters.iter().any(|f| key.contains(f.as_str())) {
+            continue;
+        }
+        results.push(captures::compare_case(&key, [&a, &b], &names)?);
+    }
+    let mut parity = Parity::new(command, a.side, b.side, results);
+    parity.notes.push(
+        "Captured runs: each CLI was run on its own, with its own flags and its own stdin file \
+         (in its dialect); where the inputs differ (e.g. the prompt text), so do the outputs. \
+         Request counts leave out Claude Code's background session-title request."
+            .into(),
+    );
+    Ok(parity)
+}
+
+/// What `compare` runs.
+pub struct LiveRun<'a> {
+    pub scenarios: Vec<Scenario>,
+    /// Exactly two: side A, side B.
+    pub targets: &'a [Result<Target, NotInstalled>],
+    pub jobs: usize,
+    pub opts: RunOptions,
+    /// Where the ordinary run reports and parity.md / parity.json go.
+    pub report_dir: PathBuf,
+    pub command: String,
+}
+
+/// Trials by (scenario id, target name).
+type Trials = BTreeMap<(String, String), Trial>;
+
+/// Runs every scenario on both targets (a target the scenario has no expectation for
+/// runs it as written) and compares the runs.
+pub async fn run(live: LiveRun<'_>, on_trial: impl FnMut(&Trial)) -> Result<Parity, String> {
+    let [ta, tb] = live.targets else {
+        return Err("compare takes exactly two targets (--target A --target B)".into());
+    };
+    let (side_a, side_b) = (target_side(ta), target_side(tb));
+    if side_a.name == side_b.name {
+        return Err(format!(
+            "compare needs two different targets, got {} twice",
+            side_a.name
+        ));
+    }
+    let (trials, finished) = run_both(&live, on_trial).await?;
+    let dialects = [ta, tb].map(|t| t.as_ref().ok().map(|t| t.dialect));
+    let mut results = Vec::new();
+    for scenario in &live.scenarios {
+        let pair = [&side_a, &side_b].map(|s| trials.get(&(scenario.id.clone(), s.name.clone())));
+        let mut sp = match (pair, dialects) {
+            ([Some(x), Some(y)], [Some(dx), Some(dy)]) => {
+                compare_trials(scenario, (x, dx), (y, dy))
+            }
+            _ => ScenarioParity::not_compared(
+                &scenario.id,
+                if finished {
+                    "a target did not run it".into()
+                } else {
+                    "interrupted before both targets ran it".into()
+                },
+            ),
+        };
+        sp.0.description = Some(scenario.file.description.clone());
+        results.push(sp);
+    }
+    Ok(Parity::new(live.command, side_a, side_b, results))
+}
+
+fn target_side(t: &Result<Target, NotInstalled>) -> TargetSide {
+    match t {
+        Ok(t) => TargetSide {
+            name: t.name.clone(),
+            version: t.version.clone(),
+            dialect: dialect_name(t.dialect),
+        },
+        Err(e) => TargetSide {
+            name: e.target.clone(),
+            version: "unavailable".into(),
+            dialect: String::new(),
+        },
+    }
+}
+
+/// Runs the suite on both targets, writing the ordinary run reports. Returns the trials
+/// and whether the run finished (it was not interrupted).
+async fn run_both(
+    live: &LiveRun<'_>,
+    mut on_trial: impl FnMut(&Trial),
+) -> Result<(Trials, bool), String> {
+    let mut writer = ReportWriter::create(
+        &live.report_dir,
+        suite::target_infos(live.targets),
+        Vec::new(),
+    )
+    .map_err(|e| format!("cannot write reports to {}: {e}", live.report_dir.display()))?;
+    let opts = RunOptions {
+        without_expectation: true,
+        ..live.opts.clone()
+    };
+    let mut trials = Trials::new();
+    let finished = suite::run(
+        live.scenarios.clone(),
+        live.targets,
+        live.jobs,
+        opts,
+        &mut writer,
+        |t| {
+            on_trial(t);
+            trials.insert((t.scenario.clone(), t.target.clone()), t.clone());
+        },
+    )
+    .await
+    .map_err(|e| format!("cannot write reports: {e}"))?;
+    if finished {
+        writer.finish().map_err(|e| e.to_string())?;
+    }
+    Ok((trials, finished))
+}
+
+/// One line, at most `max` characters, an ellipsis where it was cut.
+fn clip(s: &str, max: usize) -> String {
+    let one_line = s.replace("\r\n", "⏎").replace('\n', "⏎");
+    match one_line.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &one_line[..i]),
+        None => one_line,
+    }
+}

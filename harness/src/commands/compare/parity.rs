@@ -1,0 +1,247 @@
+//! The report model: one [`ScenarioParity`] per scenario, gathered into [`Parity`]
+//! (`parity.json`), with the counts and the shape differences said once.
+
+use super::aspects::{compare, Aspect, AspectRow, Side, Verdict};
+use super::clip;
+use crate::report::timestamp;
+use crate::target::Dialect;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::SystemTime;
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A target as the comparison names it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetSide {
+    pub name: String,
+    pub version: String,
+    /// The scenario `expect` key of its dialect (`claude-code`, `caliban`); empty when the
+    /// target is unavailable.
+    pub dialect: String,
+}
+
+/// One scenario (or captured case) on both targets.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioParity {
+    pub scenario: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Why the two sides could not be compared (skipped, not captured, not started).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_compared: Option<String>,
+    /// Targets that could not run the scenario as written (it has no expectation for them
+    /// and they rejected its flags or stdin).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cannot_run_as_written: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aspects: Vec<AspectRow>,
+    /// The substantive differences, one sentence each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub differences: Vec<String>,
+}
+
+/// A scenario's parity and, per side, the frame kinds that carried nothing neutral.
+pub type Compared = (ScenarioParity, [BTreeSet<String>; 2]);
+
+impl ScenarioParity {
+    pub(super) fn not_compared(scenario: &str, why: String) -> Compared {
+        let sp = ScenarioParity {
+            scenario: scenario.to_string(),
+            description: None,
+            not_compared: Some(why),
+            cannot_run_as_written: vec![],
+            notes: vec![],
+            aspects: vec![],
+            differences: vec![],
+        };
+        (sp, Default::default())
+    }
+
+    /// Compares two runs and keeps the rows, the differences, and stderr as context.
+    pub fn of(scenario: &str, a: Side, b: Side) -> Compared {
+        let c = compare(a, b);
+        let mut notes = Vec::new();
+        for side in [&a, &b] {
+            if let Some(line) = side.run.stderr_headline() {
+                notes.push(format!("{} stderr: {}", side.name, clip(line, 200)));
+            }
+        }
+        let differences = c.differences(a.name, b.name);
+        let sp = ScenarioParity {
+            scenario: scenario.to_string(),
+            description: None,
+            not_compared: None,
+            cannot_run_as_written: vec![],
+            notes,
+            aspects: c.rows,
+            differences,
+        };
+        (sp, c.unmapped)
+    }
+
+    fn differs_in(&self, aspect: Aspect) -> bool {
+        self.aspects
+            .iter()
+            .any(|r| r.aspect == aspect && r.verdict == Verdict::Differs)
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParityCounts {
+    pub scenarios: usize,
+    pub compared: usize,
+    /// Run on both as written, with at least one substantive difference.
+    pub differ: usize,
+    pub not_compared: usize,
+    /// Scenarios a target could not run as written.
+    pub cannot_run_as_written: usize,
+}
+
+impl ParityCounts {
+    fn of(scenarios: &[ScenarioParity]) -> ParityCounts {
+        let count = |f: fn(&ScenarioParity) -> bool| scenarios.iter().filter(|s| f(s)).count();
+        ParityCounts {
+            scenarios: scenarios.len(),
+            compared: count(|s| s.not_compared.is_none()),
+            differ: count(|s| !s.differences.is_empty() && s.cannot_run_as_written.is_empty()),
+            not_compared: count(|s| s.not_compared.is_some()),
+            cannot_run_as_written: count(|s| !s.cannot_run_as_written.is_empty()),
+        }
+    }
+}
+
+/// `parity.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Parity {
+    pub schema_version: u32,
+    pub generated_at: String,
+    /// The command that made this report.
+    pub command: String,
+    pub a: TargetSide,
+    pub b: TargetSide,
+    pub counts: ParityCounts,
+    /// Caveats about the whole comparison.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// How the dialects differ in shape: said once here, not per scenario.
+    pub known_shape_differences: Vec<String>,
+    /// Per target: kinds of frames that carry nothing neutral, seen in these runs.
+    pub unmapped_frames: BTreeMap<String, Vec<String>>,
+    /// Per aspect: how many compared scenarios differ there in substance.
+    pub differences_by_aspect: BTreeMap<String, usize>,
+    pub scenarios: Vec<ScenarioParity>,
+}
+
+impl Parity {
+    pub fn new(command: String, a: TargetSide, b: TargetSide, results: Vec<Compared>) -> Parity {
+        let mut unmapped: [BTreeSet<String>; 2] = Default::default();
+        let mut scenarios = Vec::new();
+        for (s, u) in results {
+            for (all, one) in unmapped.iter_mut().zip(u) {
+                all.extend(one);
+            }
+            scenarios.push(s);
+        }
+        let known = known_shape_differences(dialect_of(&a.dialect), dialect_of(&b.dialect));
+        let [ua, ub] = unmapped;
+        let mut unmapped_frames = BTreeMap::new();
+        unmapped_frames.insert(a.name.clone(), ua.into_iter().collect());
+        unmapped_frames.insert(b.name.clone(), ub.into_iter().collect());
+        Parity {
+            schema_version: SCHEMA_VERSION,
+            generated_at: timestamp(SystemTime::now()),
+            command,
+            a,
+            b,
+            counts: ParityCounts::of(&scenarios),
+            notes: Vec::new(),
+            known_shape_differences: known,
+            unmapped_frames,
+            differences_by_aspect: differences_by_aspect(&scenarios),
+            scenarios,
+        }
+    }
+}
+
+/// Per aspect label, the scenarios run as written on both that differ there in substance.
+fn differences_by_aspect(scenarios: &[ScenarioParity]) -> BTreeMap<String, usize> {
+    let mut by_aspect = BTreeMap::new();
+    for aspect in Aspect::ALL {
+        let n = scenarios
+            .iter()
+            .filter(|s| s.cannot_run_as_written.is_empty() && s.differs_in(aspect))
+            .count();
+        if n > 0 {
+            by_aspect.insert(aspect.label().to_string(), n);
+        }
+    }
+    by_aspect
+}
+
+/// A dialect as `parity.json` names it (the scenario's `expect` key).
+pub(super) fn dialect_name(d: Dialect) -> String {
+    d.expect_key().to_string()
+}
+
+/// The dialect [`dialect_name`] named.
+fn dialect_of(name: &str) -> Option<Dialect> {
+    [Dialect::ClaudeCode, Dialect::Caliban]
+        .into_iter()
+        .find(|d| dialect_name(*d) == name)
+}
+
+/// The shape differences between Claude Code's and caliban's stream-json, as the
+/// adapters absorb them (`shape_differences.md`). Empty when both sides speak one dialect.
+pub fn known_shape_differences(a: Option<Dialect>, b: Option<Dialect>) -> Vec<String> {
+    if a == b || a.is_none() || b.is_none() {
+        return Vec::new();
+    }
+    markdown_items(include_str!("shape_differences.md"))
+}
+
+/// The items of a Markdown `- ` list, each with its lines joined by spaces; lines before
+/// the first item (a heading, an introduction) are left out.
+fn markdown_items(md: &str) -> Vec<String> {
+    let mut items: Vec<String> = Vec::new();
+    for line in md.lines() {
+        if let Some(item) = line.strip_prefix("- ") {
+            items.push(item.to_string());
+        } else if let (Some(item), false) = (items.last_mut(), line.trim().is_empty()) {
+            item.push(' ');
+            item.push_str(line.trim());
+        }
+    }
+    items
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_items_join_wrapped_lines_and_skip_the_heading() {
+        let md = "# Title\n\nIntro\nmore.\n\n- one\n  two\n- three\n";
+        assert_eq!(markdown_items(md), ["one two", "three"]);
+    }
+
+    #[test]
+    fn shape_differences_only_between_dialects() {
+        let (cc, cal) = (Some(Dialect::ClaudeCode), Some(Dialect::Caliban));
+        assert!(known_shape_differences(cc, cc).is_empty());
+        assert!(known_shape_differences(cc, None).is_empty());
+        let known = known_shape_differences(cc, cal);
+        assert!(known[0].starts_with("Assistant output: Claude Code prints `assistant` frames"));
+        assert!(known.iter().all(|k| !k.contains('\n') && !k.contains("  ")));
+    }
+
+    #[test]
+    fn dialect_names_round_trip() {
+        for d in [Dialect::ClaudeCode, Dialect::Caliban] {
+            assert_eq!(dialect_of(&dialect_name(d)), Some(d));
+        }
+        assert_eq!(dialect_of(""), None);
+    }
+}

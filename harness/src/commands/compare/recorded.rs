@@ -1,0 +1,171 @@
+//! What one run left behind, as the comparison sees it: from a finished trial or from a
+//! capture folder.
+
+use crate::output::{BadLine, Output};
+use crate::pattern::Vars;
+use crate::report::redact_str;
+use crate::runner::{Exit, Trial};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::path::Path;
+use stub_api::{Answer, JournalEntry};
+
+/// One run, as recorded: what the comparison looks at.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Recorded {
+    /// The JSON objects the CLI printed on stdout, in order.
+    pub frames: Vec<Value>,
+    pub exit_code: Option<i32>,
+    /// How it ended when not by exiting: `signal 9`, `killed (timeout)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<String>,
+    /// stdout lines that are not JSON objects (all of stdout with `--output-format text`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub non_json: Vec<String>,
+    /// Requests the CLI sent to the model (background requests left out), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<usize>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stderr: String,
+}
+
+impl Recorded {
+    /// From stdout as printed and the exit code.
+    pub fn from_stdout(stdout: &[u8], exit_code: Option<i32>) -> Recorded {
+        let out = Output::parse(stdout);
+        Recorded {
+            non_json: non_json(&out),
+            frames: out.frames.into_iter().map(|f| f.value).collect(),
+            exit_code,
+            ..Recorded::default()
+        }
+    }
+
+    /// From a finished trial, with its sandbox paths written as `$WORKSPACE` / `$HOME`
+    /// so two trials' outputs compare.
+    pub fn from_trial(t: &Trial) -> Recorded {
+        let requests = t.journal.iter().filter(|e| is_scripted(e)).count();
+        Recorded {
+            frames: t
+                .output
+                .frames
+                .iter()
+                .map(|f| with_paths(&f.value, &t.vars))
+                .collect(),
+            exit_code: t.exit.code,
+            ended: ending(&t.exit),
+            non_json: non_json(&t.output)
+                .into_iter()
+                .map(|l| redact_str(&l, &t.vars))
+                .collect(),
+            requests: Some(requests),
+            stderr: redact_str(&t.stderr.text(), &t.vars),
+        }
+    }
+
+    /// From a capture folder: `NAME.stdout.jsonl`, `NAME.exit_code`, and when present
+    /// `NAME.stderr.txt` and `NAME.requests.jsonl` (one line per request).
+    pub fn from_capture(dir: &Path, name: &str) -> Result<Recorded, String> {
+        let read = |ext: &str| std::fs::read(dir.join(format!("{name}.{ext}")));
+        let stdout = read("stdout.jsonl").unwrap_or_default();
+        let code =
+            read("exit_code").map_err(|e| format!("{}/{name}.exit_code: {e}", dir.display()))?;
+        let code = String::from_utf8_lossy(&code).trim().to_string();
+        let exit_code = code.parse::<i32>().map_err(|_| {
+            format!(
+                "{}/{name}.exit_code: `{code}` is not an exit code",
+                dir.display()
+            )
+        })?;
+        let mut rec = Recorded::from_stdout(&stdout, Some(exit_code));
+        rec.stderr = read("stderr.txt")
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
+        rec.requests = read("requests.jsonl").ok().map(|b| {
+            String::from_utf8_lossy(&b)
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .filter(|l| {
+                    let v: Value = serde_json::from_str(l).unwrap_or(Value::Null);
+                    !is_title_request(v.get("body").unwrap_or(&v))
+                })
+                .count()
+        });
+        Ok(rec)
+    }
+
+    /// The exit code, or how the run ended without one.
+    pub(super) fn exit_text(&self) -> String {
+        match (&self.ended, self.exit_code) {
+            (Some(e), _) => e.clone(),
+            (None, Some(c)) => c.to_string(),
+            (None, None) => "unknown".into(),
+        }
+    }
+
+    /// The first line of stderr that says something, trimmed.
+    pub(super) fn stderr_headline(&self) -> Option<&str> {
+        self.stderr.lines().map(str::trim).find(|l| !l.is_empty())
+    }
+
+    /// The harness killed it at the scenario's timeout (the wording [`ending`] gives).
+    pub(super) fn killed_at_timeout(&self) -> bool {
+        self.ended.as_deref() == Some("killed (timeout)")
+    }
+}
+
+/// A request the stub answered from the script or could not: a turn of the
+/// conversation, not background traffic. (The runner's `check_requests` counts the same.)
+fn is_scripted(e: &JournalEntry) -> bool {
+    matches!(e.answer, Answer::Step { .. } | Answer::Unscripted { .. })
+        && e.path.ends_with("/v1/messages")
+}
+
+/// How a trial ended when not by exiting: `killed (timeout)`, `signal 9`.
+fn ending(exit: &Exit) -> Option<String> {
+    match (&exit.killed, exit.signal) {
+        (Some(k), _) => Some(format!("killed ({k})")),
+        (None, Some(s)) => Some(format!("signal {s}")),
+        _ => None,
+    }
+}
+
+/// Claude Code's background session-title request (no tools, an output schema with a
+/// `title` property), which the harness's stub answers by a built-in rule: not part of
+/// the conversation, so not counted.
+fn is_title_request(body: &Value) -> bool {
+    let no_tools = body
+        .get("tools")
+        .and_then(Value::as_array)
+        .is_none_or(Vec::is_empty);
+    let title = body
+        .pointer("/output_config/format/schema/properties/title")
+        .is_some();
+    no_tools && title
+}
+
+fn non_json(out: &Output) -> Vec<String> {
+    out.bad_lines
+        .iter()
+        .filter(|b| !is_missing_final_newline(b))
+        .map(|b| b.excerpt.clone())
+        .collect()
+}
+
+/// The last line lacks its newline: a flaw of the stream, not a line of other output.
+fn is_missing_final_newline(b: &BadLine) -> bool {
+    b.problem == "last line has no trailing newline"
+}
+
+fn with_paths(v: &Value, vars: &Vars) -> Value {
+    match v {
+        Value::String(s) => Value::String(redact_str(s, vars)),
+        Value::Array(a) => Value::Array(a.iter().map(|x| with_paths(x, vars)).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, x)| (k.clone(), with_paths(x, vars)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}

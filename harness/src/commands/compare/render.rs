@@ -1,0 +1,238 @@
+//! The report as text: `parity.md`, and the few lines the terminal gets. Returned as
+//! strings; writing and printing them is the caller's.
+
+use super::aspects::{Aspect, Verdict};
+use super::clip;
+use super::parity::{Parity, ScenarioParity, TargetSide};
+use std::fmt::Write as _;
+
+/// `parity.md`.
+pub fn render_md(p: &Parity) -> String {
+    let mut s = String::new();
+    intro(&mut s, p);
+    overview(&mut s, p);
+    shape_differences(&mut s, p);
+    let _ = writeln!(s, "\n## Per scenario");
+    for sc in &p.scenarios {
+        scenario_section(&mut s, p, sc);
+    }
+    s
+}
+
+/// The title, the command, the counts, how to read the tables and the caveats.
+fn intro(s: &mut String, p: &Parity) {
+    let side = |t: &TargetSide| format!("{} {}", t.name, t.version);
+    let _ = writeln!(s, "# Parity: {} vs {}\n", side(&p.a), side(&p.b));
+    let _ = writeln!(s, "```\n{}\n```\n", p.command);
+    let c = &p.counts;
+    let _ = writeln!(
+        s,
+        "Generated {}. {} scenario(s) run on both: **{} with substantive differences**, {} the same in substance, {} that one side cannot run as written (its flags or stdin are the other dialect's); {} not compared.\n",
+        p.generated_at,
+        c.compared,
+        c.differ,
+        c.compared
+            .saturating_sub(c.differ)
+            .saturating_sub(c.cannot_run_as_written),
+        c.cannot_run_as_written,
+        c.not_compared,
+    );
+    let _ = writeln!(
+        s,
+        "Each run is mapped into neutral events (init, assistant text, thinking, tool call, tool result, retry, warning, result, exit code) by an adapter per dialect; the aspects below compare those events. `=` the same, `≈` different only in shape (listed once below), `≠` different in substance, `·` neither side has any.\n"
+    );
+    for n in &p.notes {
+        let _ = writeln!(s, "> {n}\n");
+    }
+    if !p.differences_by_aspect.is_empty() {
+        let list: Vec<String> = p
+            .differences_by_aspect
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        let _ = writeln!(
+            s,
+            "Substantive differences by aspect (scenarios): {}.\n",
+            list.join(", ")
+        );
+    }
+}
+
+/// One row per scenario, one column per aspect.
+fn overview(s: &mut String, p: &Parity) {
+    let _ = writeln!(s, "## Overview\n");
+    let _ = write!(s, "| scenario |");
+    for a in Aspect::ALL {
+        let _ = write!(s, " {} |", a.short());
+    }
+    let _ = writeln!(s, " ≠ |");
+    let _ = writeln!(s, "|---|{}---|", "---|".repeat(Aspect::ALL.len()));
+    for sc in &p.scenarios {
+        let _ = write!(s, "| [{}](#{}) |", sc.scenario, anchor(&sc.scenario));
+        if let Some(why) = &sc.not_compared {
+            let _ = writeln!(
+                s,
+                " not compared: {} |{} |",
+                cell(why, 80),
+                " |".repeat(Aspect::ALL.len() - 1)
+            );
+            continue;
+        }
+        for a in Aspect::ALL {
+            let v = sc
+                .aspects
+                .iter()
+                .find(|r| r.aspect == a)
+                .map_or(Verdict::Neither, |r| r.verdict);
+            let _ = write!(s, " {} |", v.symbol());
+        }
+        let count = if !sc.cannot_run_as_written.is_empty() {
+            format!(
+                "not run as written by {}",
+                sc.cannot_run_as_written.join(", ")
+            )
+        } else if sc.differences.is_empty() {
+            "0".to_string()
+        } else {
+            format!("**{}**", sc.differences.len())
+        };
+        let _ = writeln!(s, " {count} |");
+    }
+}
+
+/// The shape differences and unmapped frame kinds, said once for all scenarios.
+fn shape_differences(s: &mut String, p: &Parity) {
+    let _ = writeln!(
+        s,
+        "\n## Known shape differences (not reported per scenario)\n"
+    );
+    if p.known_shape_differences.is_empty() {
+        let _ = writeln!(s, "None: both sides speak one dialect.");
+    }
+    for k in &p.known_shape_differences {
+        let _ = writeln!(s, "- {k}");
+    }
+    for (target, kinds) in &p.unmapped_frames {
+        if !kinds.is_empty() {
+            let kinds: Vec<String> = kinds.iter().map(|k| format!("`{k}`")).collect();
+            let _ = writeln!(
+                s,
+                "- Frames of {target} with no neutral meaning, seen here: {}",
+                kinds.join(", ")
+            );
+        }
+    }
+}
+
+/// A scenario's heading, notes, aspect table and differences.
+fn scenario_section(s: &mut String, p: &Parity, sc: &ScenarioParity) {
+    let _ = writeln!(s, "\n### {}\n", sc.scenario);
+    if let Some(d) = &sc.description {
+        let _ = writeln!(s, "{d}\n");
+    }
+    if let Some(why) = &sc.not_compared {
+        let _ = writeln!(s, "Not compared: {why}");
+    }
+    for who in &sc.cannot_run_as_written {
+        let _ = writeln!(s, "- **{who} cannot run this scenario as written.**");
+    }
+    for n in &sc.notes {
+        let _ = writeln!(s, "- {}", clip(n, 400));
+    }
+    if sc.not_compared.is_some() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\n| aspect | {} | {} | |\n|---|---|---|---|",
+        p.a.name, p.b.name
+    );
+    for r in &sc.aspects {
+        if r.verdict == Verdict::Neither && r.aspect != Aspect::Exit {
+            continue;
+        }
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} |",
+            r.aspect.label(),
+            cell(&r.a, 140),
+            cell(&r.b, 140),
+            r.verdict.symbol()
+        );
+    }
+    let shape: Vec<String> = sc
+        .aspects
+        .iter()
+        .filter(|r| r.verdict == Verdict::Shape)
+        .filter_map(|r| {
+            r.note
+                .as_ref()
+                .map(|n| format!("{}: {n}", r.aspect.label()))
+        })
+        .collect();
+    if !shape.is_empty() {
+        let _ = writeln!(s, "\nShape only: {}.", shape.join("; "));
+    }
+    if !sc.cannot_run_as_written.is_empty() {
+        for d in &sc.differences {
+            let _ = writeln!(s, "\n{d}");
+        }
+    } else if sc.differences.is_empty() {
+        let _ = writeln!(s, "\nThe same in substance.");
+    } else {
+        let _ = writeln!(s, "\nSubstantive differences:\n");
+        for d in &sc.differences {
+            let _ = writeln!(s, "- {d}");
+        }
+    }
+}
+
+/// A few lines for the terminal: the scenarios that differ, and the counts.
+pub fn summary(p: &Parity) -> String {
+    let mut s = String::new();
+    for sc in &p.scenarios {
+        if let Some(why) = &sc.not_compared {
+            let _ = writeln!(s, "not compared {}: {why}", sc.scenario);
+        } else if !sc.cannot_run_as_written.is_empty() {
+            let _ = writeln!(
+                s,
+                "not run     {}: {} cannot run it as written",
+                sc.scenario,
+                sc.cannot_run_as_written.join(", ")
+            );
+        } else if !sc.differences.is_empty() {
+            let aspects: Vec<&str> = sc
+                .aspects
+                .iter()
+                .filter(|r| r.verdict == Verdict::Differs)
+                .map(|r| r.aspect.label())
+                .collect();
+            let _ = writeln!(s, "differs     {}: {}", sc.scenario, aspects.join(", "));
+        }
+    }
+    let c = &p.counts;
+    let _ = writeln!(
+        s,
+        "{} vs {}: {} run on both, {} differ in substance, {} cannot be run as written by one side, {} not compared",
+        p.a.name, p.b.name, c.compared, c.differ, c.cannot_run_as_written, c.not_compared
+    );
+    s
+}
+
+/// A Markdown table cell: one line, clipped, pipes escaped.
+fn cell(s: &str, max: usize) -> String {
+    clip(s, max).replace('|', "\\|")
+}
+
+/// GitHub's heading anchor for a scenario heading.
+fn anchor(heading: &str) -> String {
+    heading
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            'a'..='z' | '0'..='9' | '-' | '_' => Some(c),
+            ' ' => Some('-'),
+            _ => None,
+        })
+        .collect()
+}

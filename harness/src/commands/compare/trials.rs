@@ -1,0 +1,235 @@
+//! Two live trials of one scenario, compared, with what the trials say besides their
+//! output: a side skipped or not started, a side the scenario has no expectation for
+//! (it ran it as written, and may have refused the other dialect's flags or stdin, or
+//! stalled on them), a side failing its own expectation or going off the stub's script.
+
+use super::aspects::Side;
+use super::clip;
+use super::parity::{Compared, ScenarioParity};
+use super::recorded::Recorded;
+use crate::divergence::Kind;
+use crate::runner::{Status, Trial};
+use crate::scenario::{CloseStdin, Scenario, StdinLine};
+use crate::target::Dialect;
+use serde_json::Value;
+
+/// One side's trial, its dialect and its output as the comparison reads it.
+struct Ran<'a> {
+    trial: &'a Trial,
+    dialect: Dialect,
+    recorded: Recorded,
+}
+
+/// Compares two trials of one scenario, saying when one could not run it as written.
+pub fn compare_trials(
+    scenario: &Scenario,
+    (x, dx): (&Trial, Dialect),
+    (y, dy): (&Trial, Dialect),
+) -> Compared {
+    if let Some(why) = [x, y].into_iter().find_map(why_not_compared) {
+        return ScenarioParity::not_compared(&scenario.id, why);
+    }
+    let ran = [(x, dx), (y, dy)].map(|(trial, dialect)| Ran {
+        trial,
+        dialect,
+        recorded: Recorded::from_trial(trial),
+    });
+    let [a, b] = ran.each_ref().map(|r| Side {
+        name: &r.trial.target,
+        dialect: r.dialect,
+        run: &r.recorded,
+    });
+    let (mut sp, unmapped) = ScenarioParity::of(&scenario.id, a, b);
+    let mut notes = Vec::new();
+    for (this, other) in [(&ran[0], &ran[1]), (&ran[1], &ran[0])] {
+        let t = this.trial;
+        if scenario.file.expect.contains_key(this.dialect.expect_key()) {
+            notes.extend(own_expectation_note(t));
+        } else {
+            notes.push(as_written_note(scenario, this));
+            if let Some(why) = cannot_run_as_written(scenario, this, other) {
+                sp.cannot_run_as_written.push(t.target.clone());
+                sp.differences = vec![why];
+            }
+        }
+        notes.extend(off_script_note(scenario, t));
+        notes.extend(
+            t.notes
+                .iter()
+                // Said above, with the reasons.
+                .filter(|n| !is_ran_as_written_note(n))
+                .map(|n| format!("{}: {n}", t.target)),
+        );
+    }
+    notes.append(&mut sp.notes);
+    sp.notes = notes;
+    (sp, unmapped)
+}
+
+/// The runner's note that it ran a target without an expectation (said here with reasons).
+fn is_ran_as_written_note(note: &str) -> bool {
+    note.contains("ran as written, for comparison")
+}
+
+/// A side that was skipped or could not be started leaves nothing to compare.
+fn why_not_compared(t: &Trial) -> Option<String> {
+    match &t.status {
+        Status::Skipped(why) => Some(format!("{} skipped it: {why}", t.target)),
+        _ => t
+            .divergences
+            .iter()
+            .find(|d| d.kind == Kind::Spawn)
+            .map(|d| format!("{} could not be started: {}", t.target, d.message)),
+    }
+}
+
+/// A side with an expectation that it fails, or fails in a known way.
+fn own_expectation_note(t: &Trial) -> Option<String> {
+    match &t.status {
+        Status::Failed => Some(format!(
+            "{} fails its own expectation here ({} divergence(s); first: {})",
+            t.target,
+            t.divergences.len(),
+            t.divergences
+                .first()
+                .map(|d| clip(&d.message, 160))
+                .unwrap_or_default()
+        )),
+        Status::Known(why) => Some(format!("{}: a known divergence: {why}", t.target)),
+        _ => None,
+    }
+}
+
+/// A side without an expectation ran the scenario as written: why that may not suit it.
+fn as_written_note(scenario: &Scenario, this: &Ran) -> String {
+    let hints = as_written_hints(scenario, this.dialect);
+    format!(
+        "{} has no expectation in this scenario: it ran it as written{}",
+        this.trial.target,
+        if hints.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", hints.join("; "))
+        }
+    )
+}
+
+/// The one difference to report when `this` refused the scenario or stalled on it while
+/// `other` got going: everything else follows from that.
+fn cannot_run_as_written(scenario: &Scenario, this: &Ran, other: &Ran) -> Option<String> {
+    let r = &this.recorded;
+    if !(rejected(this.dialect, r) || stalled(r)) || never_started(&other.recorded) {
+        return None;
+    }
+    let why = if stalled(r) {
+        stall_reason(scenario).to_string()
+    } else {
+        let stderr = r.stderr_headline().map_or(String::new(), |l| clip(l, 200));
+        format!("exit {}: {stderr}", r.exit_text())
+    };
+    Some(format!(
+        "{} cannot run this scenario as written ({why}); {} exits {}. The other aspects follow from that and are not differences in substance.",
+        this.trial.target,
+        other.trial.target,
+        other.recorded.exit_text()
+    ))
+}
+
+fn stall_reason(scenario: &Scenario) -> &'static str {
+    let paused = scenario.file.close_stdin != CloseStdin::Immediately
+        || scenario.file.stdin.as_ref().is_some_and(|l| {
+            l.iter()
+                .any(|l| matches!(l, StdinLine::AfterResults { .. }))
+        });
+    if paused {
+        "it printed nothing and sent no request while stdin stayed open (the scenario sends or closes stdin only after a result): it seems to read stdin to EOF before it starts"
+    } else {
+        "it printed nothing and sent no request before the timeout"
+    }
+}
+
+/// The side asked the stub for something its script (written for other targets) lacks.
+fn off_script_note(scenario: &Scenario, t: &Trial) -> Option<String> {
+    let d = t
+        .divergences
+        .iter()
+        .find(|d| d.kind == Kind::UnscriptedRequest)?;
+    Some(format!(
+        "{} went off the stub's script (written for {}): {}",
+        t.target,
+        scenario
+            .file
+            .expect
+            .keys()
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", "),
+        clip(&d.message, 200)
+    ))
+}
+
+/// Why a scenario written for another dialect may not suit `dialect`.
+pub fn as_written_hints(scenario: &Scenario, dialect: Dialect) -> Vec<String> {
+    let mut hints = Vec::new();
+    let frames: Vec<&Value> = scenario
+        .file
+        .stdin
+        .iter()
+        .flatten()
+        .filter_map(|l| match l {
+            StdinLine::Frame(v) if v.get("type").and_then(Value::as_str) == Some("user") => Some(v),
+            _ => None,
+        })
+        .collect();
+    let claude_shaped = frames.iter().any(|v| v.get("message").is_some());
+    let caliban_shaped = frames
+        .iter()
+        .any(|v| v.get("message").is_none() && v.get("content").is_some());
+    match dialect {
+        Dialect::Caliban if claude_shaped => hints.push(
+            "its stdin frames are in Claude Code's shape {type: user, message: ...}; caliban reads {type: user, content: ...}".into(),
+        ),
+        Dialect::ClaudeCode if caliban_shaped => hints.push(
+            "its stdin frames are in caliban's shape {type: user, content: ...}; Claude Code reads {type: user, message: ...}".into(),
+        ),
+        _ => {}
+    }
+    let args = &scenario.file.args;
+    if dialect == Dialect::Caliban {
+        if args.iter().any(|a| a == "--dangerously-skip-permissions") {
+            hints.push("--dangerously-skip-permissions is Claude Code's; caliban takes --permission-mode bypassPermissions --allow-dangerously-skip-permissions".into());
+        }
+        if args
+            .iter()
+            .any(|a| a == "--allowedTools" || a == "--allowed-tools")
+        {
+            hints.push("it allows tools with Claude Code's --allowedTools".into());
+        }
+        if !scenario.file.default_args {
+            hints.push(
+                "its command line is written out for Claude Code (default_args: false)".into(),
+            );
+        }
+    }
+    hints
+}
+
+/// It printed nothing, sent no request and was killed at the timeout.
+fn stalled(r: &Recorded) -> bool {
+    r.killed_at_timeout() && r.frames.is_empty() && r.requests == Some(0)
+}
+
+/// It sent no request and did not succeed: the scenario is about refusing the input.
+fn never_started(r: &Recorded) -> bool {
+    r.requests == Some(0) && r.exit_code != Some(0)
+}
+
+/// The CLI refused the invocation itself: a usage error before any model request.
+fn rejected(dialect: Dialect, r: &Recorded) -> bool {
+    let usage = match dialect {
+        // sysexits EX_USAGE for bad flags and malformed stdin; clap's own exit 2.
+        Dialect::Caliban => matches!(r.exit_code, Some(64) | Some(2)),
+        Dialect::ClaudeCode => r.exit_code == Some(1),
+    };
+    usage && r.requests.unwrap_or(0) == 0 && !r.stderr.trim().is_empty()
+}

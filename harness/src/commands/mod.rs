@@ -1,0 +1,2 @@
+pub mod drift;
+pub mod record;

@@ -165,11 +165,12 @@ fn map_strings(v: &Value, f: &impl Fn(&str) -> String) -> Value {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 
-    fn vars() -> Vars {
+    /// A trial's sandbox paths, as the runner makes them.
+    pub(crate) fn vars() -> Vars {
         Vars {
             workspace: "/tmp/streamcheck-AbC123/work".into(),
             home: "/tmp/streamcheck-AbC123/home".into(),

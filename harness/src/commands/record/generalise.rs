@@ -237,13 +237,7 @@ pub fn session_capture_name(expected: &[Value]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn vars() -> Vars {
-        Vars {
-            workspace: "/tmp/streamcheck-AbC123/work".into(),
-            home: "/tmp/streamcheck-AbC123/home".into(),
-        }
-    }
+    use crate::normalize::tests::vars;
 
     fn gen(frames: Value) -> Vec<Value> {
         let v = vars();
@@ -310,6 +304,20 @@ mod tests {
                 .unwrap()
                 .check(f, &v, &mut caps)
                 .unwrap_or_else(|e| panic!("{p} vs {f}: {e}"));
+        }
+    }
+
+    #[test]
+    fn the_uuid_regex_in_patterns_accepts_what_uuid_accepts() {
+        let re = regex::Regex::new(&format!("^{UUID_REGEX}$")).unwrap();
+        for s in [
+            "dda7b70a-1f53-402d-a4a7-3fc5fb8e57fb",
+            "DDA7B70A-1F53-402D-A4A7-3FC5FB8E57FB",
+            "dda7b70a-1f53-402d-a4a7-3fc5fb8e57f",
+            "dda7b70a_1f53-402d-a4a7-3fc5fb8e57fb",
+            "gda7b70a-1f53-402d-a4a7-3fc5fb8e57fb",
+        ] {
+            assert_eq!(re.is_match(s), is_uuid(s), "{s}");
         }
     }
 

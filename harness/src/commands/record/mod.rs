@@ -1,9 +1,9 @@
 //! Recording expectations from real runs, insta-style.
 //!
-//! `streamcheck record` runs scenarios and turns what the CLI printed into frame
-//! patterns ([`generalise`](mod@generalise): uuids, session ids, durations, timestamps, sandbox paths
-//! and the CLI version are generalised, the rest is kept exact). Nothing is written into
-//! a scenario: each recording goes to a pending file ([`pending`]),
+//! `streamcheck record` runs scenarios and turns what the CLI printed into frame patterns
+//! ([`generalise`](mod@generalise): uuids, session ids, durations, timestamps, sandbox
+//! paths and the CLI version are generalised, the rest is kept exact). Nothing is written
+//! into a scenario: each recording goes to a pending file ([`pending`]),
 //! `reports/pending/<id>.<target>.yaml`. `streamcheck review` ([`review`]) shows each
 //! pending file as a unified diff of the scenario file and, when accepted, rewrites only
 //! `frames:` and `exit_code:` under `expect: <target>:` ([`yaml_edit`]), textually, so

@@ -107,3 +107,52 @@ pub fn scenario_of(pending_path: &Path) -> String {
         .map(|p| p.scenario)
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::pending::pending_dir;
+    use super::*;
+
+    #[test]
+    fn accepting_rewrites_the_scenario_and_a_decision_on_a_gone_file_fails() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = Project {
+            root: tmp.path().to_path_buf(),
+        };
+        let scenario = project.root.join("scenarios/t/x.yaml");
+        std::fs::create_dir_all(scenario.parent().unwrap()).unwrap();
+        let text = "description: d\nprompt: p\nexpect:\n  claude-code:\n    exit_code: 0 # kept\n";
+        std::fs::write(&scenario, text).unwrap();
+        let pending = Pending {
+            scenario: "t/x".into(),
+            file: "scenarios/t/x.yaml".into(),
+            expect: "claude-code".into(),
+            target: "command:fake".into(),
+            version: "1".into(),
+            recorded_at: None,
+            notes: vec![],
+            exit_code: Some(3),
+            frames: None,
+        };
+        let path = pending.path_in(&pending_dir(&project));
+        write_atomic(&path, pending.to_yaml().as_bytes()).unwrap();
+        assert_eq!(scenario_of(&path), "t/x");
+
+        let change = PendingChange::load(&project, &path).unwrap();
+        assert!(!change.is_unchanged());
+        assert!(
+            change.diff().contains("+    exit_code: 3 # kept"),
+            "{}",
+            change.diff()
+        );
+        change.apply(Decision::Skip).unwrap();
+        assert!(path.exists());
+        change.apply(Decision::Accept).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&scenario).unwrap(),
+            text.replace("exit_code: 0", "exit_code: 3")
+        );
+        assert!(!path.exists());
+        assert!(change.apply(Decision::Reject).is_err());
+    }
+}

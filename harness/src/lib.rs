@@ -9,18 +9,22 @@
 //! - [`commands::compare`]: parity of two targets (neutral events per dialect, parity.md)
 //! - [`report`]: summary.md, junit.xml, results.json and one report per divergence
 //! - [`bench`]: `streamcheck bench`, the harness against the CLI's own run time and its peers
+//! - [`normalize`]: what changes from run to run (volatile values, sandbox paths), in one place
+//! - [`frame`]: a frame's kind and the JSON types in it; [`text`]: clipping and escaping
+//! - [`commands`]: `record` (and `review`), `drift`
 
 pub mod bench;
 pub mod commands;
 pub mod divergence;
-pub mod drift;
+pub mod frame;
 pub mod invariants;
 pub mod matcher;
+pub mod normalize;
 pub mod output;
 pub mod pattern;
-pub mod record;
 pub mod report;
 pub mod runner;
 pub mod scenario;
 pub mod suite;
 pub mod target;
+pub mod text;

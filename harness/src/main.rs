@@ -3,12 +3,14 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
+use streamcheck::commands::{compare, drift, record};
 use streamcheck::report::{self, ReportWriter};
 use streamcheck::runner::{RunOptions, Status, Trial};
 use streamcheck::scenario::{self, Scenario};
 use streamcheck::suite::{self, Selection};
 use streamcheck::target::{self, Dialect, Project, TargetSpec};
-use streamcheck::{commands::compare, drift, record};
+
+mod cli;
 
 /// Conformance tests for the stream-json protocol of agent CLIs.
 #[derive(Parser)]
@@ -248,8 +250,15 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
                 failing_only,
                 report_dir: report_dir.unwrap_or_else(|| ReportWriter::default_dir(&project.root)),
             };
-            let outcomes = rt.block_on(record::record(&project, scenarios, &targets, &opts))?;
-            record::print_outcomes(&outcomes, &project.root);
+            let runs = opts.runs.max(1);
+            let outcomes = rt.block_on(record::record(
+                &project,
+                scenarios,
+                &targets,
+                &opts,
+                |t, run| cli::review::print_trial(t, run, runs),
+            ))?;
+            cli::review::print_outcomes(&outcomes, &project.root);
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Review {
@@ -259,19 +268,12 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
         } => {
             let project = project(cli.root)?;
             let mode = match (accept_all, reject_all) {
-                (true, _) => record::ReviewMode::AcceptAll,
-                (_, true) => record::ReviewMode::RejectAll,
-                _ if std::io::stdin().is_terminal() => record::ReviewMode::Ask,
-                _ => record::ReviewMode::List,
+                (true, _) => cli::review::ReviewMode::AcceptAll,
+                (_, true) => cli::review::ReviewMode::RejectAll,
+                _ if std::io::stdin().is_terminal() => cli::review::ReviewMode::Ask,
+                _ => cli::review::ReviewMode::List,
             };
-            let color = std::io::stdout().is_terminal();
-            let sum = record::review(
-                &project,
-                &filters,
-                mode,
-                color,
-                &mut record::ask_on_terminal,
-            );
+            let sum = cli::review::review(&project, &filters, mode);
             Ok(if sum.errors > 0 {
                 ExitCode::from(1)
             } else {

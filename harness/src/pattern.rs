@@ -161,6 +161,54 @@ fn single_operator(map: &serde_json::Map<String, Value>) -> Option<&str> {
     (key.starts_with('$') && !key.starts_with("$$")).then_some(key.as_str())
 }
 
+/// True when `v` is an operator object: one key, starting with a single `$` (`{$regex: ..}`).
+pub fn is_operator(v: &Value) -> bool {
+    v.as_object().and_then(single_operator).is_some()
+}
+
+/// True when `v` is written in pattern syntax: a string starting with `$` (a placeholder,
+/// a template, an escaped literal) or an object with a `$` key.
+pub fn is_pattern_text(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.starts_with('$'),
+        Value::Object(m) => m.keys().any(|k| k.starts_with('$')),
+        _ => false,
+    }
+}
+
+/// A literal string (or key) as a pattern: a leading `$` doubled.
+pub fn escape_literal(s: &str) -> String {
+    if s.starts_with('$') {
+        format!("${s}")
+    } else {
+        s.to_string()
+    }
+}
+
+/// The placeholder for the JSON type of a value, or of the values a leaf pattern stands
+/// for (`$string` for `{$regex: ..}`, `{$capture: ..}` and `{$ref: ..}`): `$string`,
+/// `$number` or `$bool`. `None` for `$any`, `$absent`, null, arrays and objects.
+pub fn type_placeholder(v: &Value) -> Option<&'static str> {
+    match v {
+        Value::String(s) => match s.as_str() {
+            "$number" => Some("$number"),
+            "$bool" => Some("$bool"),
+            "$any" | "$absent" => None,
+            _ => Some("$string"),
+        },
+        Value::Number(_) => Some("$number"),
+        Value::Bool(_) => Some("$bool"),
+        Value::Object(m)
+            if ["$regex", "$capture", "$ref"]
+                .iter()
+                .any(|k| m.contains_key(*k)) =>
+        {
+            Some("$string")
+        }
+        _ => None,
+    }
+}
+
 fn compile_string(s: &str, path: &str) -> Result<Node, String> {
     if let Some(rest) = s.strip_prefix("$$") {
         return Ok(Node::Literal(Value::String(format!("${rest}"))));
@@ -278,7 +326,8 @@ fn source_of(node: &Node) -> Value {
     }
 }
 
-fn is_uuid(s: &str) -> bool {
+/// What `$uuid` accepts: 8-4-4-4-12 hex digits, nothing around them.
+pub fn is_uuid(s: &str) -> bool {
     let b = s.as_bytes();
     b.len() == 36
         && b.iter().enumerate().all(|(i, c)| match i {
@@ -286,6 +335,10 @@ fn is_uuid(s: &str) -> bool {
             _ => c.is_ascii_hexdigit(),
         })
 }
+
+/// [`is_uuid`] as a regular expression, for patterns that hold a uuid inside a longer string.
+pub const UUID_REGEX: &str =
+    "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
 
 fn type_name(v: &Value) -> &'static str {
     match v {

@@ -3,6 +3,7 @@
 //! interrupted run still leaves a complete account of what ran.
 
 use crate::divergence::compact;
+use crate::normalize::redact;
 use crate::pattern::{Captures, Pattern, Vars};
 use crate::runner::{Status, Trial};
 use serde::{Deserialize, Serialize};
@@ -14,6 +15,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub const SCHEMA_VERSION: u32 = 1;
+
+// Its home is normalize.rs; re-exported for compare.rs, which still imports it from here.
+pub use crate::normalize::redact_str;
 
 /// A target as the run saw it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -543,64 +547,6 @@ pub fn request_brief(e: &stub_api::JournalEntry) -> Value {
     })
 }
 
-const VOLATILE_KEYS: &[&str] = &[
-    "uuid",
-    "session_id",
-    "duration_ms",
-    "duration_api_ms",
-    "ttft_ms",
-    "ttft_stream_ms",
-    "time_to_request_ms",
-    "total_cost_usd",
-    "costUSD",
-    "timestamp",
-    "retry_delay_ms",
-    "request_id",
-];
-
-/// Replaces values that change from run to run, so two runs compare equal.
-pub fn redact(v: &Value, vars: &Vars) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .map(|(k, x)| {
-                    let x = if VOLATILE_KEYS.contains(&k.as_str())
-                        && !x.is_null()
-                        && !is_pattern_text(x)
-                    {
-                        Value::String(format!("<{k}>"))
-                    } else {
-                        redact(x, vars)
-                    };
-                    (k.clone(), x)
-                })
-                .collect(),
-        ),
-        Value::Array(a) => Value::Array(a.iter().map(|x| redact(x, vars)).collect()),
-        Value::String(s) => Value::String(redact_str(s, vars)),
-        other => other.clone(),
-    }
-}
-
-fn is_pattern_text(v: &Value) -> bool {
-    match v {
-        Value::String(s) => s.starts_with('$'),
-        Value::Object(m) => m.keys().any(|k| k.starts_with('$')),
-        _ => false,
-    }
-}
-
-pub fn redact_str(s: &str, vars: &Vars) -> String {
-    let mut out = s.to_string();
-    if !vars.workspace.is_empty() {
-        out = out.replace(&vars.workspace, "$WORKSPACE");
-    }
-    if !vars.home.is_empty() {
-        out = out.replace(&vars.home, "$HOME");
-    }
-    out
-}
-
 /// A unified diff of the expected patterns against the actual frames. Each actual
 /// frame is cut to the keys of the pattern at the same position, and parts that
 /// a placeholder accepts are shown as the placeholder, so only real differences remain.
@@ -766,19 +712,6 @@ mod tests {
         assert_eq!(
             timestamp(UNIX_EPOCH + Duration::from_secs(1_795_307_622)),
             "2026-11-22T00:33:42Z"
-        );
-    }
-
-    #[test]
-    fn redaction_hides_volatile_values_and_paths() {
-        let vars = Vars {
-            workspace: "/tmp/w".into(),
-            home: "/tmp/h".into(),
-        };
-        let v = json!({"session_id": "abc", "cwd": "/tmp/w", "x": {"duration_ms": 5, "file": "/tmp/h/.claude"}});
-        assert_eq!(
-            redact(&v, &vars),
-            json!({"session_id": "<session_id>", "cwd": "$WORKSPACE", "x": {"duration_ms": "<duration_ms>", "file": "$HOME/.claude"}})
         );
     }
 

@@ -4,15 +4,21 @@
 use assert_cmd::Command;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use streamcheck::drift::{self, FieldChangeKind, ScenarioOutput, VersionOutputs};
+use streamcheck::commands::drift::{
+    self, FieldChangeKind, ScenarioOutput, SequenceChangeKind, StatusName, VersionOutputs,
+};
+use streamcheck::runner::Status;
 
-fn out(status: &str, exit: i32, frames: Value) -> ScenarioOutput {
+fn out(status: Status, exit: i32, frames: Value) -> ScenarioOutput {
     ScenarioOutput {
-        status: status.into(),
         exit_code: Some(exit),
         frames: frames.as_array().unwrap().clone(),
-        ..ScenarioOutput::default()
+        ..ScenarioOutput::with_status(status)
     }
+}
+
+fn skipped() -> Status {
+    Status::Skipped("not for this version".into())
 }
 
 fn version(target: &str, scenarios: Vec<(&str, ScenarioOutput)>) -> VersionOutputs {
@@ -38,7 +44,7 @@ fn old() -> VersionOutputs {
             (
                 "basics/text",
                 out(
-                    "passed",
+                    Status::Passed,
                     0,
                     json!([init(&["Bash", "Glob"]),
                         {"type": "assistant", "message": {"content": [{"type": "text", "text": "hi"}]}, "x": 1, "uuid": "dda7b70a-1f53-402d-a4a7-3fc5fb8e57fb"},
@@ -48,7 +54,7 @@ fn old() -> VersionOutputs {
             (
                 "tools/order",
                 out(
-                    "passed",
+                    Status::Passed,
                     0,
                     json!([init(&["Bash", "Glob"]), {"type": "assistant"}, {"type": "user"}, {"type": "result", "subtype": "success"}]),
                 ),
@@ -56,12 +62,12 @@ fn old() -> VersionOutputs {
             (
                 "errors/fatal",
                 out(
-                    "passed",
+                    Status::Passed,
                     1,
                     json!([init(&["Bash", "Glob"]), {"type": "result", "subtype": "error_during_execution", "is_error": true}]),
                 ),
             ),
-            ("only/old", out("skipped", 0, json!([]))),
+            ("only/old", out(skipped(), 0, json!([]))),
         ],
     )
 }
@@ -73,7 +79,7 @@ fn new() -> VersionOutputs {
             (
                 "basics/text",
                 out(
-                    "passed",
+                    Status::Passed,
                     0,
                     json!([init(&["Bash", "Write"]),
                         {"type": "assistant", "message": {"content": [{"type": "text", "text": "hi"}]}, "y": "new", "extra": {"a": {"b": 1}}, "uuid": "0f0e4c1a-1f53-402d-a4a7-3fc5fb8e57fb"},
@@ -84,7 +90,7 @@ fn new() -> VersionOutputs {
             (
                 "tools/order",
                 out(
-                    "failed",
+                    Status::Failed,
                     0,
                     json!([init(&["Bash", "Write"]), {"type": "user"}, {"type": "assistant"}, {"type": "result", "subtype": "success"}]),
                 ),
@@ -92,12 +98,12 @@ fn new() -> VersionOutputs {
             (
                 "errors/fatal",
                 out(
-                    "failed",
+                    Status::Failed,
                     2,
                     json!([init(&["Bash", "Write"]), {"type": "result", "subtype": "error_max_turns", "is_error": true}]),
                 ),
             ),
-            ("only/old", out("skipped", 0, json!([]))),
+            ("only/old", out(skipped(), 0, json!([]))),
         ],
     )
 }
@@ -154,7 +160,7 @@ fn frames_reordered_added_and_gone() {
         .iter()
         .find(|s| s.scenario == "tools/order")
         .unwrap();
-    assert_eq!(order.change, "reordered");
+    assert_eq!(order.change, SequenceChangeKind::Reordered);
     assert_eq!(
         order.from,
         ["system/init", "assistant", "user", "result/success"]
@@ -168,7 +174,7 @@ fn frames_reordered_added_and_gone() {
         .iter()
         .find(|s| s.scenario == "basics/text")
         .unwrap();
-    assert_eq!(text.change, "changed");
+    assert_eq!(text.change, SequenceChangeKind::Changed);
 
     let added: Vec<&str> = p
         .frame_types_added
@@ -201,16 +207,16 @@ fn exit_codes_result_subtypes_tools_and_flips() {
         "error_during_execution (is_error)"
     );
     assert_eq!(p.result_subtypes[0].to, "error_max_turns (is_error)");
-    let flips: Vec<(&str, &str, &str)> = p
+    let flips: Vec<(&str, StatusName, StatusName)> = p
         .status_flips
         .iter()
-        .map(|f| (f.scenario.as_str(), f.from.as_str(), f.to.as_str()))
+        .map(|f| (f.scenario.as_str(), f.from, f.to))
         .collect();
     assert_eq!(
         flips,
         [
-            ("errors/fatal", "passed", "failed"),
-            ("tools/order", "passed", "failed")
+            ("errors/fatal", StatusName::Passed, StatusName::Failed),
+            ("tools/order", StatusName::Passed, StatusName::Failed)
         ]
     );
 }

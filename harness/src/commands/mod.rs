@@ -1,1 +1,3 @@
 pub mod compare;
+pub mod drift;
+pub mod record;

@@ -1,0 +1,435 @@
+//! What drift reads (per version, per scenario: what the CLI printed) and what it
+//! reports (per pair of neighbouring versions: what changed). outputs.json and drift.json
+//! are these types serialised.
+
+use crate::frame::is_result;
+use crate::normalize::{redact_sandbox, redact_sandbox_str};
+use crate::runner::{Exit, Status, Trial};
+use crate::text::clip;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// What one version printed in one scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(into = "ScenarioOutputFile", try_from = "ScenarioOutputFile")]
+pub struct ScenarioOutput {
+    pub status: Status,
+    /// The first divergence of a failed run.
+    pub first_divergence: Option<String>,
+    pub exit_code: Option<i32>,
+    /// Set when the harness killed the CLI (`timeout`, `grace`, `stdout-open`).
+    pub killed: Option<String>,
+    /// The frames, sandbox paths written as `$WORKSPACE` / `$HOME` (types kept).
+    pub frames: Vec<Value>,
+    pub non_json_lines: usize,
+    /// The first stderr line, if any.
+    pub stderr: Option<String>,
+}
+
+impl ScenarioOutput {
+    /// A run with this status that printed nothing.
+    pub fn with_status(status: Status) -> ScenarioOutput {
+        ScenarioOutput {
+            status,
+            first_divergence: None,
+            exit_code: None,
+            killed: None,
+            frames: Vec::new(),
+            non_json_lines: 0,
+            stderr: None,
+        }
+    }
+
+    /// The run's skip reason, known-divergence reason or first divergence (none when empty).
+    pub fn reason(&self) -> Option<&str> {
+        match &self.status {
+            Status::Skipped(why) | Status::Known(why) => Some(why.as_str()),
+            Status::Passed | Status::Failed => self.first_divergence.as_deref(),
+        }
+        .filter(|why| !why.is_empty())
+    }
+
+    /// The scenario ran (was not skipped).
+    pub fn ran(&self) -> bool {
+        !matches!(self.status, Status::Skipped(_))
+    }
+
+    /// The exit: the code, `killed (why)` or `signal`.
+    pub fn exit_text(&self) -> String {
+        match (&self.killed, self.exit_code) {
+            (Some(k), _) => format!("killed ({k})"),
+            (None, Some(c)) => c.to_string(),
+            (None, None) => "signal".into(),
+        }
+    }
+
+    /// The result frames' subtypes (`success`, `error_max_turns (is_error)`).
+    pub fn result_subtypes(&self) -> Vec<String> {
+        self.frames
+            .iter()
+            .filter(|f| is_result(f))
+            .map(|f| {
+                let sub = f.get("subtype").and_then(Value::as_str).unwrap_or("-");
+                match f.get("is_error") {
+                    Some(Value::Bool(true)) => format!("{sub} (is_error)"),
+                    _ => sub.to_string(),
+                }
+            })
+            .collect()
+    }
+}
+
+/// A trial as the differ sees it.
+pub fn output_of(trial: &Trial) -> ScenarioOutput {
+    let hide = |s: &str| redact_sandbox_str(s, &trial.vars);
+    let status = match &trial.status {
+        Status::Skipped(why) => Status::Skipped(hide(why)),
+        Status::Known(why) => Status::Known(hide(why)),
+        other => other.clone(),
+    };
+    let first_divergence = match trial.status {
+        Status::Failed => trial
+            .divergences
+            .first()
+            .map(|d| hide(&clip(&d.to_string(), 300))),
+        _ => None,
+    };
+    let stderr = trial.stderr.text();
+    ScenarioOutput {
+        status,
+        first_divergence,
+        exit_code: trial.exit.code,
+        killed: killed_by_harness(&trial.exit),
+        frames: trial
+            .output
+            .frames
+            .iter()
+            .map(|f| redact_sandbox(&f.value, &trial.vars))
+            .collect(),
+        non_json_lines: trial.output.bad_lines.len(),
+        stderr: stderr
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .map(|l| clip(&hide(l), 200)),
+    }
+}
+
+/// Why the harness killed the CLI, if it did.
+fn killed_by_harness(exit: &Exit) -> Option<String> {
+    exit.killed.clone()
+}
+
+/// runner's [`Status`] without its reason, and `absent` for a scenario a version does not
+/// have: what a status flip is between.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StatusName {
+    Passed,
+    Failed,
+    Known,
+    Skipped,
+    Absent,
+}
+
+impl StatusName {
+    pub fn of(status: Option<&Status>) -> StatusName {
+        match status {
+            None => StatusName::Absent,
+            Some(Status::Passed) => StatusName::Passed,
+            Some(Status::Failed) => StatusName::Failed,
+            Some(Status::Known(_)) => StatusName::Known,
+            Some(Status::Skipped(_)) => StatusName::Skipped,
+        }
+    }
+}
+
+impl fmt::Display for StatusName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StatusName::Passed => "passed",
+            StatusName::Failed => "failed",
+            StatusName::Known => "known",
+            StatusName::Skipped => "skipped",
+            StatusName::Absent => "absent",
+        })
+    }
+}
+
+/// [`ScenarioOutput`] as outputs.json has it: the status by name, its reason beside it.
+#[derive(Serialize, Deserialize)]
+struct ScenarioOutputFile {
+    /// `passed`, `failed`, `known` (a listed known divergence) or `skipped`.
+    status: StatusName,
+    /// Skip reason, known-divergence reason, or the first divergence of a failed run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    exit_code: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    killed: Option<String>,
+    #[serde(default)]
+    frames: Vec<Value>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    non_json_lines: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    stderr: Option<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl From<ScenarioOutput> for ScenarioOutputFile {
+    fn from(o: ScenarioOutput) -> Self {
+        ScenarioOutputFile {
+            status: StatusName::of(Some(&o.status)),
+            reason: o.reason().map(str::to_string),
+            exit_code: o.exit_code,
+            killed: o.killed,
+            frames: o.frames,
+            non_json_lines: o.non_json_lines,
+            stderr: o.stderr,
+        }
+    }
+}
+
+impl TryFrom<ScenarioOutputFile> for ScenarioOutput {
+    type Error = String;
+
+    fn try_from(f: ScenarioOutputFile) -> Result<Self, String> {
+        let why = || f.reason.clone().unwrap_or_default();
+        let (status, first_divergence) = match f.status {
+            StatusName::Passed => (Status::Passed, None),
+            StatusName::Failed => (Status::Failed, f.reason.clone()),
+            StatusName::Known => (Status::Known(why()), None),
+            StatusName::Skipped => (Status::Skipped(why()), None),
+            StatusName::Absent => return Err("a scenario output cannot be `absent`".into()),
+        };
+        Ok(ScenarioOutput {
+            status,
+            first_divergence,
+            exit_code: f.exit_code,
+            killed: f.killed,
+            frames: f.frames,
+            non_json_lines: f.non_json_lines,
+            stderr: f.stderr,
+        })
+    }
+}
+
+/// Everything one version printed in the suite.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct VersionOutputs {
+    /// As named on the command line (`claude-code@2.1.74`).
+    pub target: String,
+    /// The version installed, when it could be.
+    pub version: Option<String>,
+    /// Why it could not run (not installable...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
+    /// Sum of the trials' durations.
+    #[serde(default)]
+    pub trial_ms: u64,
+    pub scenarios: BTreeMap<String, ScenarioOutput>,
+}
+
+/// What changed between two neighbouring versions.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PairDrift {
+    pub from: String,
+    pub to: String,
+    /// Scenarios that ran (not skipped) on both: the ground of the comparison.
+    pub compared: usize,
+    pub frame_types_added: Vec<KindChange>,
+    pub frame_types_gone: Vec<KindChange>,
+    pub fields: Vec<FieldChange>,
+    pub sequences: Vec<SequenceChange>,
+    pub exit_codes: Vec<ScenarioChange>,
+    pub result_subtypes: Vec<ScenarioChange>,
+    pub tools_added: Vec<String>,
+    pub tools_removed: Vec<String>,
+    pub status_flips: Vec<StatusFlip>,
+    pub values: Vec<ValueChange>,
+}
+
+impl PairDrift {
+    /// True when the two versions printed the same protocol in every compared scenario.
+    pub fn is_empty(&self) -> bool {
+        self.frame_types_added.is_empty()
+            && self.frame_types_gone.is_empty()
+            && self.fields.is_empty()
+            && self.sequences.is_empty()
+            && self.exit_codes.is_empty()
+            && self.result_subtypes.is_empty()
+            && self.tools_added.is_empty()
+            && self.tools_removed.is_empty()
+            && self.status_flips.is_empty()
+            && self.values.is_empty()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KindChange {
+    pub frame_type: String,
+    /// Scenarios where the version that has it printed it.
+    pub scenarios: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldChangeKind {
+    Added,
+    Removed,
+    TypeChanged,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FieldChange {
+    pub frame_type: String,
+    pub path: String,
+    pub change: FieldChangeKind,
+    pub from_types: Vec<String>,
+    pub to_types: Vec<String>,
+    /// Scenarios where the field is (added: in `to`; removed: in `from`; else either).
+    pub scenarios: Vec<String>,
+}
+
+/// How a scenario's frame-type sequence changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SequenceChangeKind {
+    /// The same frame types, in another order.
+    Reordered,
+    Changed,
+    /// One side printed no frame.
+    NoOutput,
+}
+
+impl fmt::Display for SequenceChangeKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SequenceChangeKind::Reordered => "reordered",
+            SequenceChangeKind::Changed => "changed",
+            SequenceChangeKind::NoOutput => "no output",
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SequenceChange {
+    pub scenario: String,
+    pub change: SequenceChangeKind,
+    pub from: Vec<String>,
+    pub to: Vec<String>,
+}
+
+/// A per-scenario value that changed (exit code, result subtypes).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioChange {
+    pub scenario: String,
+    pub from: String,
+    pub to: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StatusFlip {
+    pub scenario: String,
+    pub from: StatusName,
+    pub to: StatusName,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_reason: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ValueChange {
+    pub frame_type: String,
+    pub path: String,
+    /// One example, before and after.
+    pub from: String,
+    pub to: String,
+    /// Number of scenarios where this value changed.
+    pub count: usize,
+    pub scenarios: Vec<String>,
+}
+
+/// Per version: counts and how it went.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VersionSummary {
+    pub target: String,
+    pub version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
+    pub passed: usize,
+    pub failed: usize,
+    pub known: usize,
+    pub skipped: usize,
+    /// Scenarios that ran but printed no frame.
+    pub no_frames: usize,
+    /// The most frequent first stderr line of those, with its count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_frames_stderr: Option<(String, usize)>,
+    pub trial_ms: u64,
+    pub tools: Vec<String>,
+}
+
+/// The whole comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Drift {
+    pub versions: Vec<VersionSummary>,
+    /// Neighbouring versions that could run, in the order given.
+    pub pairs: Vec<PairDrift>,
+}
+
+/// drift.json.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DriftFile {
+    pub command: String,
+    pub generated_at: String,
+    /// Wall time of the runs (0 for a replay).
+    pub duration_ms: u64,
+    pub notes: Vec<String>,
+    #[serde(flatten)]
+    pub drift: Drift,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn outputs_json_keeps_the_status_by_name_and_its_reason_beside_it() {
+        for (text, status, first) in [
+            (
+                json!({"status": "passed", "exit_code": 0, "frames": []}),
+                Status::Passed,
+                None,
+            ),
+            (
+                json!({"status": "failed", "reason": "field mismatch", "exit_code": 1, "killed": "timeout", "frames": [{"type": "x"}], "non_json_lines": 2, "stderr": "e"}),
+                Status::Failed,
+                Some("field mismatch"),
+            ),
+            (
+                json!({"status": "known", "reason": "listed", "exit_code": null, "frames": []}),
+                Status::Known("listed".into()),
+                None,
+            ),
+            (
+                json!({"status": "skipped", "reason": "no caliban", "exit_code": null, "frames": []}),
+                Status::Skipped("no caliban".into()),
+                None,
+            ),
+        ] {
+            let o: ScenarioOutput = serde_json::from_value(text.clone()).unwrap();
+            assert_eq!(o.status, status);
+            assert_eq!(o.first_divergence.as_deref(), first);
+            assert_eq!(serde_json::to_value(&o).unwrap(), text);
+        }
+        assert!(serde_json::from_value::<ScenarioOutput>(json!({"status": "absent"})).is_err());
+    }
+}

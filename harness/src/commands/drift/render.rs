@@ -1,0 +1,275 @@
+//! drift.md: the versions, then one section per pair of neighbouring versions.
+
+use super::model::*;
+use crate::text::{clip, md_escape};
+use std::fmt::Write as _;
+
+/// drift.md: `command` is shown at the top, `notes` under it.
+pub fn render_md(d: &Drift, command: &str, notes: &[String]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# Protocol drift across versions\n");
+    let _ = writeln!(s, "Produced by:\n\n```\n{command}\n```\n");
+    for n in notes {
+        let _ = writeln!(s, "- {n}");
+    }
+    if !notes.is_empty() {
+        s.push('\n');
+    }
+    versions(&mut s, &d.versions);
+    s.push('\n');
+    let _ = writeln!(s, "Pass/fail is against the scenarios' expectations, which are written for the pinned Claude Code; a failure on another version is drift from it.\n");
+    if d.pairs.is_empty() {
+        let _ = writeln!(s, "Fewer than two versions could run: nothing to compare.");
+    }
+    for p in &d.pairs {
+        pair(&mut s, p);
+    }
+    s
+}
+
+fn versions(s: &mut String, versions: &[VersionSummary]) {
+    let _ = writeln!(s, "## Versions\n");
+    let _ = writeln!(
+        s,
+        "| target | version | passed | failed | known | skipped | ran, no frame | trial time |\n|---|---|---|---|---|---|---|---|"
+    );
+    for v in versions {
+        if let Some(why) = &v.unavailable {
+            let _ = writeln!(
+                s,
+                "| {} | — | | | | | | not available: {} |",
+                v.target,
+                md_escape(why)
+            );
+            continue;
+        }
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {:.0} s |",
+            v.target,
+            v.version.as_deref().unwrap_or("?"),
+            v.passed,
+            v.failed,
+            v.known,
+            v.skipped,
+            v.no_frames,
+            v.trial_ms as f64 / 1000.0
+        );
+    }
+    for v in versions {
+        if let Some((line, n)) = &v.no_frames_stderr {
+            let _ = writeln!(
+                s,
+                "\n{}: {} scenario(s) printed no frame; most common first stderr line ({n}×): `{}`",
+                v.target,
+                v.no_frames,
+                md_escape(line)
+            );
+        }
+    }
+}
+
+fn pair(s: &mut String, p: &PairDrift) {
+    let _ = writeln!(s, "## {} → {}\n", p.from, p.to);
+    let _ = writeln!(
+        s,
+        "{} scenario(s) ran on both. {} status flip(s), {} frame type(s) added, {} gone, {} field change(s), {} sequence change(s), {} exit-code change(s), {} result-subtype change(s), tools +{} −{}, {} changed value path(s).\n",
+        p.compared,
+        p.status_flips.len(),
+        p.frame_types_added.len(),
+        p.frame_types_gone.len(),
+        p.fields.len(),
+        p.sequences.len(),
+        p.exit_codes.len(),
+        p.result_subtypes.len(),
+        p.tools_added.len(),
+        p.tools_removed.len(),
+        p.values.len()
+    );
+    if p.is_empty() {
+        let _ = writeln!(s, "No drift.\n");
+        return;
+    }
+    frame_types(s, p);
+    tools(s, p);
+    fields(s, &p.fields);
+    status_flips(s, p);
+    change_table(s, "Exit codes", &p.exit_codes, &p.from, &p.to);
+    change_table(s, "Result subtypes", &p.result_subtypes, &p.from, &p.to);
+    sequences(s, p);
+    values(s, &p.values);
+}
+
+fn scenario_list(s: &[String]) -> String {
+    s.iter()
+        .map(|x| format!("`{x}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn frame_types(s: &mut String, p: &PairDrift) {
+    if p.frame_types_added.is_empty() && p.frame_types_gone.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "### Frame types\n");
+    for k in &p.frame_types_added {
+        let _ = writeln!(
+            s,
+            "- added `{}` (in {})",
+            k.frame_type,
+            scenario_list(&k.scenarios)
+        );
+    }
+    for k in &p.frame_types_gone {
+        let _ = writeln!(
+            s,
+            "- gone `{}` (was in {})",
+            k.frame_type,
+            scenario_list(&k.scenarios)
+        );
+    }
+    s.push('\n');
+}
+
+fn tools(s: &mut String, p: &PairDrift) {
+    if p.tools_added.is_empty() && p.tools_removed.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "### Tools in system/init\n");
+    if !p.tools_added.is_empty() {
+        let _ = writeln!(s, "- added: {}", p.tools_added.join(", "));
+    }
+    if !p.tools_removed.is_empty() {
+        let _ = writeln!(s, "- removed: {}", p.tools_removed.join(", "));
+    }
+    s.push('\n');
+}
+
+fn fields(s: &mut String, fields: &[FieldChange]) {
+    if fields.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "### Fields\n\n| frame type | field | change | types | e.g. in |\n|---|---|---|---|---|"
+    );
+    for f in fields {
+        let (change, types) = match f.change {
+            FieldChangeKind::Added => ("added", f.to_types.join("\\|")),
+            FieldChangeKind::Removed => ("removed", f.from_types.join("\\|")),
+            FieldChangeKind::TypeChanged => (
+                "type changed",
+                format!("{} → {}", f.from_types.join("\\|"), f.to_types.join("\\|")),
+            ),
+        };
+        let _ = writeln!(
+            s,
+            "| `{}` | `{}` | {change} | {types} | {} |",
+            f.frame_type,
+            md_escape(&f.path),
+            scenario_list(&f.scenarios[..f.scenarios.len().min(2)])
+        );
+    }
+    s.push('\n');
+}
+
+fn status_flips(s: &mut String, p: &PairDrift) {
+    if p.status_flips.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "### Pass/fail flips\n\n| scenario | {} | {} | why (the side that did not pass) |\n|---|---|---|---|",
+        p.from, p.to
+    );
+    for f in &p.status_flips {
+        let why = match (&f.from_reason, &f.to_reason) {
+            (_, Some(r)) if f.to != StatusName::Passed => format!("{}: {r}", p.to),
+            (Some(r), _) => format!("{}: {r}", p.from),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} | {} |",
+            f.scenario,
+            f.from,
+            f.to,
+            md_escape(&clip(&why, 160))
+        );
+    }
+    s.push('\n');
+}
+
+/// A `### title` table of per-scenario before/after values, if there are any.
+fn change_table(s: &mut String, title: &str, changes: &[ScenarioChange], from: &str, to: &str) {
+    if changes.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "### {title}\n\n| scenario | {from} | {to} |\n|---|---|---|"
+    );
+    for c in changes {
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} |",
+            c.scenario,
+            md_escape(&c.from),
+            md_escape(&c.to)
+        );
+    }
+    s.push('\n');
+}
+
+fn sequences(s: &mut String, p: &PairDrift) {
+    if p.sequences.is_empty() {
+        return;
+    }
+    let list = |l: &[String]| {
+        if l.is_empty() {
+            "(none)".to_string()
+        } else {
+            l.join(", ")
+        }
+    };
+    let _ = writeln!(s, "### Frame sequences\n");
+    for q in &p.sequences {
+        let _ = writeln!(
+            s,
+            "- `{}` ({}):\n  - {}: {}\n  - {}: {}",
+            q.scenario,
+            q.change,
+            p.from,
+            list(&q.from),
+            p.to,
+            list(&q.to),
+        );
+    }
+    s.push('\n');
+}
+
+fn values(s: &mut String, values: &[ValueChange]) {
+    const SHOWN: usize = 40;
+    if values.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "### Values (same frame type at the same place; volatile values redacted)\n\n| frame type | path | scenarios | example before | example after |\n|---|---|---|---|---|"
+    );
+    for v in values.iter().take(SHOWN) {
+        let _ = writeln!(
+            s,
+            "| `{}` | `{}` | {} | `{}` | `{}` |",
+            v.frame_type,
+            md_escape(&v.path),
+            v.count,
+            md_escape(&v.from).replace('`', "'"),
+            md_escape(&v.to).replace('`', "'")
+        );
+    }
+    if values.len() > SHOWN {
+        let _ = writeln!(s, "\n… and {} more in drift.json.", values.len() - SHOWN);
+    }
+    s.push('\n');
+}

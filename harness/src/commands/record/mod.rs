@@ -1,0 +1,319 @@
+//! Recording expectations from real runs, insta-style.
+//!
+//! `streamcheck record` runs scenarios and turns what the CLI printed into frame patterns
+//! ([`generalise`](mod@generalise): uuids, session ids, durations, timestamps, sandbox
+//! paths and the CLI version are generalised, the rest is kept exact). Nothing is written
+//! into a scenario: each recording goes to a pending file ([`pending`]),
+//! `reports/pending/<id>.<target>.yaml`. `streamcheck review` ([`review`]) shows each
+//! pending file as a unified diff of the scenario file and, when accepted, rewrites only
+//! `frames:` and `exit_code:` under `expect: <target>:` ([`yaml_edit`]), textually, so
+//! comments and other targets stay as written.
+
+pub mod generalise;
+pub mod pending;
+pub mod review;
+pub mod yaml_edit;
+
+pub use pending::{pending_dir, pending_files, Pending};
+
+use crate::divergence::Kind;
+use crate::matcher::{self, Expected, FrameRules, Mode};
+use crate::pattern::{Captures, Pattern};
+use crate::report::{timestamp, write_atomic, ReportWriter};
+use crate::runner::{Exit, RunOptions, Status, Trial};
+use crate::scenario::{OutputFormat, Scenario, TargetExpect};
+use crate::suite;
+use crate::target::{NotInstalled, Project, Target};
+use generalise::{covers, generalise, merge_runs, session_capture_name, Volatile};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+/// What the runs of one scenario on one target come to. `P` is how a pending recording
+/// is carried: first the [`Pending`] itself, then, once `record` wrote it, its file.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome<P = PendingFile> {
+    /// The recording differs from the current expectation.
+    Pending(P),
+    /// The recording equals the current expectation.
+    Unchanged,
+    Skipped(String),
+    /// Could not be recorded (the CLI was killed, did not start, runs disagree...).
+    NotRecorded(String),
+}
+
+/// Where a pending recording was written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingFile {
+    pub path: PathBuf,
+    /// An unreviewed pending file was there before.
+    pub replaced: bool,
+}
+
+/// One scenario on one target after `record`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded {
+    pub scenario: String,
+    pub target: String,
+    pub outcome: Outcome,
+}
+
+/// Turns the runs of one scenario on one target into a pending expectation, or says
+/// why not. Pure but for the clock (`recorded_at`): `trials` are the runs (at least one).
+pub fn pending_for(
+    project: &Project,
+    scenario: &Scenario,
+    expect_key: &str,
+    trials: &[Trial],
+) -> Outcome<Box<Pending>> {
+    let Some(first) = trials.first() else {
+        return Outcome::NotRecorded("no run".into());
+    };
+    if let Status::Skipped(why) = &first.status {
+        return Outcome::Skipped(why.clone());
+    }
+    let Some(expect) = scenario.file.expect.get(expect_key) else {
+        return Outcome::Skipped(format!("no expectation for {expect_key}"));
+    };
+    if let Err(why) = runs_agree(trials) {
+        return Outcome::NotRecorded(why);
+    }
+    let mut notes = Vec::new();
+    let frames = if scenario.file.output_format == OutputFormat::Text {
+        None
+    } else {
+        match recorded_frames(trials, expect) {
+            Ok(frames) => Some(frames),
+            Err(why) => return Outcome::NotRecorded(why),
+        }
+    };
+    if frames.is_some() && has_any_order(first) {
+        notes.push("the current expectation has any_order groups; this recording pins the order of one run".into());
+    }
+    if unchanged(first, expect, frames.as_deref()) {
+        return Outcome::Unchanged;
+    }
+    if first.status == Status::Passed {
+        notes.push("the current expectation passes; this recording pins the full frames".into());
+    }
+    let file = scenario
+        .path
+        .strip_prefix(&project.root)
+        .unwrap_or(&scenario.path)
+        .to_string_lossy()
+        .replace('\\', "/");
+    Outcome::Pending(Box::new(Pending {
+        scenario: scenario.id.clone(),
+        file,
+        expect: expect_key.to_string(),
+        target: first.target.clone(),
+        version: first.target_version.clone(),
+        recorded_at: Some(timestamp(SystemTime::now())),
+        notes,
+        exit_code: first.exit.code,
+        frames,
+    }))
+}
+
+/// Fails when a run did not start, was killed, or exited unlike the first.
+fn runs_agree(trials: &[Trial]) -> Result<(), String> {
+    let first = &trials[0];
+    for t in trials {
+        if let Some(d) = t.divergences.iter().find(|d| d.kind == Kind::Spawn) {
+            return Err(d.message.clone());
+        }
+        if let Some(k) = killed_by_harness(&t.exit) {
+            return Err(format!(
+                "the CLI was killed by the harness ({k}): nothing stable to record"
+            ));
+        }
+        if t.exit.code != first.exit.code {
+            return Err(format!(
+                "the runs exited differently ({:?} and {:?})",
+                first.exit.code, t.exit.code
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Why the harness killed the CLI, if it did.
+fn killed_by_harness(exit: &Exit) -> Option<&str> {
+    exit.killed.as_deref()
+}
+
+/// The runs' frames (those `ignore` does not drop), generalised and merged; checked to
+/// match every run they came from.
+fn recorded_frames(trials: &[Trial], expect: &TargetExpect) -> Result<Vec<Value>, String> {
+    let ignore: Vec<Pattern> = expect.ignore.iter().map(|p| p.0.clone()).collect();
+    let session =
+        session_capture_name(&trials[0].expected_frames).unwrap_or_else(|| "session".into());
+    let mut merged: Option<Vec<Value>> = None;
+    for t in trials {
+        let kept: Vec<Value> = t
+            .output
+            .frames
+            .iter()
+            .filter(|f| {
+                !ignore
+                    .iter()
+                    .any(|p| p.is_match(&f.value, &t.vars, &Captures::new()))
+            })
+            .map(|f| f.value.clone())
+            .collect();
+        let version = (!t.target_version.is_empty()).then_some(t.target_version.as_str());
+        let this = generalise(
+            &kept,
+            &Volatile {
+                vars: &t.vars,
+                version,
+                session_capture: &session,
+            },
+        );
+        merged = Some(match merged {
+            None => this,
+            Some(m) => merge_runs(&m, &this)?,
+        });
+    }
+    let frames = merged.unwrap_or_default();
+    let compiled: Vec<Expected> = frames
+        .iter()
+        .map(|f| Pattern::compile(f).map(Expected::Frame))
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("recorded an invalid pattern: {e}"))?;
+    let rules = FrameRules {
+        expected: &compiled,
+        ignore: &ignore,
+        absent: &[],
+        mode: Mode::Exact,
+    };
+    for t in trials {
+        let found = matcher::match_frames(&rules, &t.output.frames, &t.vars, &mut Captures::new());
+        if let Some(d) = found.first() {
+            return Err(format!("the recording does not match its own run: {d}"));
+        }
+    }
+    Ok(frames)
+}
+
+fn has_any_order(trial: &Trial) -> bool {
+    trial
+        .expected_frames
+        .iter()
+        .any(|f| f.get("any_order").is_some())
+}
+
+/// True when the recording says nothing the current expectation does not.
+fn unchanged(first: &Trial, expect: &TargetExpect, frames: Option<&[Value]>) -> bool {
+    let unchanged_frames = frames.is_none_or(|f| {
+        f.len() == first.expected_frames.len()
+            && first
+                .expected_frames
+                .iter()
+                .zip(f)
+                .all(|(c, n)| covers(c, n))
+    });
+    let unchanged_exit = first.exit.code.is_none() || first.exit.code == expect.exit_code;
+    unchanged_frames && unchanged_exit
+}
+
+/// Options of `streamcheck record`.
+#[derive(Debug, Clone)]
+pub struct RecordOptions {
+    pub jobs: usize,
+    pub run: RunOptions,
+    /// Runs per scenario; values that differ between runs are generalised.
+    pub runs: usize,
+    /// Record only scenarios whose current expectation fails.
+    pub failing_only: bool,
+    /// Where the runs' reports go.
+    pub report_dir: PathBuf,
+}
+
+/// `streamcheck record`: runs the scenarios (`on_trial` hears of each trial with its run
+/// number, from 1) and writes pending files. Returns the outcome per (scenario, target).
+pub async fn record(
+    project: &Project,
+    scenarios: Vec<Scenario>,
+    targets: &[Result<Target, NotInstalled>],
+    opts: &RecordOptions,
+    mut on_trial: impl FnMut(&Trial, usize),
+) -> Result<Vec<Recorded>, String> {
+    let keys: BTreeMap<String, &'static str> = targets
+        .iter()
+        .filter_map(|t| t.as_ref().ok())
+        .map(|t| (t.name.clone(), t.dialect.expect_key()))
+        .collect();
+    let mut runs: BTreeMap<(String, String), Vec<Trial>> = BTreeMap::new();
+    for k in 1..=opts.runs.max(1) {
+        let dir = if k == 1 {
+            opts.report_dir.clone()
+        } else {
+            opts.report_dir.join(format!("run-{k}"))
+        };
+        run_once(&dir, scenarios.clone(), targets, opts, |t| {
+            on_trial(t, k);
+            runs.entry((t.scenario.clone(), t.target.clone()))
+                .or_default()
+                .push(t.clone());
+        })
+        .await?;
+    }
+    let dir = pending_dir(project);
+    let mut out = Vec::new();
+    for ((id, target), trials) in runs {
+        let Some(scenario) = scenarios.iter().find(|s| s.id == id) else {
+            continue;
+        };
+        let key = keys.get(&target).copied().unwrap_or("claude-code");
+        let outcome = match pending_for(project, scenario, key, &trials) {
+            Outcome::Pending(_) if opts.failing_only && trials[0].status == Status::Passed => {
+                Outcome::Skipped("passes (--failing-only)".into())
+            }
+            Outcome::Pending(p) => {
+                let path = p.path_in(&dir);
+                let replaced = path.exists();
+                write_atomic(&path, p.to_yaml().as_bytes())
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                Outcome::Pending(PendingFile { path, replaced })
+            }
+            Outcome::Unchanged => Outcome::Unchanged,
+            Outcome::Skipped(why) => Outcome::Skipped(why),
+            Outcome::NotRecorded(why) => Outcome::NotRecorded(why),
+        };
+        out.push(Recorded {
+            scenario: id,
+            target,
+            outcome,
+        });
+    }
+    Ok(out)
+}
+
+/// One run of the suite, its reports in `dir`.
+async fn run_once(
+    dir: &std::path::Path,
+    scenarios: Vec<Scenario>,
+    targets: &[Result<Target, NotInstalled>],
+    opts: &RecordOptions,
+    on_trial: impl FnMut(&Trial),
+) -> Result<(), String> {
+    let mut writer = ReportWriter::create(dir, suite::target_infos(targets), vec![])
+        .map_err(|e| format!("cannot write reports to {}: {e}", dir.display()))?;
+    let finished = suite::run(
+        scenarios,
+        targets,
+        opts.jobs,
+        opts.run.clone(),
+        &mut writer,
+        on_trial,
+    )
+    .await
+    .map_err(|e| format!("cannot write reports: {e}"))?;
+    if !finished {
+        return Err("interrupted: nothing recorded".into());
+    }
+    writer.finish().map_err(|e| e.to_string())?;
+    Ok(())
+}

@@ -1,0 +1,161 @@
+//! Pending files: a recorded expectation waiting for review, one YAML file per scenario
+//! and target under `reports/pending/` (git-ignored).
+
+use super::yaml_edit::{to_yaml_flow, yaml_str};
+use crate::target::Project;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use walkdir::WalkDir;
+
+/// `reports/pending/` under the project root.
+pub fn pending_dir(project: &Project) -> PathBuf {
+    project.root.join("reports/pending")
+}
+
+/// A recorded expectation waiting for review.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Pending {
+    pub scenario: String,
+    /// The scenario file, relative to the project root.
+    pub file: String,
+    /// The key under `expect:` it replaces (`claude-code`).
+    pub expect: String,
+    /// The target it was recorded on (`claude-code@2.1.74`, `command:fake-cli.sh`).
+    pub target: String,
+    pub version: String,
+    #[serde(default)]
+    pub recorded_at: Option<String>,
+    #[serde(default)]
+    pub notes: Vec<String>,
+    #[serde(default)]
+    pub exit_code: Option<i32>,
+    /// `None` for output formats without frames (`text`): `frames:` is left alone.
+    #[serde(default)]
+    pub frames: Option<Vec<Value>>,
+}
+
+impl Pending {
+    pub fn to_yaml(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "# Recorded by `streamcheck record`; nothing was changed in the scenario.\n# Review with `streamcheck review` (accept rewrites `expect: {}:` in {}).",
+            self.expect, self.file
+        );
+        for (k, v) in [
+            ("scenario", &self.scenario),
+            ("file", &self.file),
+            ("expect", &self.expect),
+            ("target", &self.target),
+            ("version", &self.version),
+        ] {
+            let _ = writeln!(s, "{k}: {}", yaml_str(v));
+        }
+        if let Some(at) = &self.recorded_at {
+            let _ = writeln!(s, "recorded_at: {}", yaml_str(at));
+        }
+        if !self.notes.is_empty() {
+            let _ = writeln!(s, "notes:");
+            for n in &self.notes {
+                let _ = writeln!(s, "  - {}", yaml_str(n));
+            }
+        }
+        if let Some(code) = self.exit_code {
+            let _ = writeln!(s, "exit_code: {code}");
+        }
+        match &self.frames {
+            None => {}
+            Some(f) if f.is_empty() => s.push_str("frames: []\n"),
+            Some(f) => {
+                s.push_str("frames:\n");
+                for frame in f {
+                    let _ = writeln!(s, "  - {}", to_yaml_flow(frame));
+                }
+            }
+        }
+        s
+    }
+
+    pub fn parse(text: &str) -> Result<Pending, String> {
+        serde_yaml::from_str(text).map_err(|e| e.to_string())
+    }
+
+    /// `reports/pending/<scenario id>.<target>.yaml`.
+    pub fn path_in(&self, dir: &Path) -> PathBuf {
+        dir.join(format!(
+            "{}.{}.yaml",
+            self.scenario,
+            self.target.replace(['/', ':', '\\'], "_")
+        ))
+    }
+}
+
+/// Every pending file under `dir`, sorted (none when `dir` cannot be read).
+pub fn pending_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| !e.file_type().is_dir() && e.path().extension().is_some_and(|x| x == "yaml"))
+        .map(walkdir::DirEntry::into_path)
+        .collect();
+    files.sort();
+    files
+}
+
+/// Removes the folders under `dir` that review left empty (`dir` itself stays).
+pub fn remove_empty_dirs(dir: &Path) {
+    for e in WalkDir::new(dir)
+        .min_depth(1)
+        .contents_first(true)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_dir())
+    {
+        // Fails on a folder that still holds something, which is then kept.
+        let _ = std::fs::remove_dir(e.path());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn pending_files_read_back() {
+        let p = Pending {
+            scenario: "basics/x".into(),
+            file: "scenarios/basics/x.yaml".into(),
+            expect: "claude-code".into(),
+            target: "command:fake-cli.sh".into(),
+            version: "9.9.9".into(),
+            recorded_at: Some("2026-01-01T00:00:00Z".into()),
+            notes: vec!["a: note".into()],
+            exit_code: Some(0),
+            frames: Some(vec![
+                json!({"type": "system", "session_id": {"$capture": "session"}, "x": "$$lit"}),
+            ]),
+        };
+        assert_eq!(Pending::parse(&p.to_yaml()).unwrap(), p);
+        assert_eq!(
+            p.path_in(Path::new("/p")),
+            Path::new("/p/basics/x.command_fake-cli.sh.yaml")
+        );
+    }
+
+    #[test]
+    fn only_empty_folders_are_removed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        for d in ["a/b/c", "d", "e"] {
+            std::fs::create_dir_all(dir.join(d)).unwrap();
+        }
+        std::fs::write(dir.join("e/x.yaml"), "").unwrap();
+        std::fs::write(dir.join("e/y.txt"), "").unwrap();
+        remove_empty_dirs(dir);
+        assert!(dir.exists() && !dir.join("a").exists() && !dir.join("d").exists());
+        assert_eq!(pending_files(dir), [dir.join("e/x.yaml")]);
+    }
+}

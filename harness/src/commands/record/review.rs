@@ -1,0 +1,158 @@
+//! Deciding on a pending file: the scenario as it is and as accepting would make it,
+//! and the decision applied. Asking and printing are the binary's (`cli::review`).
+
+use super::pending::Pending;
+use super::yaml_edit::{rewrite_expectation, validate_rewrite};
+use crate::report::write_atomic;
+use crate::target::Project;
+use std::path::{Path, PathBuf};
+
+/// What to do with one pending file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    Accept,
+    Reject,
+    /// Keep the pending file for later.
+    Skip,
+    /// Keep this and every following pending file.
+    Quit,
+}
+
+/// One pending file, ready to decide on: the scenario text now and after accepting.
+pub struct PendingChange {
+    pub pending_path: PathBuf,
+    pub pending: Pending,
+    pub scenario_path: PathBuf,
+    pub old: String,
+    pub new: String,
+}
+
+impl PendingChange {
+    /// Loads a pending file and computes (and validates) the scenario's new text.
+    pub fn load(project: &Project, pending_path: &Path) -> Result<PendingChange, String> {
+        let text = std::fs::read_to_string(pending_path).map_err(|e| e.to_string())?;
+        let pending = Pending::parse(&text)?;
+        let scenario_path = project.root.join(&pending.file);
+        let old = std::fs::read_to_string(&scenario_path)
+            .map_err(|e| format!("{}: {e}", scenario_path.display()))?;
+        let frames = pending.frames.as_deref();
+        let new = rewrite_expectation(&old, &pending.expect, frames, pending.exit_code)?;
+        validate_rewrite(
+            &old,
+            &new,
+            &scenario_path,
+            &project.scenarios_dir(),
+            &pending.expect,
+            frames,
+            pending.exit_code,
+        )?;
+        Ok(PendingChange {
+            pending_path: pending_path.to_path_buf(),
+            pending,
+            scenario_path,
+            old,
+            new,
+        })
+    }
+
+    /// True when the scenario already says what the pending file says.
+    pub fn is_unchanged(&self) -> bool {
+        self.old == self.new
+    }
+
+    /// The change as a unified diff of the scenario file.
+    pub fn diff(&self) -> String {
+        similar::TextDiff::from_lines(&self.old, &self.new)
+            .unified_diff()
+            .context_radius(3)
+            .header(
+                &format!("a/{}", self.pending.file),
+                &format!("b/{}", self.pending.file),
+            )
+            .to_string()
+    }
+
+    /// Accepts or rejects; `Skip` and `Quit` leave everything as it is.
+    pub fn apply(&self, decision: Decision) -> Result<(), String> {
+        match decision {
+            Decision::Accept => self.accept(),
+            Decision::Reject => self.reject(),
+            Decision::Skip | Decision::Quit => Ok(()),
+        }
+    }
+
+    /// Rewrites the scenario file (atomically) and removes the pending file.
+    pub fn accept(&self) -> Result<(), String> {
+        let err = |e: std::io::Error| format!("{}: {e}", self.scenario_path.display());
+        let perms = std::fs::metadata(&self.scenario_path)
+            .map_err(err)?
+            .permissions();
+        write_atomic(&self.scenario_path, self.new.as_bytes()).map_err(err)?;
+        // The temp file was created private: give the scenario its permissions back.
+        std::fs::set_permissions(&self.scenario_path, perms).map_err(err)?;
+        self.reject()
+    }
+
+    /// Removes the pending file; the scenario stays as it is.
+    pub fn reject(&self) -> Result<(), String> {
+        std::fs::remove_file(&self.pending_path).map_err(|e| e.to_string())
+    }
+}
+
+/// The scenario id a pending file is about (empty when it cannot be read).
+pub fn scenario_of(pending_path: &Path) -> String {
+    std::fs::read_to_string(pending_path)
+        .ok()
+        .and_then(|t| Pending::parse(&t).ok())
+        .map(|p| p.scenario)
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::pending::pending_dir;
+    use super::*;
+
+    #[test]
+    fn accepting_rewrites_the_scenario_and_a_decision_on_a_gone_file_fails() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = Project {
+            root: tmp.path().to_path_buf(),
+        };
+        let scenario = project.root.join("scenarios/t/x.yaml");
+        std::fs::create_dir_all(scenario.parent().unwrap()).unwrap();
+        let text = "description: d\nprompt: p\nexpect:\n  claude-code:\n    exit_code: 0 # kept\n";
+        std::fs::write(&scenario, text).unwrap();
+        let pending = Pending {
+            scenario: "t/x".into(),
+            file: "scenarios/t/x.yaml".into(),
+            expect: "claude-code".into(),
+            target: "command:fake".into(),
+            version: "1".into(),
+            recorded_at: None,
+            notes: vec![],
+            exit_code: Some(3),
+            frames: None,
+        };
+        let path = pending.path_in(&pending_dir(&project));
+        write_atomic(&path, pending.to_yaml().as_bytes()).unwrap();
+        assert_eq!(scenario_of(&path), "t/x");
+
+        let change = PendingChange::load(&project, &path).unwrap();
+        assert!(!change.is_unchanged());
+        assert!(
+            change.diff().contains("+    exit_code: 3 # kept"),
+            "{}",
+            change.diff()
+        );
+        change.apply(Decision::Skip).unwrap();
+        assert!(path.exists());
+        change.apply(Decision::Accept).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&scenario).unwrap(),
+            text.replace("exit_code: 0", "exit_code: 3")
+        );
+        assert!(!path.exists());
+        assert!(change.apply(Decision::Reject).is_err());
+    }
+}

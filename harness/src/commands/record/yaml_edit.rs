@@ -1,0 +1,415 @@
+//! Writing recorded patterns into a scenario file without losing what a person wrote.
+//!
+//! No YAML library keeps comments when it edits a file, so this edits lines: it finds
+//! `expect: <target>:` by indentation and replaces only its `frames:` and `exit_code:`,
+//! writing each frame on one line in flow style ([`to_yaml_flow`]). Every other line,
+//! comments included, stays as it was; [`validate_rewrite`] proves it by parsing both.
+
+use crate::scenario::Scenario;
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// A pattern value in YAML flow style, on one line (`{type: system, subtype: init}`).
+/// Writes the value as it is: escaping `$` is the generaliser's job.
+pub fn to_yaml_flow(v: &Value) -> String {
+    let mut out = String::new();
+    write_flow(v, &mut out);
+    out
+}
+
+fn write_flow(v: &Value, out: &mut String) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => out.push_str(&n.to_string()),
+        Value::String(s) => out.push_str(&yaml_str(s)),
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_flow(x, out);
+            }
+            out.push(']');
+        }
+        Value::Object(m) => {
+            out.push('{');
+            for (i, (k, x)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&yaml_str(k));
+                out.push_str(": ");
+                write_flow(x, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// A string as a YAML scalar: plain when that reads back as the same string, else double-quoted.
+pub fn yaml_str(s: &str) -> String {
+    const WORDS: &[&str] = &[
+        "true", "false", "null", "yes", "no", "on", "off", "y", "n", "inf", "nan", "infinity",
+    ];
+    let plain = s
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./$".contains(c))
+        && !WORDS.contains(&s.to_ascii_lowercase().as_str());
+    if plain {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20
+                || (0x7f..=0x9f).contains(&(c as u32))
+                || matches!(
+                    c,
+                    '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+                ) =>
+            {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+/// A line that holds YAML content (not blank, not only a comment).
+fn is_content(line: &str) -> bool {
+    let t = line.trim();
+    !t.is_empty() && !t.starts_with('#')
+}
+
+/// The value after `key:` on a line (trimmed, without a trailing comment), if the line is that key.
+fn key_value<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let t = line.trim_start();
+    let rest = [key.to_string(), format!("\"{key}\""), format!("'{key}'")]
+        .iter()
+        .find_map(|k| t.strip_prefix(k.as_str()))?;
+    let rest = rest.strip_prefix(':')?;
+    if !(rest.is_empty() || rest.starts_with([' ', '\n', '\r'])) {
+        return None;
+    }
+    let rest = rest.trim();
+    Some(match rest.find(" #") {
+        _ if rest.starts_with('#') => "",
+        Some(i) if !rest.starts_with(['"', '\'']) => rest[..i].trim_end(),
+        _ => rest,
+    })
+}
+
+/// The end (exclusive) of the block that starts after line `start` and holds lines
+/// indented more than `indent`; trailing blank and comment lines are left outside.
+fn block_end(lines: &[String], start: usize, indent: usize) -> usize {
+    let mut end = start + 1;
+    let mut last_content = start + 1;
+    while end < lines.len() {
+        let l = &lines[end];
+        if is_content(l) {
+            if indent_of(l) <= indent {
+                break;
+            }
+            last_content = end + 1;
+        }
+        end += 1;
+    }
+    last_content
+}
+
+/// Where `expect: <key>:` is in a file's lines.
+struct TargetBlock {
+    /// The line of `<key>:`.
+    key_line: usize,
+    /// The end (exclusive) of its block.
+    end: usize,
+    /// The indentation of its fields.
+    field_indent: usize,
+}
+
+impl TargetBlock {
+    fn locate(lines: &[String], key: &str) -> Result<TargetBlock, String> {
+        let expect = lines
+            .iter()
+            .position(|l| indent_of(l) == 0 && key_value(l, "expect").is_some())
+            .ok_or("the file has no top-level `expect:` line")?;
+        if !key_value(&lines[expect], "expect").unwrap_or("").is_empty() {
+            return Err(
+                "`expect:` is written in flow style ({...}); write it as a block to record into it"
+                    .into(),
+            );
+        }
+        let expect_end = block_end(lines, expect, 0);
+        let child =
+            first_content_indent(&lines[expect + 1..expect_end]).ok_or("`expect:` is empty")?;
+        let key_line = (expect + 1..expect_end)
+            .find(|&i| indent_of(&lines[i]) == child && key_value(&lines[i], key).is_some())
+            .ok_or_else(|| format!("no `{key}:` under `expect:`"))?;
+        if !key_value(&lines[key_line], key).unwrap_or("").is_empty() {
+            return Err(format!(
+                "`expect: {key}:` is written in flow style ({{...}}); write it as a block to record into it"
+            ));
+        }
+        let end = block_end(lines, key_line, child);
+        let field_indent = first_content_indent(&lines[key_line + 1..end])
+            .ok_or_else(|| format!("`expect: {key}:` is empty"))?;
+        Ok(TargetBlock {
+            key_line,
+            end,
+            field_indent,
+        })
+    }
+
+    /// The line of the field `name:`, if the block has one.
+    fn field(&self, lines: &[String], name: &str) -> Option<usize> {
+        (self.key_line + 1..self.end).find(|&i| {
+            indent_of(&lines[i]) == self.field_indent && key_value(&lines[i], name).is_some()
+        })
+    }
+}
+
+fn first_content_indent(lines: &[String]) -> Option<usize> {
+    lines.iter().find(|l| is_content(l)).map(|l| indent_of(l))
+}
+
+/// Replaces `frames:` (when `frames` is given) and `exit_code:` (when `exit_code` is given)
+/// under `expect: <key>:` in a scenario file's text, leaving every other line as it is.
+/// Frames are written one per line in flow style. Fails on layouts it cannot edit by
+/// indentation (flow-style `expect`).
+pub fn rewrite_expectation(
+    text: &str,
+    key: &str,
+    frames: Option<&[Value]>,
+    exit_code: Option<i32>,
+) -> Result<String, String> {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    if let Some(frames) = frames {
+        replace_frames(&mut lines, key, frames)?;
+    }
+    if let Some(code) = exit_code {
+        replace_exit_code(&mut lines, key, code)?;
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    Ok(out)
+}
+
+fn replace_frames(lines: &mut Vec<String>, key: &str, frames: &[Value]) -> Result<(), String> {
+    let block = TargetBlock::locate(lines, key)?;
+    let field = block.field_indent;
+    let pad = " ".repeat(field);
+    let mut new = Vec::new();
+    if frames.is_empty() {
+        new.push(format!("{pad}frames: []"));
+    } else {
+        new.push(format!("{pad}frames:"));
+        new.extend(
+            frames
+                .iter()
+                .map(|f| format!("{pad}  - {}", to_yaml_flow(f))),
+        );
+    }
+    let Some(at) = block.field(lines, "frames") else {
+        lines.splice(block.end..block.end, new);
+        return Ok(());
+    };
+    // The value: deeper lines, and `- ` items at the key's own indentation.
+    let mut stop = at + 1;
+    let mut last = at + 1;
+    while stop < block.end {
+        let l = &lines[stop];
+        if is_content(l) {
+            let i = indent_of(l);
+            let item = i == field && l.trim_start().starts_with('-');
+            if i < field || (i == field && !item) {
+                break;
+            }
+            last = stop + 1;
+        }
+        stop += 1;
+    }
+    lines.splice(at..last, new);
+    Ok(())
+}
+
+fn replace_exit_code(lines: &mut Vec<String>, key: &str, code: i32) -> Result<(), String> {
+    let block = TargetBlock::locate(lines, key)?;
+    let field = block.field_indent;
+    let new = format!("{}exit_code: {code}", " ".repeat(field));
+    if let Some(at) = block.field(lines, "exit_code") {
+        let comment = lines[at]
+            .find(" #")
+            .map(|i| lines[at][lines[at][..i].trim_end().len()..].to_string())
+            .unwrap_or_default();
+        lines[at] = format!("{new}{comment}");
+        return Ok(());
+    }
+    // After the frames block if there is one, else at the end of the target.
+    let after = block
+        .field(lines, "frames")
+        .map(|at| {
+            let mut j = at + 1;
+            while j < block.end && (!is_content(&lines[j]) || indent_of(&lines[j]) > field) {
+                j += 1;
+            }
+            while j > at + 1 && !is_content(&lines[j - 1]) {
+                j -= 1;
+            }
+            j
+        })
+        .unwrap_or(block.end);
+    lines.insert(after, new);
+    Ok(())
+}
+
+/// Checks a rewritten scenario: it parses, `expect.<key>` holds exactly `frames` and
+/// `exit_code`, and nothing else in the file changed meaning.
+pub fn validate_rewrite(
+    old: &str,
+    new: &str,
+    path: &Path,
+    scenarios_root: &Path,
+    key: &str,
+    frames: Option<&[Value]>,
+    exit_code: Option<i32>,
+) -> Result<(), String> {
+    Scenario::parse(new, path, scenarios_root).map_err(|e| e.to_string())?;
+    let parse = |t: &str| -> Result<Value, String> {
+        serde_yaml::from_str(t).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    let (mut a, mut b) = (parse(old)?, parse(new)?);
+    let new_target = b["expect"][key].clone();
+    if let Some(frames) = frames {
+        if new_target.get("frames") != Some(&Value::Array(frames.to_vec())) {
+            return Err(format!(
+                "after the rewrite `expect.{key}.frames` does not hold the recorded frames"
+            ));
+        }
+    }
+    if let Some(code) = exit_code {
+        if new_target.get("exit_code") != Some(&json!(code)) {
+            return Err(format!(
+                "after the rewrite `expect.{key}.exit_code` is not {code}"
+            ));
+        }
+    }
+    for v in [&mut a, &mut b] {
+        if let Some(t) = v
+            .get_mut("expect")
+            .and_then(|e| e.get_mut(key))
+            .and_then(Value::as_object_mut)
+        {
+            if frames.is_some() {
+                t.remove("frames");
+            }
+            if exit_code.is_some() {
+                t.remove("exit_code");
+            }
+        }
+    }
+    if a != b {
+        return Err("the rewrite would change more than frames and exit_code".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flow_style_reads_back_as_the_same_value() {
+        let v = json!({"type": "system", "s": "$uuid", "e": "$$x", "k": "a: b, c", "t": "true", "n": null,
+            "num": 0.0004, "neg": -3, "arr": [], "obj": {}, "u": "日本語 \u{85} \u{7f}", "q": "it's \"x\"\\",
+            "empty": "", "dash": "-x", "yes": "yes", "path": "$WORKSPACE/a.txt", "1": 1});
+        let text = format!("- {}\n", to_yaml_flow(&v));
+        let back: Vec<Value> = serde_yaml::from_str(&text).unwrap();
+        assert_eq!(back[0], v, "{text}");
+        assert!(
+            text.starts_with("- {type: system, s: $uuid, e: $$x, "),
+            "{text}"
+        );
+    }
+
+    const FILE: &str = "# yaml-language-server: $schema=../schema.json
+description: d # keep me
+prompt: p
+expect:
+  caliban:
+    frames:
+      - {type: a}   # caliban's
+    exit_code: 0
+  # a comment about claude-code
+  claude-code:
+    ignore: [{type: rate_limit_event}]
+    frames:
+    - {type: system}
+    # a comment inside frames
+    - type: result
+      result: x
+
+    exit_code: 1  # was 1
+    requests: {count: 1}
+  zzz:
+    frames: [{type: z}]
+";
+
+    fn check_rewrite(text: &str, key: &str, frames: Option<&[Value]>, code: Option<i32>) -> String {
+        let new = rewrite_expectation(text, key, frames, code).unwrap();
+        let root = Path::new("scenarios");
+        validate_rewrite(text, &new, &root.join("t/x.yaml"), root, key, frames, code)
+            .unwrap_or_else(|e| panic!("{e}\n{new}"));
+        new
+    }
+
+    #[test]
+    fn rewrite_touches_only_frames_and_exit_code_of_the_target() {
+        let frames = vec![
+            json!({"type": "system", "subtype": "init"}),
+            json!({"type": "result"}),
+        ];
+        let new = check_rewrite(FILE, "claude-code", Some(&frames), Some(0));
+        assert!(new.contains("    frames:\n      - {type: system, subtype: init}\n      - {type: result}\n\n    exit_code: 0  # was 1\n    requests: {count: 1}\n"), "{new}");
+        assert!(new.contains("description: d # keep me"));
+        assert!(new.contains("      - {type: a}   # caliban's\n    exit_code: 0\n"));
+        assert!(new.contains("  # a comment about claude-code\n"));
+        assert!(!new.contains("a comment inside frames"));
+        // Other targets: flow frames and a block without exit_code.
+        let new = check_rewrite(FILE, "zzz", Some(&frames), Some(3));
+        assert!(new.ends_with("  zzz:\n    frames:\n      - {type: system, subtype: init}\n      - {type: result}\n    exit_code: 3\n"), "{new}");
+        let new = check_rewrite(FILE, "caliban", Some(&[]), None);
+        assert!(
+            new.contains("  caliban:\n    frames: []\n    exit_code: 0\n"),
+            "{new}"
+        );
+    }
+
+    #[test]
+    fn rewrite_refuses_flow_style_and_missing_targets() {
+        let flow = "description: d\nexpect: {claude-code: {frames: []}}\n";
+        assert!(rewrite_expectation(flow, "claude-code", Some(&[]), None)
+            .unwrap_err()
+            .contains("flow style"));
+        assert!(rewrite_expectation(FILE, "nope", Some(&[]), None)
+            .unwrap_err()
+            .contains("no `nope:`"));
+    }
+}

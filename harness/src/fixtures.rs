@@ -14,7 +14,11 @@ pub const VARIABLE: &str = "$FIXTURES";
 /// where `<root>/scenarios/` holds the scenario file.
 pub fn dir_of(scenario: &Scenario) -> PathBuf {
     let depth = scenario.id.split('/').count();
-    let scenarios = scenario.path.ancestors().nth(depth).unwrap_or(Path::new("."));
+    let scenarios = scenario
+        .path
+        .ancestors()
+        .nth(depth)
+        .unwrap_or(Path::new("."));
     let root = scenarios.parent().unwrap_or(Path::new("."));
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     root.join("targets").join("fixtures")
@@ -54,9 +58,10 @@ fn uses_variable(scenario: &Scenario) -> bool {
         || file.env.values().any(in_str)
         || file.files.values().any(in_content)
         || file.home_files.values().any(in_content)
-        || file.expect.values().any(|e| {
-            e.args.iter().flatten().any(in_str) || e.env.values().any(in_str)
-        })
+        || file
+            .expect
+            .values()
+            .any(|e| e.args.iter().flatten().any(in_str) || e.env.values().any(in_str))
 }
 
 fn substitute_content(content: &mut FileContent, dir: &str) {
@@ -93,7 +98,11 @@ mod tests {
     #[test]
     fn the_folder_is_targets_fixtures_beside_scenarios() {
         let s = scenario("");
-        assert!(dir_of(&s).ends_with("proj/targets/fixtures"), "{:?}", dir_of(&s));
+        assert!(
+            dir_of(&s).ends_with("proj/targets/fixtures"),
+            "{:?}",
+            dir_of(&s)
+        );
     }
 
     #[test]
@@ -118,6 +127,9 @@ mod tests {
             r.file.files["b.txt"],
             FileContent::Text(format!("at {dir}"))
         );
-        assert_eq!(r.file.home_files["c"], FileContent::Text(format!("{dir}/c")));
+        assert_eq!(
+            r.file.home_files["c"],
+            FileContent::Text(format!("{dir}/c"))
+        );
     }
 }

@@ -92,8 +92,14 @@ fn fixture_server_answers_the_handshake_lists_and_runs_its_tools() {
         json!({"protocolVersion": "2025-06-18", "capabilities": {},
                "clientInfo": {"name": "streamcheck-test", "version": "0"}}),
     );
-    assert_eq!(init["result"]["serverInfo"]["name"], "fixture-test", "{init}");
-    assert!(init["result"]["capabilities"]["tools"].is_object(), "{init}");
+    assert_eq!(
+        init["result"]["serverInfo"]["name"], "fixture-test",
+        "{init}"
+    );
+    assert!(
+        init["result"]["capabilities"]["tools"].is_object(),
+        "{init}"
+    );
     server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
 
     let list = server.call(2, "tools/list", json!({}));

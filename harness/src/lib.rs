@@ -4,6 +4,7 @@
 //! - [`pattern`] and [`matcher`]: partial JSON patterns and frame-sequence matching
 //! - [`invariants`]: protocol rules checked in every scenario
 //! - [`target`]: the CLIs under test (install, version, flags, environment)
+//! - [`fixtures`]: `$FIXTURES` (the project's test fixtures) in a scenario's args, env and files
 //! - [`runner`]: one scenario on one target, in its own sandbox and stub
 //! - [`suite`]: many trials in parallel, sharding, filters
 //! - [`commands::compare`]: parity of two targets (neutral events per dialect, parity.md)
@@ -16,6 +17,7 @@
 pub mod bench;
 pub mod commands;
 pub mod divergence;
+pub mod fixtures;
 pub mod frame;
 pub mod invariants;
 pub mod matcher;

@@ -182,6 +182,8 @@ impl Trial {
 
 /// Runs `scenario` on `target`. Never panics on anything the CLI does.
 pub async fn run(scenario: &Scenario, target: &Target, opts: &RunOptions) -> Trial {
+    let resolved = crate::fixtures::resolve(scenario);
+    let scenario = &*resolved;
     let mut trial = Trial::new(scenario, target);
     let empty: TargetExpect;
     let expect = match scenario.file.expect.get(target.dialect.expect_key()) {

@@ -1,0 +1,125 @@
+//! The MCP fixture server (`targets/fixtures/mcp-server/server.mjs`, started by the
+//! scenarios in `scenarios/mcp/`) answers the MCP handshake, lists its tools and runs
+//! them over stdio. Skipped, saying how to install it, when its node_modules is missing.
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::Duration;
+
+/// Long enough for a loaded 2-core machine; a server that says nothing for this long is broken.
+const NO_ANSWER: Duration = Duration::from_secs(20);
+
+fn server_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../targets/fixtures/mcp-server")
+}
+
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Server {
+    fn start() -> Option<Server> {
+        let dir = server_dir();
+        if !dir.join("node_modules/@modelcontextprotocol/sdk").is_dir() {
+            eprintln!(
+                "skipped: the MCP fixture is not installed; run `npm ci --prefix targets/fixtures/mcp-server --no-audit --no-fund`"
+            );
+            return None;
+        }
+        let mut child = Command::new("node")
+            .arg(dir.join("server.mjs"))
+            .args(["--name", "fixture-test"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("node starts the fixture server");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Some(Server {
+            child,
+            stdin,
+            lines,
+        })
+    }
+
+    fn send(&mut self, message: Value) {
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The answer to request `id` (the server sends nothing else unasked).
+    fn call(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let line = self
+            .lines
+            .recv_timeout(NO_ANSWER)
+            .unwrap_or_else(|e| panic!("no answer to {method}: {e}"));
+        let answer: Value = serde_json::from_str(&line).expect("a JSON-RPC line");
+        assert_eq!(answer["id"], id, "{answer}");
+        answer
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn fixture_server_answers_the_handshake_lists_and_runs_its_tools() {
+    let Some(mut server) = Server::start() else {
+        return;
+    };
+    let init = server.call(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "streamcheck-test", "version": "0"}}),
+    );
+    assert_eq!(
+        init["result"]["serverInfo"]["name"], "fixture-test",
+        "{init}"
+    );
+    assert!(
+        init["result"]["capabilities"]["tools"].is_object(),
+        "{init}"
+    );
+    server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    let list = server.call(2, "tools/list", json!({}));
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .expect("a tool list")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(names, ["echo", "add", "fail"], "{list}");
+
+    let echo = server.call(
+        3,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "hi"}}),
+    );
+    assert_eq!(
+        echo["result"],
+        json!({"content": [{"type": "text", "text": "echo: hi"}]})
+    );
+    let fail = server.call(4, "tools/call", json!({"name": "fail", "arguments": {}}));
+    assert_eq!(fail["result"]["isError"], true, "{fail}");
+}

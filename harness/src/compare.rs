@@ -76,9 +76,9 @@ impl Recorded {
                 ) && e.path.ends_with("/v1/messages")
             })
             .count();
-        let ended = match (&t.exit.killed, t.exit.signal) {
-            (Some(k), _) => Some(format!("killed ({k})")),
-            (None, Some(s)) => Some(format!("signal {s}")),
+        let ended = match (t.exit.termination, t.exit.signal) {
+            (k, _) if k.by_harness() => Some(format!("killed ({k})")),
+            (_, Some(s)) => Some(format!("signal {s}")),
             _ => None,
         };
         Recorded {
@@ -156,7 +156,7 @@ fn is_title_request(body: &Value) -> bool {
 fn non_json(out: &Output) -> Vec<String> {
     out.bad_lines
         .iter()
-        .filter(|b| b.problem != "last line has no trailing newline")
+        .filter(|b| b.problem != crate::output::LineProblem::NoTrailingNewline)
         .map(|b| b.excerpt.clone())
         .collect()
 }

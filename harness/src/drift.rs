@@ -123,7 +123,11 @@ pub fn output_of(trial: &Trial) -> ScenarioOutput {
         status: status.into(),
         reason: reason.map(|r| redact_text(&r, &trial.vars)),
         exit_code: trial.exit.code,
-        killed: trial.exit.killed.clone(),
+        killed: trial
+            .exit
+            .termination
+            .by_harness()
+            .then(|| trial.exit.termination.to_string()),
         frames: trial
             .output
             .frames

@@ -749,9 +749,10 @@ pub fn recording(
         {
             return Err(Outcome::NotRecorded(d.message.clone()));
         }
-        if let Some(k) = &t.exit.killed {
+        if t.exit.termination.by_harness() {
             return Err(Outcome::NotRecorded(format!(
-                "the CLI was killed by the harness ({k}): nothing stable to record"
+                "the CLI was killed by the harness ({}): nothing stable to record",
+                t.exit.termination
             )));
         }
         if t.exit.code != first.exit.code {

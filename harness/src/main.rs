@@ -46,6 +46,9 @@ struct Exec {
     /// Per-trial timeout in seconds when a scenario sets none.
     #[arg(long, default_value_t = 60)]
     timeout: u64,
+    /// Seconds a CLI may keep running after its last expected result before it counts as hung.
+    #[arg(long, default_value_t = 3)]
+    grace: u64,
     /// Do not install missing targets: skip them with the install command instead.
     #[arg(long)]
     no_install: bool,
@@ -60,6 +63,7 @@ impl Exec {
     fn run_options(&self) -> RunOptions {
         RunOptions {
             timeout: Duration::from_secs(self.timeout),
+            grace: Duration::from_secs(self.grace),
             ..RunOptions::default()
         }
     }

@@ -136,6 +136,31 @@ fn hostile_clis_are_reported_and_cleaned_up() {
         ending.stdout
     );
 
+    each_misbehaviour_is_named(&hanging, &ending);
+
+    // Nothing the CLIs started outlives the run: whatever the harness failed to kill
+    // was orphaned to this process, and is still alive.
+    let left = living_children_after_kills(|cmd| {
+        cmd.contains("fake-cli.sh") || cmd.contains("sleep 600") || cmd.contains("sleep 987.654")
+    });
+    assert!(left.is_empty(), "leftover processes: {left:?}");
+
+    // No caller secret reaches any report file.
+    for entry in [&hanging, &ending]
+        .iter()
+        .flat_map(|r| walk(r.reports.path()))
+    {
+        let text = String::from_utf8_lossy(&std::fs::read(&entry).unwrap()).into_owned();
+        assert!(
+            !text.contains(SECRET),
+            "{} leaks the caller's secret",
+            entry.display()
+        );
+    }
+}
+
+/// The right divergence first, for each mode, and a report naming it with line numbers.
+fn each_misbehaviour_is_named(hanging: &Run, ending: &Run) {
     assert_eq!(hanging.first("hang_before_output"), "timeout");
     assert_eq!(hanging.first("hang_after_result"), "hang");
     assert_eq!(hanging.first("grandchild_keeps_stdout"), "hang");
@@ -180,26 +205,6 @@ fn hostile_clis_are_reported_and_cleaned_up() {
         for f in ["summary.md", "junit.xml"] {
             assert!(run.reports.path().join(f).exists(), "{f}");
         }
-    }
-
-    // Nothing the CLIs started outlives the run: whatever the harness failed to kill
-    // was orphaned to this process, and is still alive.
-    let left = living_children_after_kills(|cmd| {
-        cmd.contains("fake-cli.sh") || cmd.contains("sleep 600") || cmd.contains("sleep 987.654")
-    });
-    assert!(left.is_empty(), "leftover processes: {left:?}");
-
-    // No caller secret reaches any report file.
-    for entry in [&hanging, &ending]
-        .iter()
-        .flat_map(|r| walk(r.reports.path()))
-    {
-        let text = String::from_utf8_lossy(&std::fs::read(&entry).unwrap()).into_owned();
-        assert!(
-            !text.contains(SECRET),
-            "{} leaks the caller's secret",
-            entry.display()
-        );
     }
 }
 

@@ -186,7 +186,7 @@ impl LineSplitter {
                     });
                     None
                 }
-                Ok(other) => Some(LineProblem::NotObject(json_kind(&other))),
+                Ok(other) => Some(LineProblem::NotObject(json_type(&other))),
                 Err(e) => Some(LineProblem::NotJson(e.to_string())),
             },
         };
@@ -201,7 +201,8 @@ impl LineSplitter {
     }
 }
 
-fn json_kind(v: &Value) -> &'static str {
+/// The JSON type of `v`: `null`, `bool`, `number`, `string`, `array`, `object`.
+pub fn json_type(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "bool",

@@ -1,7 +1,7 @@
 //! Protocol invariants, checked in every stream-json scenario unless it opts out.
 
 use crate::divergence::{Divergence, Kind};
-use crate::output::Output;
+use crate::runner::output::Output;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;

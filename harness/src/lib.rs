@@ -1,20 +1,22 @@
 //! streamcheck: conformance tests for the stream-json protocol of agent CLIs.
 //!
-//! - [`scenario`]: scenario files (what to send, what the stub answers, what must come out)
+//! The core, leaf first:
 //! - [`pattern`] and [`matcher`]: partial JSON patterns and frame-sequence matching
+//! - [`divergence`]: what a divergence is (its kind, frame, line, JSON path)
 //! - [`invariants`]: protocol rules checked in every scenario
-//! - [`target`]: the CLIs under test (install, version, flags, environment)
-//! - [`fixtures`]: `$FIXTURES` (the project's test fixtures) in a scenario's args, env and files
-//! - [`runner`]: one scenario on one target, in its own sandbox and stub
-//! - [`suite`]: many trials in parallel, sharding, filters
-//! - [`commands::compare`]: parity of two targets (neutral events per dialect, parity.md)
-//! - [`report`]: summary.md, junit.xml, results.json and one report per divergence
-//! - [`bench`]: `streamcheck bench`, the harness against the CLI's own run time and its peers
-//! - [`normalize`]: what changes from run to run (volatile values, sandbox paths), in one place
 //! - [`frame`]: a frame's kind and the JSON types in it; [`text`]: clipping and escaping
-//! - [`commands`]: `record` (and `review`), `drift`
+//! - [`normalize`]: what changes from run to run (volatile values, sandbox paths), in one place
+//! - [`scenario`]: scenario files (what to send, what the stub answers, what must come out)
+//! - [`fixtures`]: `$FIXTURES` (the project's test fixtures) in a scenario's args, env and files
+//! - [`target`]: the CLIs under test (install, version, flags, environment)
+//! - [`runner`]: one scenario on one target: sandbox, process, output, check;
+//!   [`output`] is what the CLI printed (re-exported from [`runner::output`])
+//! - [`suite`]: many trials in parallel, sharding, filters; every planned trial reports
+//! - [`report`]: summary.md, junit.xml, results.json and one report per divergence
+//!
+//! Commands built on the core, one folder each in [`commands`]: `record` (and `review`),
+//! `drift`, `compare`. What a person reads on a terminal lives in the binary (`cli/`).
 
-pub mod bench;
 pub mod commands;
 pub mod divergence;
 pub mod fixtures;
@@ -22,7 +24,6 @@ pub mod frame;
 pub mod invariants;
 pub mod matcher;
 pub mod normalize;
-pub mod output;
 pub mod pattern;
 pub mod report;
 pub mod runner;
@@ -30,3 +31,5 @@ pub mod scenario;
 pub mod suite;
 pub mod target;
 pub mod text;
+
+pub use runner::output;

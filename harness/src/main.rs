@@ -48,6 +48,9 @@ struct Exec {
     /// Per-trial timeout in seconds when a scenario sets none.
     #[arg(long, default_value_t = 60)]
     timeout: u64,
+    /// Seconds a CLI may keep running after its last expected result before it counts as hung.
+    #[arg(long, default_value_t = 3)]
+    grace: u64,
     /// Do not install missing targets: skip them with the install command instead.
     #[arg(long)]
     no_install: bool,
@@ -62,6 +65,7 @@ impl Exec {
     fn run_options(&self) -> RunOptions {
         RunOptions {
             timeout: Duration::from_secs(self.timeout),
+            grace: Duration::from_secs(self.grace),
             ..RunOptions::default()
         }
     }
@@ -125,28 +129,6 @@ enum Cmd {
     },
     /// Print the JSON Schema of scenario files.
     Schema,
-    /// Measure the harness against the CLI's own run time, and the stub against aimock.
-    /// Use a release build: `cargo build --release --workspace`.
-    Bench {
-        /// Parts: overhead, scaling, matcher, stub (default: all). Comma-separated or repeated.
-        #[arg(long = "part", value_delimiter = ',')]
-        parts: Vec<String>,
-        /// Paired repetitions per scenario in the overhead part.
-        #[arg(long, default_value_t = 5)]
-        reps: usize,
-        /// --jobs levels of the scaling part.
-        #[arg(long, value_delimiter = ',', default_value = "1,2,4")]
-        jobs: Vec<usize>,
-        /// Scenarios of the overhead part (default: ten varied ones). Repeatable.
-        #[arg(long = "scenario")]
-        scenarios: Vec<String>,
-        /// The scaling part's subset: N scenarios runnable on Claude Code, or `all`.
-        #[arg(long, default_value = "20")]
-        subset: String,
-        /// Also write the Markdown tables to this file.
-        #[arg(long)]
-        out: Option<PathBuf>,
-    },
     /// Run scenarios and record what the CLI printed as pending expectations (reports/pending/).
     Record {
         #[command(flatten)]
@@ -384,30 +366,6 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
                 .map_err(|e| format!("cannot write {}: {e}", dir.display()))?;
             print!("{}", compare::summary(&parity));
             println!("parity report: {}", dir.join("parity.md").display());
-            Ok(ExitCode::SUCCESS)
-        }
-        Cmd::Bench {
-            parts,
-            reps,
-            scenarios,
-            jobs,
-            subset,
-            out,
-        } => {
-            let project = project(cli.root)?;
-            let opts = streamcheck::bench::Options {
-                parts: streamcheck::bench::Part::parse_list(&parts)?,
-                reps,
-                jobs,
-                subset: streamcheck::bench::parse_subset(&subset)?,
-                ..Default::default()
-            }
-            .with_scenarios(scenarios);
-            let md = streamcheck::bench::run(&project, &opts)?;
-            println!("{md}");
-            if let Some(out) = out {
-                std::fs::write(&out, &md).map_err(|e| format!("{}: {e}", out.display()))?;
-            }
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Schema => {

@@ -1,8 +1,8 @@
 //! Matches the frames a CLI printed against a scenario's expected frame sequence.
 
 use crate::divergence::{Divergence, Kind};
-use crate::output::Frame;
 use crate::pattern::{Captures, Pattern, Vars};
+use crate::runner::output::Frame;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
@@ -15,6 +15,14 @@ pub enum Expected {
 }
 
 impl Expected {
+    /// The entry as the scenario wrote it.
+    pub fn source(&self) -> serde_json::Value {
+        match self {
+            Expected::Frame(p) => p.source().clone(),
+            Expected::AnyOrder(runs) => group_source(runs),
+        }
+    }
+
     fn len(&self) -> usize {
         match self {
             Expected::Frame(_) => 1,

@@ -18,7 +18,8 @@ pub struct Vars {
 }
 
 impl Vars {
-    fn substitute(&self, s: &str) -> String {
+    /// `s` with `$WORKSPACE` and `$HOME` replaced by their paths.
+    pub fn substitute(&self, s: &str) -> String {
         s.replace("$WORKSPACE", &self.workspace)
             .replace("$HOME", &self.home)
     }

@@ -407,12 +407,7 @@ fn trial_md(t: &Trial) -> String {
         t.scenario, t.target, t.target_version
     );
     let _ = writeln!(s, "> {}\n", t.description);
-    let exit = match (&t.exit.killed, t.exit.code, t.exit.signal) {
-        (Some(k), _, _) => format!("killed by streamcheck ({k})"),
-        (None, Some(c), _) => c.to_string(),
-        (None, None, Some(sig)) => format!("signal {sig}"),
-        _ => "unknown".into(),
-    };
+    let exit = &t.exit;
     let _ = writeln!(
         s,
         "- scenario file: `{}`\n- exit: {exit}\n- duration: {} ms\n- frames: {}, bad stdout lines: {}, stderr: {} bytes\n",

@@ -216,64 +216,44 @@ impl FileContent {
 }
 
 /// What one target must do in this scenario.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 pub struct TargetExpect {
     /// Skip this target, with the reason.
-    #[serde(default)]
     pub skip: Option<String>,
     /// Oldest version of the target this expectation holds for.
-    #[serde(default)]
     pub min_version: Option<String>,
-    #[serde(default)]
     pub max_version: Option<String>,
     /// Features this target must offer on top of the scenario's.
-    #[serde(default)]
     pub features: Vec<String>,
     /// Replaces the scenario's `args` for this target.
-    #[serde(default)]
     pub args: Option<Vec<String>>,
     /// Replaces the scenario's `prompt` for this target.
-    #[serde(default)]
     pub prompt: Option<String>,
     /// Replaces the scenario's `stdin` for this target (dialects shape input frames differently).
-    #[serde(default)]
     pub stdin: Option<Vec<StdinLine>>,
     /// Added to the scenario's `env` for this target.
-    #[serde(default)]
     pub env: BTreeMap<String, String>,
 
-    #[serde(default)]
     pub mode: Mode,
     /// Frames to leave out before matching (in both modes).
-    #[serde(default)]
     pub ignore: Vec<PatternValue>,
     /// The expected frames, in order; `{any_order: [...]}` for a group in any order.
-    #[serde(default)]
     pub frames: Vec<FrameEntry>,
     /// Patterns no frame may match.
-    #[serde(default)]
     pub absent: Vec<PatternValue>,
-    #[serde(default)]
     pub exit_code: Option<i32>,
-    #[serde(default)]
     pub stderr: Option<TextExpect>,
     /// stdout as text (for `output_format: text`).
-    #[serde(default)]
     pub text: Option<TextExpect>,
-    #[serde(default)]
     pub requests: Option<RequestsExpect>,
     /// Files in the working directory after the run.
-    #[serde(default)]
     pub files: BTreeMap<String, FileExpect>,
     /// Seconds before the CLI is killed (default 60).
-    #[serde(default)]
     pub timeout: Option<u64>,
     /// How many turns (result frames) the run has; default 1, or the number of user frames on stdin.
-    #[serde(default)]
     pub turns: Option<usize>,
     /// Protocol invariants this scenario turns off, with the reason.
-    #[serde(default)]
     pub invariants: Option<InvariantOptOut>,
 }
 

@@ -1,5 +1,5 @@
 //! Parity: the per-dialect adapters and the comparison, on real captures of Claude Code
-//! 2.1.197 and caliban 0.15.0 (copied from /work/shared/observed into
+//! 2.1.197 and caliban 0.15.0 (copied from the project's observed captures into
 //! tests/fixtures/observed), plus the runner's run-without-expectation mode.
 
 use serde_json::{json, Value};
@@ -8,7 +8,7 @@ use streamcheck::commands::compare::dialect::{neutral, Event, Neutral};
 use streamcheck::commands::compare::{
     self, compare, Aspect, Comparison, Parity, Recorded, ScenarioParity, Side, Verdict,
 };
-use streamcheck::runner::{self, Exit, RunOptions, Status, Trial};
+use streamcheck::runner::{self, Exit, RunOptions, Status, Termination, Trial};
 use streamcheck::scenario::Scenario;
 use streamcheck::target::{Dialect, Target};
 
@@ -707,7 +707,7 @@ expect:
     b.exit = Exit {
         code: None,
         signal: Some(9),
-        killed: Some("timeout".into()),
+        termination: Termination::Timeout,
     };
     let (sp, _) = compare::compare_trials(&s, (&a, Dialect::ClaudeCode), (&b, Dialect::Caliban));
     assert_eq!(sp.cannot_run_as_written, ["caliban"]);

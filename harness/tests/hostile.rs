@@ -1,134 +1,155 @@
 //! The harness against misbehaving CLIs (fixtures/hostile/fake-cli.sh, one mode per
 //! scenario): each misbehaviour is reported as the right divergence, every other
 //! result is still written, no process is left behind, and no caller secret leaks.
+//! Only the modes that hang depend on the harness's clocks, and they cannot end any
+//! other way; the rest run with clocks long enough never to fire.
 
 use assert_cmd::Command;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 const SECRET: &str = "sk-ant-caller-REAL-secret-do-not-leak";
+
+/// Modes that never end by themselves: the scenario's 2 s timeout or the 3 s grace period
+/// after the last result is what ends them, so no scheduling delay can change their outcome.
+const HANGING: [&str; 3] = [
+    "hang_before_output",
+    "hang_after_result",
+    "grandchild_keeps_stdout",
+];
+
+/// Modes that end by themselves. They run with a grace period and a timeout far longer
+/// than they need, so the harness waits for them to exit, however loaded the machine.
+const ENDING: [&str; 12] = [
+    "ok",
+    "env_probe",
+    "close_stdin_early",
+    "exit_without_result",
+    "crash_signal",
+    "non_json",
+    "invalid_utf8",
+    "huge_line",
+    "no_trailing_newline",
+    "stderr_flood",
+    "frame_after_result",
+    "exit_before_reading_stdin",
+];
 
 fn fixture_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile")
 }
 
-/// Pids of fixture processes still alive (their command lines are distinctive).
-fn leftovers() -> Vec<String> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        let cmd = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if cmd.contains("sleep 987.654") || cmd.trim_end() == "sleep 600" {
-            found.push(format!("{}: {cmd}", entry.file_name().to_string_lossy()));
+/// One `streamcheck run` of some fixture modes, with the caller's secrets in its
+/// environment.
+struct Run {
+    reports: tempfile::TempDir,
+    stdout: String,
+    code: Option<i32>,
+    /// Scenario -> (status, divergence kinds in order).
+    trials: BTreeMap<String, (String, Vec<String>)>,
+}
+
+impl Run {
+    fn of(modes: &[&str], flags: &[&str]) -> Run {
+        let reports = tempfile::tempdir().unwrap();
+        let mut cmd = Command::cargo_bin("streamcheck").unwrap();
+        cmd.arg("--root")
+            .arg(fixture_root())
+            .args(["run", "--jobs", "4", "--target-command"])
+            .arg(fixture_root().join("fake-cli.sh"))
+            .arg("--report-dir")
+            .arg(reports.path())
+            .args(flags);
+        for mode in modes {
+            cmd.args(["-f", mode]);
+        }
+        for var in [
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_AUTH_TOKEN",
+            "AWS_ACCESS_KEY_ID",
+            "AWS_SECRET_ACCESS_KEY",
+            "AWS_PROFILE",
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            "GOOGLE_API_KEY",
+            "STREAMCHECK_CALLER_SECRET",
+        ] {
+            cmd.env(var, SECRET);
+        }
+        let out = cmd.output().unwrap();
+        let results: Value = serde_json::from_str(
+            &std::fs::read_to_string(reports.path().join("results.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(results["complete"], true);
+        let mut trials = BTreeMap::new();
+        for t in results["trials"].as_array().unwrap() {
+            let kinds = (t["divergences"].as_array().unwrap().iter())
+                .map(|d| d["kind"].as_str().unwrap().to_string())
+                .collect();
+            let status = t["status"].as_str().unwrap().to_string();
+            trials.insert(t["scenario"].as_str().unwrap().to_string(), (status, kinds));
+        }
+        Run {
+            reports,
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            code: out.status.code(),
+            trials,
         }
     }
-    found
+
+    fn status(&self, name: &str) -> &str {
+        &self.trials[name].0
+    }
+
+    /// The first divergence of a mode that must fail.
+    fn first(&self, name: &str) -> &str {
+        let (status, kinds) = &self.trials[name];
+        assert_eq!(status, "failed", "{name}: {kinds:?}");
+        &kinds[0]
+    }
+
+    /// The report of a failed mode.
+    fn md(&self, name: &str) -> String {
+        let path = (self.reports.path()).join(format!("{name}.command_fake-cli.sh.md"));
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("report for {name}: {e}"))
+    }
 }
 
 #[test]
 fn hostile_clis_are_reported_and_cleaned_up() {
-    let reports = tempfile::tempdir().unwrap();
-    let started = std::time::Instant::now();
-    let out = Command::cargo_bin("streamcheck")
-        .unwrap()
-        .args(["--root"])
-        .arg(fixture_root())
-        .args(["run", "--jobs", "4", "--target-command"])
-        .arg(fixture_root().join("fake-cli.sh"))
-        .arg("--report-dir")
-        .arg(reports.path())
-        .env("ANTHROPIC_API_KEY", SECRET)
-        .env("ANTHROPIC_AUTH_TOKEN", SECRET)
-        .env("AWS_ACCESS_KEY_ID", SECRET)
-        .env("AWS_SECRET_ACCESS_KEY", SECRET)
-        .env("AWS_PROFILE", SECRET)
-        .env("GOOGLE_APPLICATION_CREDENTIALS", SECRET)
-        .env("GOOGLE_API_KEY", SECRET)
-        .env("STREAMCHECK_CALLER_SECRET", SECRET)
-        .output()
-        .unwrap();
-    let elapsed = started.elapsed();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "divergences exit 1\n{stdout}");
+    adopt_orphans();
+    let hanging = Run::of(&HANGING, &[]);
+    let ending = Run::of(&ENDING, &["--grace", "120", "--timeout", "120"]);
+    for run in [&hanging, &ending] {
+        assert_eq!(run.code, Some(1), "divergences exit 1\n{}", run.stdout);
+    }
     assert!(
-        stdout.contains("3 passed, 12 failed, 0 skipped"),
-        "{stdout}"
+        hanging.stdout.contains("0 passed, 3 failed, 0 skipped"),
+        "{}",
+        hanging.stdout
+    );
+    assert!(
+        ending.stdout.contains("3 passed, 9 failed, 0 skipped"),
+        "{}",
+        ending.stdout
     );
 
-    let results: Value = serde_json::from_str(
-        &std::fs::read_to_string(reports.path().join("results.json")).unwrap(),
-    )
-    .unwrap();
-    assert_eq!(results["complete"], true);
-    let mut kinds: BTreeMap<String, (String, Vec<String>)> = BTreeMap::new();
-    for t in results["trials"].as_array().unwrap() {
-        let ks = t["divergences"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d["kind"].as_str().unwrap().to_string())
-            .collect();
-        kinds.insert(
-            t["scenario"].as_str().unwrap().to_string(),
-            (t["status"].as_str().unwrap().to_string(), ks),
-        );
-    }
-    let first = |name: &str| -> String {
-        let (status, ks) = &kinds[name];
-        assert_eq!(status, "failed", "{name}: {ks:?}");
-        ks[0].clone()
-    };
-    assert_eq!(first("hang_before_output"), "timeout");
-    assert_eq!(first("hang_after_result"), "hang");
-    assert_eq!(first("grandchild_keeps_stdout"), "hang");
-    assert_eq!(first("exit_without_result"), "missing_frame");
-    assert_eq!(first("crash_signal"), "exit_code");
-    assert_eq!(first("non_json"), "non_json");
-    assert_eq!(first("invalid_utf8"), "non_json");
-    assert_eq!(first("huge_line"), "non_json");
-    assert_eq!(first("no_trailing_newline"), "non_json");
-    assert_eq!(first("stderr_flood"), "stderr");
-    assert_eq!(first("frame_after_result"), "invariant");
-    assert_eq!(first("exit_before_reading_stdin"), "missing_frame");
-    assert!(kinds["exit_before_reading_stdin"]
-        .1
-        .contains(&"exit_code".to_string()));
-    // Closing stdin early is the CLI's right: the harness survives it and says so.
-    assert_eq!(kinds["close_stdin_early"].0, "passed");
-    assert_eq!(kinds["ok"].0, "passed");
-    // The CLI saw the dummy key, its own HOME and none of the caller's credentials.
-    assert_eq!(kinds["env_probe"].0, "passed", "{:?}", kinds["env_probe"]);
+    each_misbehaviour_is_named(&hanging, &ending);
 
-    // Each failure has its report, naming the failure with line numbers.
-    let md = |name: &str| {
-        std::fs::read_to_string(
-            reports
-                .path()
-                .join(format!("{name}.command_fake-cli.sh.md")),
-        )
-        .unwrap_or_else(|e| panic!("report for {name}: {e}"))
-    };
-    assert!(md("huge_line").contains("stdout line 2: line is 52428800 bytes"));
-    assert!(md("invalid_utf8").contains("stdout line 2: invalid UTF-8"));
-    assert!(md("crash_signal").contains("killed by signal 11"));
-    assert!(md("hang_before_output").contains("did not finish within 2s"));
-    assert!(md("grandchild_keeps_stdout").contains("stdout stayed open"));
-    for f in ["summary.md", "junit.xml"] {
-        assert!(reports.path().join(f).exists(), "{f}");
-    }
-
-    // Nothing the CLIs started outlives the run.
-    assert!(
-        leftovers().is_empty(),
-        "leftover processes: {:?}",
-        leftovers()
-    );
-    // Bounded by the timeouts (2 s scenario timeout, 3 s grace), not by the CLIs' sleeps of 600 s.
-    assert!(elapsed.as_secs() < 120, "took {elapsed:?}");
+    // Nothing the CLIs started outlives the run: whatever the harness failed to kill
+    // was orphaned to this process, and is still alive.
+    let left = living_children_after_kills(|cmd| {
+        cmd.contains("fake-cli.sh") || cmd.contains("sleep 600") || cmd.contains("sleep 987.654")
+    });
+    assert!(left.is_empty(), "leftover processes: {left:?}");
 
     // No caller secret reaches any report file.
-    for entry in walk(reports.path()) {
+    for entry in [&hanging, &ending]
+        .iter()
+        .flat_map(|r| walk(r.reports.path()))
+    {
         let text = String::from_utf8_lossy(&std::fs::read(&entry).unwrap()).into_owned();
         assert!(
             !text.contains(SECRET),
@@ -136,6 +157,127 @@ fn hostile_clis_are_reported_and_cleaned_up() {
             entry.display()
         );
     }
+}
+
+/// The right divergence first, for each mode, and a report naming it with line numbers.
+fn each_misbehaviour_is_named(hanging: &Run, ending: &Run) {
+    assert_eq!(hanging.first("hang_before_output"), "timeout");
+    assert_eq!(hanging.first("hang_after_result"), "hang");
+    assert_eq!(hanging.first("grandchild_keeps_stdout"), "hang");
+    assert_eq!(ending.first("exit_without_result"), "missing_frame");
+    assert_eq!(ending.first("crash_signal"), "exit_code");
+    assert_eq!(ending.first("non_json"), "non_json");
+    assert_eq!(ending.first("invalid_utf8"), "non_json");
+    assert_eq!(ending.first("huge_line"), "non_json");
+    assert_eq!(ending.first("no_trailing_newline"), "non_json");
+    assert_eq!(ending.first("stderr_flood"), "stderr");
+    assert_eq!(ending.first("frame_after_result"), "invariant");
+    assert_eq!(ending.first("exit_before_reading_stdin"), "missing_frame");
+    assert!(ending.trials["exit_before_reading_stdin"]
+        .1
+        .contains(&"exit_code".to_string()));
+    // Closing stdin early is the CLI's right: the harness survives it and says so.
+    assert_eq!(ending.status("close_stdin_early"), "passed");
+    assert_eq!(ending.status("ok"), "passed");
+    // The CLI saw the dummy key, its own HOME and none of the caller's credentials.
+    assert_eq!(
+        ending.status("env_probe"),
+        "passed",
+        "{:?}",
+        ending.trials["env_probe"]
+    );
+
+    // Each failure has its report, naming the failure with line numbers.
+    assert!(ending
+        .md("huge_line")
+        .contains("stdout line 2: line is 52428800 bytes"));
+    assert!(ending
+        .md("invalid_utf8")
+        .contains("stdout line 2: invalid UTF-8"));
+    assert!(ending.md("crash_signal").contains("killed by signal 11"));
+    assert!(hanging
+        .md("hang_before_output")
+        .contains("did not finish within 2s"));
+    assert!(hanging
+        .md("grandchild_keeps_stdout")
+        .contains("stdout stayed open"));
+    for run in [&hanging, &ending] {
+        for f in ["summary.md", "junit.xml"] {
+            assert!(run.reports.path().join(f).exists(), "{f}");
+        }
+    }
+}
+
+/// Makes this process the reaper of orphans below it: a process the harness failed to
+/// kill becomes a child of this test (not of init), where `our_children` sees it, and a
+/// concurrent test run elsewhere on the machine cannot be mistaken for it.
+fn adopt_orphans() {
+    // SAFETY: prctl(2) with PR_SET_CHILD_SUBREAPER changes an attribute of this process only.
+    let rc = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+    assert_eq!(rc, 0, "prctl(PR_SET_CHILD_SUBREAPER)");
+}
+
+/// This process's living children (zombies left out) whose command line `matches`.
+fn our_children(matches: impl Fn(&str) -> bool) -> Vec<String> {
+    let me = std::process::id().to_string();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // `pid (comm) state ppid ...`; comm may hold spaces and parentheses.
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .map_or(Vec::new(), |(_, rest)| rest.split_whitespace().collect());
+        if fields.len() < 2 || fields[1] != me || fields[0] == "Z" {
+            continue;
+        }
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let cmd = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if matches(&cmd) {
+            found.push(format!("{}: {cmd}", entry.file_name().to_string_lossy()));
+        }
+    }
+    found
+}
+
+/// [`our_children`] once a SIGKILL already sent has had time to land: the harness kills
+/// a process group and exits without waiting for each grandchild to die.
+fn living_children_after_kills(matches: impl Fn(&str) -> bool) -> Vec<String> {
+    settled(|| our_children(&matches), Vec::is_empty)
+}
+
+/// `look()` once it is `done`, polling; or as it is after a bound that is generous and not
+/// what is tested (a process that outlives it was not killed, or never came).
+fn settled<T>(look: impl Fn() -> T, done: impl Fn(&T) -> bool) -> T {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let now = look();
+        if done(&now) || Instant::now() > deadline {
+            return now;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn an_orphan_that_survives_is_seen_as_a_leftover() {
+    adopt_orphans();
+    let marker = "sleep 654.321";
+    let is_marker = |cmd: &str| cmd.contains(marker);
+    // The shell exits at once and orphans its sleep, as a CLI leaking a grandchild does.
+    let status = std::process::Command::new("sh")
+        .args(["-c", &format!("{marker} & exit 0")])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // Its command line reads empty while it is still becoming `sleep`: wait for it.
+    let seen = settled(|| our_children(is_marker), |seen| !seen.is_empty());
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    let pid: i32 = seen[0].split(':').next().unwrap().parse().unwrap();
+    // SAFETY: kill(2) on the orphan this test just made, a child of this process.
+    unsafe {
+        libc::kill(pid, libc::SIGKILL);
+    }
+    assert!(living_children_after_kills(is_marker).is_empty());
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {

@@ -3,7 +3,7 @@
 //! Starts the release binary (cargo builds it for the bench; override with
 //! STUB_API_BIN=path, or build it with `cargo build --release -p stub-api`) with a
 //! `times: forever` script, then drives it over loopback with 4 keep-alive connections
-//! from the lean HTTP/1.1 client in `stub_api::loadgen` (the one `streamcheck bench`
+//! from the lean HTTP/1.1 client in `stub_api::loadgen` (the one `streamcheck-bench`
 //! also uses against aimock): once with a small body, once with the first real 87 KB
 //! Claude Code body. Prints req/s, p50/p99 latency and the server's peak RSS (VmHWM).
 //! Extra server flags: STUB_API_ARGS="--threads 2".

@@ -1,5 +1,5 @@
 //! A lean HTTP/1.1 load generator for benchmarks, shared by `cargo bench -p stub-api
-//! --bench load` and `streamcheck bench` so that both (and every server they compare)
+//! --bench load` and `streamcheck-bench` so that both (and every server they compare)
 //! are driven the same way: `connections` keep-alive connections on one current-thread
 //! runtime, one request in flight per connection, latencies measured per request.
 //! Load is bounded by a request count and a time limit, whichever comes first.

@@ -1,14 +1,13 @@
 //! What one run left behind, as the comparison sees it: from a finished trial or from a
 //! capture folder.
 
-use crate::output::{BadLine, Output};
+use crate::output::{BadLine, LineProblem, Output};
 use crate::pattern::Vars;
 use crate::report::redact_str;
-use crate::runner::{Exit, Trial};
+use crate::runner::{Exit, Termination, Trial};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::Path;
-use stub_api::{Answer, JournalEntry};
 
 /// One run, as recorded: what the comparison looks at.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -44,7 +43,11 @@ impl Recorded {
     /// From a finished trial, with its sandbox paths written as `$WORKSPACE` / `$HOME`
     /// so two trials' outputs compare.
     pub fn from_trial(t: &Trial) -> Recorded {
-        let requests = t.journal.iter().filter(|e| is_scripted(e)).count();
+        let requests = t
+            .journal
+            .iter()
+            .filter(|e| crate::runner::check::is_scripted(e))
+            .count();
         Recorded {
             frames: t
                 .output
@@ -110,22 +113,15 @@ impl Recorded {
 
     /// The harness killed it at the scenario's timeout (the wording [`ending`] gives).
     pub(super) fn killed_at_timeout(&self) -> bool {
-        self.ended.as_deref() == Some("killed (timeout)")
+        self.ended == Some(format!("killed ({})", Termination::Timeout))
     }
-}
-
-/// A request the stub answered from the script or could not: a turn of the
-/// conversation, not background traffic. (The runner's `check_requests` counts the same.)
-fn is_scripted(e: &JournalEntry) -> bool {
-    matches!(e.answer, Answer::Step { .. } | Answer::Unscripted { .. })
-        && e.path.ends_with("/v1/messages")
 }
 
 /// How a trial ended when not by exiting: `killed (timeout)`, `signal 9`.
 fn ending(exit: &Exit) -> Option<String> {
-    match (&exit.killed, exit.signal) {
-        (Some(k), _) => Some(format!("killed ({k})")),
-        (None, Some(s)) => Some(format!("signal {s}")),
+    match (exit.termination, exit.signal) {
+        (k, _) if k.by_harness() => Some(format!("killed ({k})")),
+        (_, Some(s)) => Some(format!("signal {s}")),
         _ => None,
     }
 }
@@ -154,7 +150,7 @@ fn non_json(out: &Output) -> Vec<String> {
 
 /// The last line lacks its newline: a flaw of the stream, not a line of other output.
 fn is_missing_final_newline(b: &BadLine) -> bool {
-    b.problem == "last line has no trailing newline"
+    b.problem == LineProblem::NoTrailingNewline
 }
 
 fn with_paths(v: &Value, vars: &Vars) -> Value {

@@ -119,7 +119,9 @@ pub fn output_of(trial: &Trial) -> ScenarioOutput {
 
 /// Why the harness killed the CLI, if it did.
 fn killed_by_harness(exit: &Exit) -> Option<String> {
-    exit.killed.clone()
+    exit.termination
+        .by_harness()
+        .then(|| exit.termination.to_string())
 }
 
 /// runner's [`Status`] without its reason, and `absent` for a scenario a version does not

@@ -139,8 +139,10 @@ fn runs_agree(trials: &[Trial]) -> Result<(), String> {
 }
 
 /// Why the harness killed the CLI, if it did.
-fn killed_by_harness(exit: &Exit) -> Option<&str> {
-    exit.killed.as_deref()
+fn killed_by_harness(exit: &Exit) -> Option<String> {
+    exit.termination
+        .by_harness()
+        .then(|| exit.termination.to_string())
 }
 
 /// The runs' frames (those `ignore` does not drop), generalised and merged; checked to

@@ -1,7 +1,9 @@
-//! What a CLI printed on stdout, split into NDJSON frames and lines that are not.
+//! What a CLI printed: stdout split into NDJSON frames and the lines that break the
+//! contract, and stderr kept at both ends.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
+use std::fmt;
 
 /// One JSON object the CLI printed on a line of its own.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -15,18 +17,71 @@ pub struct Frame {
     pub value: Value,
 }
 
+impl Frame {
+    /// A `result` frame: the end of a turn.
+    pub fn is_result(&self) -> bool {
+        self.value.get("type").and_then(Value::as_str) == Some("result")
+    }
+}
+
 /// A stdout line that breaks the NDJSON contract.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BadLine {
     pub line: usize,
     pub at_ms: u64,
-    pub problem: String,
+    pub problem: LineProblem,
     /// The start of the line, lossily decoded, for the report.
     pub excerpt: String,
 }
 
+/// What is wrong with a [`BadLine`]; written in reports as its sentence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineProblem {
+    /// The stream ended without a newline after the last line (the line is still parsed).
+    NoTrailingNewline,
+    Empty,
+    InvalidUtf8 {
+        valid_up_to: usize,
+    },
+    /// Not JSON at all: the parser's message.
+    NotJson(String),
+    /// Valid JSON, but not an object: which kind it is.
+    NotObject(&'static str),
+    /// Over [`MAX_LINE`]: reported, not kept.
+    TooLong {
+        bytes: usize,
+    },
+}
+
+impl fmt::Display for LineProblem {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            LineProblem::NoTrailingNewline => f.write_str("last line has no trailing newline"),
+            LineProblem::Empty => f.write_str("empty line"),
+            LineProblem::InvalidUtf8 { valid_up_to } => {
+                write!(f, "invalid UTF-8 at byte {valid_up_to}")
+            }
+            LineProblem::NotJson(e) => write!(f, "not JSON: {e}"),
+            LineProblem::NotObject(kind) => {
+                write!(f, "a JSON {kind} where a JSON object was expected")
+            }
+            LineProblem::TooLong { bytes } => write!(
+                f,
+                "line is {bytes} bytes, over the {} MiB limit (not parsed)",
+                MAX_LINE / 1024 / 1024
+            ),
+        }
+    }
+}
+
+impl Serialize for LineProblem {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 /// stdout, split and kept.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Output {
     pub frames: Vec<Frame>,
     pub bad_lines: Vec<BadLine>,
@@ -94,10 +149,7 @@ impl LineSplitter {
             out.bad_lines.push(BadLine {
                 line,
                 at_ms,
-                problem: format!(
-                    "line is {total} bytes, over the {} MiB limit (not parsed)",
-                    MAX_LINE / 1024 / 1024
-                ),
+                problem: LineProblem::TooLong { bytes: total },
                 excerpt,
             });
             return;
@@ -115,13 +167,15 @@ impl LineSplitter {
             out.bad_lines.push(BadLine {
                 line,
                 at_ms,
-                problem: "last line has no trailing newline".into(),
+                problem: LineProblem::NoTrailingNewline,
                 excerpt: excerpt(bytes),
             });
         }
         let problem = match std::str::from_utf8(bytes) {
-            Err(e) => Some(format!("invalid UTF-8 at byte {}", e.valid_up_to())),
-            Ok(text) if text.trim().is_empty() => Some("empty line".to_string()),
+            Err(e) => Some(LineProblem::InvalidUtf8 {
+                valid_up_to: e.valid_up_to(),
+            }),
+            Ok(text) if text.trim().is_empty() => Some(LineProblem::Empty),
             Ok(text) => match serde_json::from_str::<Value>(text) {
                 Ok(value @ Value::Object(_)) => {
                     out.frames.push(Frame {
@@ -132,11 +186,8 @@ impl LineSplitter {
                     });
                     None
                 }
-                Ok(other) => Some(format!(
-                    "a JSON {} where a JSON object was expected",
-                    json_kind(&other)
-                )),
-                Err(e) => Some(format!("not JSON: {e}")),
+                Ok(other) => Some(LineProblem::NotObject(json_type(&other))),
+                Err(e) => Some(LineProblem::NotJson(e.to_string())),
             },
         };
         if let Some(problem) = problem {
@@ -150,7 +201,8 @@ impl LineSplitter {
     }
 }
 
-fn json_kind(v: &Value) -> &'static str {
+/// The JSON type of `v`: `null`, `bool`, `number`, `string`, `array`, `object`.
+pub fn json_type(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "bool",
@@ -182,6 +234,80 @@ impl Output {
 
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.raw).into_owned()
+    }
+}
+
+/// stderr, capped at both ends so a 100 MB flood costs little.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Stderr {
+    pub head: String,
+    pub tail: String,
+    pub total_bytes: u64,
+}
+
+impl Stderr {
+    const HEAD: usize = 32 * 1024;
+    const TAIL: usize = 32 * 1024;
+
+    /// The text kept, with a marker where the middle was dropped.
+    pub fn text(&self) -> String {
+        let kept = (self.head.len() + self.tail.len()) as u64;
+        if kept >= self.total_bytes {
+            format!("{}{}", self.head, self.tail)
+        } else {
+            format!(
+                "{}\n[… {} bytes of stderr dropped …]\n{}",
+                self.head,
+                self.total_bytes - kept,
+                self.tail
+            )
+        }
+    }
+
+    pub fn last_lines(&self, n: usize) -> Vec<String> {
+        let text = self.text();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(n)..]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    }
+}
+
+/// Collects stderr as it arrives into a [`Stderr`]: the first `HEAD` bytes and the last
+/// `TAIL` bytes, counting the rest.
+#[derive(Debug, Default)]
+pub struct StderrCapture {
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    total_bytes: u64,
+}
+
+impl StderrCapture {
+    pub fn push(&mut self, chunk: &[u8]) {
+        self.total_bytes += chunk.len() as u64;
+        let room = Stderr::HEAD.saturating_sub(self.head.len());
+        self.head.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        let rest = &chunk[chunk.len().min(room)..];
+        if !rest.is_empty() {
+            self.tail.extend_from_slice(rest);
+            // Let the tail grow to twice its size before trimming, so a flood of small
+            // chunks costs one `drain` per `TAIL` bytes rather than one per chunk.
+            if self.tail.len() > 2 * Stderr::TAIL {
+                self.tail.drain(..self.tail.len() - Stderr::TAIL);
+            }
+        }
+    }
+
+    pub fn finish(mut self) -> Stderr {
+        if self.tail.len() > Stderr::TAIL {
+            self.tail.drain(..self.tail.len() - Stderr::TAIL);
+        }
+        Stderr {
+            head: String::from_utf8_lossy(&self.head).into_owned(),
+            tail: String::from_utf8_lossy(&self.tail).into_owned(),
+            total_bytes: self.total_bytes,
+        }
     }
 }
 
@@ -219,17 +345,37 @@ mod tests {
         let out = Output::parse(b"{\"a\":1}\nnot json\n\xff\xfe\n[1]\n\n{\"b\":2}\n");
         assert_eq!(out.frames.len(), 2);
         assert_eq!(out.frames[1].line, 6);
-        let problems: Vec<(usize, &str)> = out
-            .bad_lines
-            .iter()
-            .map(|b| (b.line, b.problem.as_str()))
-            .collect();
+        let problems: Vec<(usize, &LineProblem)> =
+            out.bad_lines.iter().map(|b| (b.line, &b.problem)).collect();
         assert_eq!(problems.len(), 4);
         assert_eq!(problems[0].0, 2);
-        assert!(problems[0].1.starts_with("not JSON"));
-        assert_eq!(problems[1], (3, "invalid UTF-8 at byte 0"));
-        assert!(problems[2].1.contains("JSON array"));
-        assert_eq!(problems[3], (5, "empty line"));
+        assert!(matches!(problems[0].1, LineProblem::NotJson(_)));
+        assert_eq!(
+            problems[1],
+            (3, &LineProblem::InvalidUtf8 { valid_up_to: 0 })
+        );
+        assert_eq!(problems[2], (4, &LineProblem::NotObject("array")));
+        assert_eq!(problems[3], (5, &LineProblem::Empty));
+    }
+
+    #[test]
+    fn problems_read_as_sentences_in_reports() {
+        let out = Output::parse(b"[1]\n\xff\n{}");
+        let json = serde_json::to_value(&out.bad_lines).unwrap();
+        let sentences: Vec<&str> = json
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["problem"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            sentences,
+            [
+                "a JSON array where a JSON object was expected",
+                "invalid UTF-8 at byte 0",
+                "last line has no trailing newline"
+            ]
+        );
     }
 
     #[test]
@@ -238,7 +384,7 @@ mod tests {
         assert_eq!(out.frames.len(), 2);
         assert_eq!(out.bad_lines.len(), 1);
         assert_eq!(out.bad_lines[0].line, 2);
-        assert!(out.bad_lines[0].problem.contains("no trailing newline"));
+        assert_eq!(out.bad_lines[0].problem, LineProblem::NoTrailingNewline);
     }
 
     #[test]
@@ -256,11 +402,31 @@ mod tests {
         assert_eq!(out.frames[1].line, 3);
         assert_eq!(out.bad_lines.len(), 1);
         assert_eq!(out.bad_lines[0].line, 2);
-        assert!(
-            out.bad_lines[0].problem.contains("10485770 bytes"),
-            "{}",
-            out.bad_lines[0].problem
+        assert_eq!(
+            out.bad_lines[0].problem,
+            LineProblem::TooLong { bytes: 10485770 }
+        );
+        assert_eq!(
+            out.bad_lines[0].problem.to_string(),
+            "line is 10485770 bytes, over the 8 MiB limit (not parsed)"
         );
         assert!(s.buf.capacity() <= MAX_LINE + 2 * 1024 * 1024);
+    }
+
+    #[test]
+    fn stderr_keeps_both_ends_of_a_flood() {
+        let mut capture = StderrCapture::default();
+        capture.push(b"first line\n");
+        for _ in 0..1000 {
+            capture.push(&[b'e'; 1024]);
+        }
+        capture.push(b"\nlast line\n");
+        let stderr = capture.finish();
+        assert_eq!(stderr.total_bytes, 11 + 1000 * 1024 + 11);
+        assert_eq!(stderr.head.len(), Stderr::HEAD);
+        assert_eq!(stderr.tail.len(), Stderr::TAIL);
+        assert!(stderr.text().starts_with("first line\n"));
+        assert!(stderr.text().contains("bytes of stderr dropped"));
+        assert_eq!(stderr.last_lines(1), ["last line"]);
     }
 }

@@ -1,0 +1,288 @@
+//! A finished trial against its expectation: one function per part of the expectation
+//! (how the process ended, invariants, frames, turns, exit code, stderr and stdout text,
+//! requests, workspace files). Needs nothing but the trial and the workspace it left.
+
+use super::process::Termination;
+use super::Trial;
+use crate::divergence::{Divergence, Kind};
+use crate::invariants::{self, Invariant};
+use crate::matcher::{self, FrameRules};
+use crate::pattern::{Captures, Vars};
+use crate::scenario::{FileExpect, OutputFormat, RequestsExpect, Scenario, TargetExpect};
+use std::path::Path;
+use std::time::Duration;
+use stub_api::{Answer, JournalEntry};
+
+/// Every divergence of `trial` from `expect`, the one that explains the rest first.
+pub fn expectation(
+    scenario: &Scenario,
+    expect: &TargetExpect,
+    trial: &Trial,
+    timeout: Duration,
+) -> Vec<Divergence> {
+    let mut caps = Captures::new();
+    let format = scenario.file.output_format;
+    let mut out: Vec<Divergence> = termination(trial.exit.termination, timeout)
+        .into_iter()
+        .collect();
+    if format != OutputFormat::Text {
+        out.extend(invariants_of(expect, format, trial));
+        out.extend(frames(expect, trial, &mut caps));
+    }
+    if format == OutputFormat::StreamJson {
+        out.extend(turns(expect, trial));
+    }
+    out.extend(exit_code(expect, trial));
+    out.extend(texts(expect, trial));
+    out.extend(requests(expect, &trial.journal, &trial.vars, &mut caps));
+    out.extend(unscripted(&trial.journal));
+    out.extend(files(expect, &trial.vars));
+    most_telling_first(&mut out, trial.exit.signal.is_some());
+    out
+}
+
+/// What stopped the process explains everything after it: say it first.
+fn most_telling_first(divergences: &mut [Divergence], signalled: bool) {
+    divergences.sort_by_key(|d| match d.kind {
+        Kind::Spawn => 0,
+        Kind::Timeout => 1,
+        Kind::Hang => 2,
+        Kind::ExitCode if signalled => 3,
+        _ => 4,
+    });
+}
+
+/// The harness had to kill the CLI. (A kill after its last result is the
+/// `exits_after_result` invariant's to report.)
+fn termination(how: Termination, timeout: Duration) -> Option<Divergence> {
+    match how {
+        Termination::Timeout => Some(Divergence::new(
+            Kind::Timeout,
+            format!("the CLI did not finish within {}s and was killed", timeout.as_secs()),
+        )),
+        Termination::StdoutHeldOpen => Some(Divergence::new(
+            Kind::Hang,
+            "the CLI exited but its stdout stayed open (a child process kept it); the process group was killed",
+        )),
+        Termination::Exited | Termination::HungAfterResult => None,
+    }
+}
+
+fn invariants_of(expect: &TargetExpect, format: OutputFormat, trial: &Trial) -> Vec<Divergence> {
+    let skip = expect
+        .invariants
+        .as_ref()
+        .map(|o| o.skip.as_slice())
+        .unwrap_or(&[]);
+    let mut enabled: Vec<Invariant> = Invariant::ALL
+        .into_iter()
+        .filter(|i| !skip.contains(i))
+        .collect();
+    if format == OutputFormat::Json {
+        enabled.retain(|i| matches!(i, Invariant::NdjsonOnly | Invariant::ExitsAfterResult));
+    }
+    let hung_after_result = trial.exit.termination == Termination::HungAfterResult;
+    invariants::check(&trial.output, &enabled, hung_after_result)
+}
+
+fn frames(expect: &TargetExpect, trial: &Trial, caps: &mut Captures) -> Vec<Divergence> {
+    let ignore: Vec<_> = expect.ignore.iter().map(|p| p.0.clone()).collect();
+    let absent: Vec<_> = expect.absent.iter().map(|p| p.0.clone()).collect();
+    let expected: Vec<_> = expect.frames.iter().map(|e| e.0.clone()).collect();
+    let rules = FrameRules {
+        expected: &expected,
+        ignore: &ignore,
+        absent: &absent,
+        mode: expect.mode,
+    };
+    matcher::match_frames(&rules, &trial.output.frames, &trial.vars, caps)
+}
+
+fn turns(expect: &TargetExpect, trial: &Trial) -> Option<Divergence> {
+    let turns = expect.turns?;
+    let results = trial.output.frames.iter().filter(|f| f.is_result()).count();
+    (results != turns).then(|| {
+        Divergence::new(
+            Kind::MissingFrame,
+            format!("expected {turns} turn(s) (result frames), the CLI printed {results}"),
+        )
+        .expected(turns.into())
+        .actual(results.into())
+    })
+}
+
+fn exit_code(expect: &TargetExpect, trial: &Trial) -> Option<Divergence> {
+    let want = expect.exit_code?;
+    let exit = &trial.exit;
+    if exit.code == Some(want) || exit.termination.by_harness() {
+        return None;
+    }
+    Some(
+        Divergence::new(
+            Kind::ExitCode,
+            format!("expected exit code {want}, got {exit}"),
+        )
+        .expected(want.into())
+        .actual(exit.code.map_or(exit.to_string().into(), Into::into)),
+    )
+}
+
+/// The `stderr` and `text` (stdout as text) rules.
+fn texts(expect: &TargetExpect, trial: &Trial) -> Vec<Divergence> {
+    let mut out = Vec::new();
+    if let Some(rule) = &expect.stderr {
+        if let Err(why) = rule.check(&trial.stderr.text()) {
+            out.push(Divergence::new(Kind::Stderr, format!("stderr: {why}")));
+        }
+    }
+    if let Some(rule) = &expect.text {
+        if let Err(why) = rule.check(&trial.output.text()) {
+            out.push(Divergence::new(Kind::Text, format!("stdout text: {why}")));
+        }
+    }
+    out
+}
+
+/// A request the scenario's script answers (or should have): a Messages API call that
+/// no built-in rule took.
+pub fn is_scripted(entry: &JournalEntry) -> bool {
+    matches!(
+        entry.answer,
+        Answer::Step { .. } | Answer::Unscripted { .. }
+    ) && entry.path.ends_with("/v1/messages")
+}
+
+fn requests(
+    expect: &TargetExpect,
+    journal: &[JournalEntry],
+    vars: &Vars,
+    caps: &mut Captures,
+) -> Vec<Divergence> {
+    let Some(req) = &expect.requests else {
+        return Vec::new();
+    };
+    let scripted: Vec<&JournalEntry> = journal.iter().filter(|e| is_scripted(e)).collect();
+    let background = journal
+        .iter()
+        .filter(|e| matches!(e.answer, Answer::Background { .. }))
+        .count();
+    let mut out = request_counts(req, scripted.len(), background);
+    out.extend(request_bodies(req, &scripted, vars, caps));
+    out
+}
+
+fn request_counts(req: &RequestsExpect, scripted: usize, background: usize) -> Vec<Divergence> {
+    let mut out = Vec::new();
+    if let Some(n) = req.count.filter(|n| *n != scripted) {
+        out.push(
+            Divergence::new(
+                Kind::Request,
+                format!("expected {n} scripted request(s), the CLI sent {scripted}"),
+            )
+            .expected(n.into())
+            .actual(scripted.into()),
+        );
+    }
+    if let Some(n) = req.background.filter(|n| *n != background) {
+        out.push(Divergence::new(
+            Kind::Request,
+            format!("expected {n} background request(s), the CLI sent {background}"),
+        ));
+    }
+    out
+}
+
+/// `bodies` (by index), `all` (every request) and `some` (at least one request).
+fn request_bodies(
+    req: &RequestsExpect,
+    scripted: &[&JournalEntry],
+    vars: &Vars,
+    caps: &mut Captures,
+) -> Vec<Divergence> {
+    let div = |msg: String| Divergence::new(Kind::Request, msg);
+    let mut out = Vec::new();
+    for (idx, pat) in &req.bodies {
+        let Some(e) = scripted.get(*idx) else {
+            out.push(div(format!(
+                "request {idx} was never sent ({} in all)",
+                scripted.len()
+            )));
+            continue;
+        };
+        if let Err(m) = pat.0.check(e.body(), vars, caps) {
+            out.push(
+                div(format!("request {idx}: {}", m.reason))
+                    .at_path(m.path)
+                    .expected(m.expected)
+                    .actual(m.actual.unwrap_or(serde_json::Value::Null)),
+            );
+        }
+    }
+    for (i, pat) in req.all.iter().enumerate() {
+        let first_miss = scripted
+            .iter()
+            .enumerate()
+            .find_map(|(idx, e)| (pat.0.check(e.body(), vars, caps)).err().map(|m| (idx, m)));
+        if let Some((idx, m)) = first_miss {
+            out.push(
+                div(format!(
+                    "request {idx} does not match requests.all[{i}]: {}",
+                    m.reason
+                ))
+                .at_path(m.path),
+            );
+        }
+    }
+    for (i, pat) in req.some.iter().enumerate() {
+        if !scripted
+            .iter()
+            .any(|e| pat.0.is_match(e.body(), vars, caps))
+        {
+            out.push(
+                div(format!("no request matches requests.some[{i}]"))
+                    .expected(pat.0.source().clone()),
+            );
+        }
+    }
+    out
+}
+
+fn unscripted(journal: &[JournalEntry]) -> Vec<Divergence> {
+    journal
+        .iter()
+        .filter_map(|entry| match &entry.answer {
+            Answer::Unscripted { message } => Some(Divergence::new(
+                Kind::UnscriptedRequest,
+                format!(
+                    "{} {} was not scripted: {message}",
+                    entry.method, entry.path
+                ),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Files in the workspace after the run.
+fn files(expect: &TargetExpect, vars: &Vars) -> Vec<Divergence> {
+    let mut out = Vec::new();
+    for (name, want) in &expect.files {
+        let content = std::fs::read(Path::new(&vars.workspace).join(name)).ok();
+        let problem = match (want, &content) {
+            (FileExpect::Exists(true), None) => Some("does not exist".to_string()),
+            (FileExpect::Exists(false), Some(_)) => Some("exists".to_string()),
+            (FileExpect::Text(_), None) => Some("does not exist".to_string()),
+            (FileExpect::Text(rule), Some(bytes)) => {
+                rule.check(&String::from_utf8_lossy(bytes)).err()
+            }
+            _ => None,
+        };
+        if let Some(p) = problem {
+            out.push(Divergence::new(
+                Kind::Workspace,
+                format!("workspace file {name}: {p}"),
+            ));
+        }
+    }
+    out
+}

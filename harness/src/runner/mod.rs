@@ -1,0 +1,223 @@
+//! Runs one scenario against one target: its own stub, sandbox and process group.
+//!
+//! - [`sandbox`]: the trial's temp dir (work, home, tmp), its files, the stub script
+//! - [`process`]: spawning the CLI, feeding stdin, reading stdout/stderr, timeouts, kills
+//! - [`output`]: stdout split into frames and bad lines; stderr kept at both ends
+//! - [`check`]: the finished trial against its expectation
+
+pub mod check;
+pub mod output;
+pub mod process;
+pub mod sandbox;
+
+pub use output::Stderr;
+pub use process::{Exit, Termination};
+
+use crate::divergence::{Divergence, Kind};
+use crate::pattern::Vars;
+use crate::scenario::{Scenario, TargetExpect};
+use crate::target::Target;
+use output::Output;
+use process::{Input, Limits};
+use sandbox::SandboxDir;
+use serde::{Deserialize, Serialize};
+use std::time::{Duration, Instant};
+use stub_api::{JournalEntry, StubServer};
+
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// How long a CLI may keep running after its last expected result.
+    pub grace: Duration,
+    /// Per-trial timeout when the scenario sets none.
+    pub timeout: Duration,
+    /// Run a target the scenario has no expectation for, as written (an empty
+    /// expectation), and run despite features the target lacks: for `compare`, which
+    /// looks at what the CLI does, not at an expectation. An explicit `skip` still skips.
+    pub without_expectation: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            grace: Duration::from_secs(3),
+            timeout: Duration::from_secs(60),
+            without_expectation: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", content = "reason", rename_all = "snake_case")]
+pub enum Status {
+    Passed,
+    Failed,
+    Skipped(String),
+    /// Failed, as the target's known-divergence list says it does (the reason).
+    Known(String),
+}
+
+/// Everything one trial produced.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Trial {
+    pub scenario: String,
+    pub scenario_path: String,
+    pub description: String,
+    pub target: String,
+    pub target_version: String,
+    #[serde(flatten)]
+    pub status: Status,
+    pub divergences: Vec<Divergence>,
+    /// Things worth knowing that are not divergences (e.g. the CLI closed stdin early).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    pub duration_ms: u64,
+    pub command_line: String,
+    pub exit: Exit,
+    #[serde(skip)]
+    pub output: Output,
+    #[serde(skip)]
+    pub stderr: Stderr,
+    #[serde(skip)]
+    pub journal: Vec<JournalEntry>,
+    /// The expected frames as written (for the report's diff).
+    #[serde(skip)]
+    pub expected_frames: Vec<serde_json::Value>,
+    /// Paths to redact in reports.
+    #[serde(skip)]
+    pub vars: Vars,
+}
+
+impl Trial {
+    fn new(scenario: &Scenario, target: &str, version: &str) -> Trial {
+        Trial {
+            scenario: scenario.id.clone(),
+            scenario_path: scenario.display_path(),
+            description: scenario.file.description.clone(),
+            target: target.to_string(),
+            target_version: version.to_string(),
+            status: Status::Passed,
+            divergences: Vec::new(),
+            notes: Vec::new(),
+            duration_ms: 0,
+            command_line: String::new(),
+            exit: Exit::default(),
+            output: Output::default(),
+            stderr: Stderr::default(),
+            journal: Vec::new(),
+            expected_frames: Vec::new(),
+            vars: Vars::default(),
+        }
+    }
+
+    /// A trial that did not run, for the target named `target` at `version`.
+    pub fn skipped(scenario: &Scenario, target: &str, version: &str, reason: String) -> Trial {
+        let mut t = Trial::new(scenario, target, version);
+        t.status = Status::Skipped(reason);
+        t
+    }
+}
+
+/// Runs `scenario` on `target`. Never panics on anything the CLI does.
+pub async fn run(scenario: &Scenario, target: &Target, opts: &RunOptions) -> Trial {
+    let resolved = crate::fixtures::resolve(scenario);
+    let scenario = &*resolved;
+    let mut trial = Trial::new(scenario, &target.name, &target.version);
+    let key = target.dialect.expect_key();
+    let as_written = TargetExpect::default();
+    let expect = match scenario.file.expect.get(key) {
+        Some(expect) => expect,
+        None if opts.without_expectation => {
+            let note = format!("no expectation for {key}: ran as written, for comparison");
+            trial.notes.push(note);
+            &as_written
+        }
+        None => {
+            trial.status = Status::Skipped(format!("the scenario has no expectation for {key}"));
+            return trial;
+        }
+    };
+    if let Some(reason) = target.unmet(scenario, expect) {
+        if !opts.without_expectation || expect.skip.is_some() {
+            trial.status = Status::Skipped(reason);
+            return trial;
+        }
+        let note = format!("ran for comparison although: {reason}");
+        trial.notes.push(note);
+    }
+    trial.expected_frames = expect.frames.iter().map(|e| e.0.source()).collect();
+    let started = Instant::now();
+    if let Err(d) = execute(scenario, expect, target, opts, &mut trial).await {
+        trial.divergences.push(d);
+    }
+    trial.duration_ms = started.elapsed().as_millis() as u64;
+    trial.status = verdict(&mut trial, target);
+    trial
+}
+
+/// Passed or failed, as the target's known-divergence list expects; a listed scenario
+/// that passes is a divergence of the list.
+fn verdict(trial: &mut Trial, target: &Target) -> Status {
+    match (
+        trial.divergences.is_empty(),
+        target.known.get(&trial.scenario),
+    ) {
+        (true, None) => Status::Passed,
+        (false, None) => Status::Failed,
+        (false, Some(why)) => Status::Known(why.clone()),
+        (true, Some(_)) => {
+            trial.divergences.push(Divergence::new(
+                Kind::KnownDivergencePasses,
+                format!(
+                    "listed in {} as a known divergence, but it passes now: remove it from the list",
+                    target.known_file()
+                ),
+            ));
+            Status::Failed
+        }
+    }
+}
+
+async fn execute(
+    scenario: &Scenario,
+    expect: &TargetExpect,
+    target: &Target,
+    opts: &RunOptions,
+    trial: &mut Trial,
+) -> Result<(), Divergence> {
+    let spawn_error = |e: &dyn std::fmt::Display| Divergence::new(Kind::Spawn, e.to_string());
+    let sandbox = SandboxDir::create(scenario).map_err(|e| spawn_error(&e))?;
+    trial.vars = sandbox.vars();
+    let server = StubServer::start(sandbox.stub_script(scenario, target.dialect))
+        .await
+        .map_err(|e| spawn_error(&format!("cannot start the stub: {e}")))?;
+    let base_url = server.base_url();
+    let inv = target.invocation(scenario, expect, &sandbox.for_target(&base_url));
+    trial.command_line = inv.display();
+
+    let limits = Limits {
+        timeout: expect.timeout.map_or(opts.timeout, Duration::from_secs),
+        grace: opts.grace,
+        turns: scenario.turns(expect),
+    };
+    let input = Input {
+        lines: scenario.stdin(expect).cloned(),
+        close: scenario.file.close_stdin.clone(),
+        signal: scenario.file.signal.clone(),
+    };
+    let process = process::drive(input, &inv, &sandbox.workspace, &limits).await;
+    trial.journal = server.journal();
+    server.shutdown().await;
+
+    let process = process?;
+    trial.exit = process.exit;
+    trial.output = process.output;
+    trial.stderr = process.stderr;
+    if let Some(e) = &process.stdin_error {
+        trial.notes.push(format!(
+            "writing stdin failed: {e} (the CLI closed it early)"
+        ));
+    }
+    let divergences = check::expectation(scenario, expect, trial, limits.timeout);
+    trial.divergences.extend(divergences);
+    Ok(())
+}

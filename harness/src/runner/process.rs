@@ -1,0 +1,428 @@
+//! Runs the CLI to its end, or kills it: spawned in a process group of its own, its stdin
+//! fed, stdout and stderr read as they come, the trial's timeout enforced and, once the
+//! last expected result is out, a grace period for it to exit. Nothing it starts
+//! outlives the trial.
+
+use super::output::{LineSplitter, Output, Stderr, StderrCapture};
+use crate::divergence::{Divergence, Kind};
+use crate::scenario::{CloseStdin, SignalAt, StdinLine};
+use crate::target::Invocation;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+use std::path::Path;
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+use tokio::time::{sleep_until, timeout, Instant};
+
+/// How long the readers get to finish once the process group is dead.
+const DRAIN: Duration = Duration::from_secs(2);
+/// How long the stdin writer gets to report once the process is gone.
+const STDIN_DRAIN: Duration = Duration::from_secs(1);
+
+/// How the process ended.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Exit {
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+    /// Written as `killed`: `null` when it ended by itself, else the reason the
+    /// harness killed it (`"timeout"`, `"grace"`, `"stdout-open"`).
+    #[serde(rename = "killed", default, with = "killed")]
+    pub termination: Termination,
+}
+
+/// Whether the process ended by itself or the harness killed it, and why.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Termination {
+    /// It ended by itself: with an exit code, or by a signal the harness did not send.
+    #[default]
+    Exited,
+    /// Killed at the trial's timeout.
+    Timeout,
+    /// Killed because it did not exit within the grace period after its last result.
+    HungAfterResult,
+    /// It exited, but a process it started kept its stdout open past the grace period.
+    StdoutHeldOpen,
+}
+
+impl Termination {
+    const KILLS: [Termination; 3] = [
+        Termination::Timeout,
+        Termination::HungAfterResult,
+        Termination::StdoutHeldOpen,
+    ];
+
+    /// Whether the harness killed the process.
+    pub fn by_harness(self) -> bool {
+        self != Termination::Exited
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Termination::Exited => "exited",
+            Termination::Timeout => "timeout",
+            Termination::HungAfterResult => "grace",
+            Termination::StdoutHeldOpen => "stdout-open",
+        }
+    }
+}
+
+/// The short name reports and saved results use: `timeout`, `grace`, `stdout-open`.
+impl fmt::Display for Termination {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// `Exit.termination` as the `killed` field: `null`, or the name of the kill.
+mod killed {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(t: &Termination, s: S) -> Result<S::Ok, S::Error> {
+        t.by_harness().then(|| t.name()).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Termination, D::Error> {
+        let Some(name) = Option::<String>::deserialize(d)? else {
+            return Ok(Termination::Exited);
+        };
+        Termination::KILLS
+            .into_iter()
+            .find(|t| t.name() == name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown kill `{name}`")))
+    }
+}
+
+/// As a report says how the CLI ended: `0`, `killed by signal 11`,
+/// `killed by streamcheck (timeout)`.
+impl fmt::Display for Exit {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match (self.termination, self.code, self.signal) {
+            (t, _, _) if t.by_harness() => write!(f, "killed by streamcheck ({t})"),
+            (_, Some(code), _) => write!(f, "{code}"),
+            (_, None, Some(signal)) => write!(f, "killed by signal {signal}"),
+            _ => f.write_str("unknown"),
+        }
+    }
+}
+
+/// What to write to the CLI's stdin and when to close it, and a signal to send it.
+pub struct Input {
+    /// `None`: stdin is /dev/null.
+    pub lines: Option<Vec<StdinLine>>,
+    pub close: CloseStdin,
+    pub signal: Option<SignalAt>,
+}
+
+/// The clocks of one run.
+pub struct Limits {
+    pub timeout: Duration,
+    /// How long the CLI may keep running after its `turns`-th result (or after it
+    /// closed stdout).
+    pub grace: Duration,
+    pub turns: usize,
+}
+
+/// Everything the process left: how it ended and what it printed.
+pub struct Process {
+    pub exit: Exit,
+    pub output: Output,
+    pub stderr: Stderr,
+    /// Why writing its stdin failed (it closed stdin early), if it did.
+    pub stdin_error: Option<String>,
+}
+
+/// Runs `inv` in `workspace` to its end or until a limit kills it.
+pub async fn drive(
+    input: Input,
+    inv: &Invocation,
+    workspace: &Path,
+    limits: &Limits,
+) -> Result<Process, Divergence> {
+    let mut child = command(inv, workspace, input.lines.is_some())
+        .spawn()
+        .map_err(|e| {
+            let program = inv.program.display();
+            Divergence::new(Kind::Spawn, format!("cannot start {program}: {e}"))
+        })?;
+    let pgid = child.id().map(|p| p as i32);
+    // Kills the whole group however this function ends, even when the trial is aborted
+    // (Ctrl-C): grandchildren must not outlive it.
+    let _group = GroupGuard(pgid);
+    let started = Instant::now();
+    let (frames_tx, frames_rx) = watch::channel(0usize);
+    let (results_tx, results_rx) = watch::channel(0usize);
+    if let (Some(at), Some(pid)) = (input.signal, pgid) {
+        signal_after(at, pid, frames_rx);
+    }
+    let stdout = pump_stdout(
+        child.stdout.take().expect("stdout is piped"),
+        started,
+        frames_tx,
+        results_tx,
+    );
+    let stderr = pump_stderr(child.stderr.take().expect("stderr is piped"));
+    let stdin = child.stdin.take().map(|pipe| {
+        let lines = input.lines.unwrap_or_default();
+        tokio::spawn(write_stdin(pipe, lines, input.close, results_rx.clone()))
+    });
+
+    let (status, termination) = wait(&mut child, pgid, started, limits, results_rx).await;
+    let (output, termination) = drain_stdout(stdout, pgid, limits.grace, termination).await;
+    kill_group(pgid);
+    let stderr = match timeout(DRAIN, stderr).await {
+        Ok(Ok(s)) => s,
+        _ => Stderr::default(),
+    };
+    let stdin_error = match stdin {
+        Some(writer) => timeout(STDIN_DRAIN, writer).await.ok().and_then(Result::ok),
+        None => None,
+    }
+    .flatten();
+    use std::os::unix::process::ExitStatusExt;
+    Ok(Process {
+        exit: Exit {
+            code: status.and_then(|s| s.code()),
+            signal: status.and_then(|s| s.signal()),
+            termination,
+        },
+        output,
+        stderr,
+        stdin_error,
+    })
+}
+
+/// The command for `inv`: environment from scratch, `workspace` as its cwd, stdout and
+/// stderr piped, in a process group of its own, killed if dropped.
+pub fn command(inv: &Invocation, workspace: &Path, piped_stdin: bool) -> Command {
+    let mut cmd = Command::new(&inv.program);
+    cmd.args(&inv.args)
+        .env_clear()
+        .envs(inv.env.iter().map(|(k, v)| (k, v)))
+        .current_dir(workspace)
+        .stdin(if piped_stdin {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    cmd
+}
+
+/// Sends the scenario's signal to the CLI once it has printed `after_frames` frames.
+fn signal_after(at: SignalAt, pid: i32, mut frames: watch::Receiver<usize>) {
+    tokio::spawn(async move {
+        if frames.wait_for(|n| *n >= at.after_frames).await.is_ok() {
+            // SAFETY: kill(2) on the pid of the child we spawned and still hold.
+            unsafe {
+                libc::kill(pid, at.send.number());
+            }
+        }
+    });
+}
+
+/// Reads stdout until it closes, splitting it into frames, and tells the other tasks
+/// how many frames and how many result frames it has seen.
+fn pump_stdout(
+    mut stdout: ChildStdout,
+    started: Instant,
+    frames: watch::Sender<usize>,
+    results: watch::Sender<usize>,
+) -> JoinHandle<Output> {
+    tokio::spawn(async move {
+        let mut out = Output::default();
+        let mut splitter = LineSplitter::default();
+        let mut buf = vec![0u8; 64 * 1024];
+        while let Ok(n @ 1..) = stdout.read(&mut buf).await {
+            let before = out.frames.len();
+            splitter.push(&buf[..n], millis_since(started), &mut out);
+            let new = &out.frames[before..];
+            if !new.is_empty() {
+                let _ = frames.send(out.frames.len());
+            }
+            let new_results = new.iter().filter(|f| f.is_result()).count();
+            if new_results > 0 {
+                results.send_modify(|r| *r += new_results);
+            }
+        }
+        splitter.finish(millis_since(started), &mut out);
+        out
+    })
+}
+
+fn millis_since(started: Instant) -> u64 {
+    started.elapsed().as_millis() as u64
+}
+
+/// Reads stderr until it closes, keeping its head and tail.
+fn pump_stderr(mut pipe: ChildStderr) -> JoinHandle<Stderr> {
+    tokio::spawn(async move {
+        let mut capture = StderrCapture::default();
+        let mut buf = vec![0u8; 64 * 1024];
+        while let Ok(n @ 1..) = pipe.read(&mut buf).await {
+            capture.push(&buf[..n]);
+        }
+        capture.finish()
+    })
+}
+
+/// Writes the stdin lines, pausing where a line waits for results, then closes stdin
+/// when the scenario says to. Returns why a write failed (the CLI may close stdin early).
+async fn write_stdin(
+    mut pipe: ChildStdin,
+    lines: Vec<StdinLine>,
+    close: CloseStdin,
+    mut results: watch::Receiver<usize>,
+) -> Option<String> {
+    let mut error = None;
+    for line in lines {
+        let Some(text) = line.to_line() else {
+            if let StdinLine::AfterResults { after_results: n } = line {
+                let _ = pipe.flush().await;
+                let _ = results.wait_for(|r| *r >= n).await;
+            }
+            continue;
+        };
+        if let Err(e) = pipe.write_all(format!("{text}\n").as_bytes()).await {
+            error = Some(e.to_string());
+            break;
+        }
+    }
+    if error.is_none() {
+        error = pipe.flush().await.err().map(|e| e.to_string());
+    }
+    if let CloseStdin::AfterResults { after_results: n } = close {
+        let _ = results.wait_for(|r| *r >= n).await;
+    }
+    error
+}
+
+/// Waits for the process to exit. Kills its group at the timeout, or once the grace
+/// period has passed after its `turns`-th result (or after its stdout closed).
+async fn wait(
+    child: &mut Child,
+    pgid: Option<i32>,
+    started: Instant,
+    limits: &Limits,
+    mut results: watch::Receiver<usize>,
+) -> (Option<ExitStatus>, Termination) {
+    let mut deadline = started + limits.timeout;
+    let mut in_grace = false;
+    loop {
+        tokio::select! {
+            status = child.wait() => return (status.ok(), Termination::Exited),
+            _ = sleep_until(deadline) => {
+                kill_group(pgid);
+                let why = if in_grace { Termination::HungAfterResult } else { Termination::Timeout };
+                return (child.wait().await.ok(), why);
+            }
+            changed = results.changed(), if !in_grace => {
+                if changed.is_err() || *results.borrow() >= limits.turns {
+                    in_grace = true;
+                    deadline = deadline.min(Instant::now() + limits.grace);
+                }
+            }
+        }
+    }
+}
+
+/// Collects stdout. A grandchild may hold it open after the CLI exited: it gets the
+/// grace period, then the whole group is killed so nothing outlives the trial.
+async fn drain_stdout(
+    mut reader: JoinHandle<Output>,
+    pgid: Option<i32>,
+    grace: Duration,
+    termination: Termination,
+) -> (Output, Termination) {
+    if let Ok(out) = timeout(grace, &mut reader).await {
+        return (out.unwrap_or_default(), termination);
+    }
+    let termination = match termination {
+        Termination::Exited => Termination::StdoutHeldOpen,
+        killed => killed,
+    };
+    kill_group(pgid);
+    match timeout(DRAIN, &mut reader).await {
+        Ok(out) => (out.unwrap_or_default(), termination),
+        Err(_) => {
+            reader.abort();
+            (Output::default(), termination)
+        }
+    }
+}
+
+/// Kills the process group when dropped.
+pub struct GroupGuard(pub Option<i32>);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        kill_group(self.0);
+    }
+}
+
+/// SIGKILL to the process group `pgid` (a child spawned by [`command`] leads its own).
+pub fn kill_group(pgid: Option<i32>) {
+    if let Some(pgid) = pgid.filter(|p| *p > 0) {
+        // SAFETY: kill(2) with a negative pid signals the process group we created.
+        unsafe {
+            libc::kill(-pgid, libc::SIGKILL);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_is_saved_with_the_names_it_always_had() {
+        let cases = [
+            (Termination::Exited, serde_json::Value::Null),
+            (Termination::Timeout, "timeout".into()),
+            (Termination::HungAfterResult, "grace".into()),
+            (Termination::StdoutHeldOpen, "stdout-open".into()),
+        ];
+        for (termination, killed) in cases {
+            let exit = Exit {
+                code: Some(0),
+                signal: None,
+                termination,
+            };
+            let json = serde_json::to_value(&exit).unwrap();
+            assert_eq!(
+                json,
+                serde_json::json!({"code": 0, "signal": null, "killed": killed})
+            );
+            assert_eq!(serde_json::from_value::<Exit>(json).unwrap(), exit);
+        }
+        let old: Exit = serde_json::from_str(r#"{"code": 1, "signal": null}"#).unwrap();
+        assert_eq!(old.termination, Termination::Exited);
+        assert!(serde_json::from_str::<Exit>(r#"{"code":1,"signal":null,"killed":"x"}"#).is_err());
+    }
+
+    #[test]
+    fn exit_reads_as_the_report_says_it() {
+        let exit = |code, signal, termination| Exit {
+            code,
+            signal,
+            termination,
+        };
+        let text = |e: Exit| e.to_string();
+        assert_eq!(text(exit(Some(3), None, Termination::Exited)), "3");
+        assert_eq!(
+            text(exit(None, Some(11), Termination::Exited)),
+            "killed by signal 11"
+        );
+        assert_eq!(
+            text(exit(None, Some(9), Termination::HungAfterResult)),
+            "killed by streamcheck (grace)"
+        );
+        assert_eq!(text(exit(None, None, Termination::Exited)), "unknown");
+    }
+}

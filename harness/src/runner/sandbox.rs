@@ -1,0 +1,176 @@
+//! A trial's sandbox: a fresh temp dir holding the CLI's working directory (`work`), its
+//! HOME (`home`) and TMPDIR (`tmp`), with the scenario's files written in, and the stub
+//! script as this sandbox needs it. The benchmark builds its bare runs with it too, so a
+//! bare run and a trial see the same layout.
+
+use crate::pattern::Vars;
+use crate::scenario::{FileContent, Scenario};
+use crate::target::{self, Dialect};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use stub_api::{BuiltinRule, Script};
+use tempfile::TempDir;
+
+/// The sandbox on disk; removed when dropped.
+#[derive(Debug)]
+pub struct SandboxDir {
+    _dir: TempDir,
+    pub workspace: PathBuf,
+    pub home: PathBuf,
+    pub tmp: PathBuf,
+}
+
+/// A sandbox that could not be made: what was being done, and why it failed.
+#[derive(Debug)]
+pub struct SandboxError {
+    pub what: String,
+    pub source: std::io::Error,
+}
+
+impl fmt::Display for SandboxError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{}: {}", self.what, self.source)
+    }
+}
+
+impl std::error::Error for SandboxError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+fn failed(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> SandboxError {
+    let what = what.into();
+    move |source| SandboxError { what, source }
+}
+
+impl SandboxDir {
+    /// Makes the temp dir and its three folders, and writes the scenario's `files` into
+    /// `work` and its `home_files` into `home`.
+    pub fn create(scenario: &Scenario) -> Result<SandboxDir, SandboxError> {
+        let dir = tempfile::Builder::new()
+            .prefix("streamcheck-")
+            .tempdir()
+            .map_err(failed("cannot create the trial's temp dir"))?;
+        // The CLI reports its cwd resolved; compare against the same spelling.
+        let base = dir.path().canonicalize().map_err(failed("temp dir"))?;
+        let sandbox = SandboxDir {
+            workspace: base.join("work"),
+            home: base.join("home"),
+            tmp: base.join("tmp"),
+            _dir: dir,
+        };
+        for d in [&sandbox.workspace, &sandbox.home, &sandbox.tmp] {
+            std::fs::create_dir_all(d).map_err(failed("cannot create the sandbox"))?;
+        }
+        let files = scenario
+            .file
+            .files
+            .iter()
+            .map(|f| (&sandbox.workspace, "files", f));
+        let home_files =
+            (scenario.file.home_files.iter()).map(|f| (&sandbox.home, "home_files", f));
+        for (dir, field, (name, content)) in files.chain(home_files) {
+            write_file(dir, field, name, content)?;
+        }
+        Ok(sandbox)
+    }
+
+    /// The paths patterns and the stub script name as `$WORKSPACE` and `$HOME`.
+    pub fn vars(&self) -> Vars {
+        Vars {
+            workspace: self.workspace.display().to_string(),
+            home: self.home.display().to_string(),
+        }
+    }
+
+    /// The scenario's stub script for this sandbox: its paths substituted, and for Claude
+    /// Code the built-in rule that answers its session-title side request.
+    pub fn stub_script(&self, scenario: &Scenario, dialect: Dialect) -> Script {
+        let mut script = with_paths(&scenario.file.stub, &self.vars());
+        let title = BuiltinRule::ClaudeCodeSessionTitle;
+        if dialect == Dialect::ClaudeCode && !script.builtin_rules.contains(&title) {
+            script.builtin_rules.push(title);
+        }
+        script
+    }
+
+    /// What a target's invocation needs of the sandbox, with the stub's address.
+    pub fn for_target<'a>(&'a self, base_url: &'a str) -> target::Sandbox<'a> {
+        target::Sandbox {
+            workspace: &self.workspace,
+            home: &self.home,
+            tmp: &self.tmp,
+            base_url,
+        }
+    }
+}
+
+fn write_file(
+    dir: &Path,
+    field: &str,
+    name: &str,
+    content: &FileContent,
+) -> Result<(), SandboxError> {
+    let path = dir.join(name);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(failed("cannot create a scenario file's folder"))?;
+    }
+    std::fs::write(&path, content.bytes()).map_err(failed(format!("cannot write {field}.{name}")))
+}
+
+/// The stub script with `$WORKSPACE` and `$HOME` replaced in its strings, so a
+/// scripted tool call can name an absolute path inside the trial's sandbox.
+pub fn with_paths(script: &Script, vars: &Vars) -> Script {
+    fn walk(v: &mut serde_json::Value, vars: &Vars) {
+        match v {
+            serde_json::Value::String(s) if s.contains('$') => *s = vars.substitute(s),
+            serde_json::Value::Array(a) => a.iter_mut().for_each(|x| walk(x, vars)),
+            serde_json::Value::Object(m) => m.values_mut().for_each(|x| walk(x, vars)),
+            _ => {}
+        }
+    }
+    let Ok(mut value) = serde_json::to_value(script) else {
+        return script.clone();
+    };
+    walk(&mut value, vars);
+    serde_json::from_value(value).unwrap_or_else(|_| script.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stub_script_names_the_sandbox_paths() {
+        let scenario = Scenario::parse(
+            "description: d\nprompt: p\nfiles: {a/b.txt: hi}\nhome_files: {.cfg: x}\nstub:\n  steps:\n    - message: {content: [{text: \"open $WORKSPACE/a/b.txt in $HOME\"}]}\nexpect: {claude-code: {}}\n",
+            Path::new("scenarios/x.yaml"),
+            Path::new("scenarios"),
+        )
+        .unwrap();
+        let sandbox = SandboxDir::create(&scenario).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(sandbox.workspace.join("a/b.txt")).unwrap(),
+            "hi"
+        );
+        assert!(sandbox.home.join(".cfg").exists() && sandbox.tmp.is_dir());
+        let script =
+            serde_json::to_string(&sandbox.stub_script(&scenario, Dialect::ClaudeCode)).unwrap();
+        let vars = sandbox.vars();
+        assert!(script.contains(&format!("open {}/a/b.txt in {}", vars.workspace, vars.home)));
+        let title = BuiltinRule::ClaudeCodeSessionTitle;
+        assert!(sandbox
+            .stub_script(&scenario, Dialect::ClaudeCode)
+            .builtin_rules
+            .contains(&title));
+        assert!(!sandbox
+            .stub_script(&scenario, Dialect::Caliban)
+            .builtin_rules
+            .contains(&title));
+        let root = sandbox.workspace.parent().unwrap().to_path_buf();
+        drop(sandbox);
+        assert!(!root.exists(), "the sandbox is removed with its owner");
+    }
+}

@@ -8,7 +8,8 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-pub const OBSERVED: &str = "/work/shared/observed/claude-code-2.1.197";
+/// Requests captured from Claude Code 2.1.197 (copied from the project's shared captures).
+pub const OBSERVED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 
 pub struct Resp {
     pub status: u16,

@@ -2,7 +2,8 @@
 //!
 //! The core, leaf first:
 //! - [`pattern`] and [`matcher`]: partial JSON patterns and frame-sequence matching
-//! - [`divergence`]: what a divergence is (its kind, frame, line, JSON path)
+//! - [`divergence`]: what a divergence is (its kind, frame, line, JSON path); [`error`]:
+//!   the one error type (usage, scenario files, setup), never a divergence
 //! - [`invariants`]: protocol rules checked in every scenario
 //! - [`frame`]: a frame's kind and the JSON types in it; [`text`]: clipping and escaping
 //! - [`normalize`]: what changes from run to run (volatile values, sandbox paths), in one place
@@ -19,6 +20,7 @@
 
 pub mod commands;
 pub mod divergence;
+pub mod error;
 pub mod fixtures;
 pub mod frame;
 pub mod invariants;

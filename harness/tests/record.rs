@@ -255,7 +255,7 @@ fn pending_recordings_never_reach_a_scenario_without_review() {
     let flow = "description: d\nprompt: p\nenv: {FAKE_MODE: exit3}\nexpect: {claude-code: {exit_code: 0}}\n";
     std::fs::write(&path, flow).unwrap();
     let (code, out) = streamcheck(&root, &["review", "--accept-all"]);
-    assert_eq!(code, 1, "{out}");
+    assert_eq!(code, 2, "an error, not a divergence: {out}");
     assert!(out.contains("flow style"), "{out}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), flow);
     assert_eq!(pending(&root).len(), 1);

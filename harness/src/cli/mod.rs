@@ -1,1 +1,143 @@
+//! The binary's side: what a person reads on a terminal and the exit-code policy.
+//! One module per command; every line printed while trials run comes from [`term`].
+//!
+//! Exit codes, for every command: 0 all good, 1 a divergence (a failed trial, a merged
+//! run with failures), 2 a usage, scenario-file or setup error ([`Error`]).
+
+pub mod args;
+pub mod compare;
+pub mod drift;
+pub mod inspect;
+pub mod record;
 pub mod review;
+pub mod run;
+pub mod stub;
+pub mod term;
+
+use args::SelectArgs;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use streamcheck::error::{Error, Result};
+use streamcheck::scenario::{self, Scenario, ScenarioError};
+use streamcheck::suite::Selection;
+use streamcheck::target::Project;
+
+/// How a command ended, before it becomes an exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    AllGood,
+    Divergence,
+    /// Some scenario files did not load (each was printed); the rest ran.
+    BrokenFiles,
+}
+
+impl Verdict {
+    pub fn exit_code(self) -> ExitCode {
+        ExitCode::from(match self {
+            Verdict::AllGood => 0,
+            Verdict::Divergence => 1,
+            Verdict::BrokenFiles => 2,
+        })
+    }
+
+    pub fn divergence_if(diverged: bool) -> Verdict {
+        if diverged {
+            Verdict::Divergence
+        } else {
+            Verdict::AllGood
+        }
+    }
+}
+
+/// An error's exit code: always 2, whatever the command.
+pub fn error_exit(e: &Error) -> ExitCode {
+    term::error(e);
+    ExitCode::from(2)
+}
+
+/// The project folder: `--root`, else found from the current folder upwards.
+pub fn project(root: Option<&Path>) -> Result<Project> {
+    match root {
+        // Absolute, since trials run in their own working directories.
+        Some(root) => Ok(Project {
+            root: root.canonicalize().map_err(|e| Error::io(root, e))?,
+        }),
+        None => {
+            let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+            Project::discover(&cwd).ok_or_else(|| {
+                Error::Usage("no streamcheck project here (a folder with scenarios/ and targets/claude-code/): run from the repository or pass --root".into())
+            })
+        }
+    }
+}
+
+/// The project and the scenarios a command selected; the files that did not load were
+/// printed and make the command's verdict [`Verdict::BrokenFiles`].
+pub struct Context {
+    pub project: Project,
+    pub scenarios: Vec<Scenario>,
+    pub errors: Vec<ScenarioError>,
+}
+
+impl Context {
+    pub fn load(root: Option<&Path>, select: &SelectArgs) -> Result<Context> {
+        let project = project(root)?;
+        let selection = Selection {
+            filters: select.filters.clone(),
+            shard: select.shard,
+        };
+        // Parse only what the selection takes: a one-scenario run should not pay for the
+        // whole catalogue, and a broken file outside it is `check`'s business, not this run's.
+        let dir = project.scenarios_dir();
+        let paths = scenario::discover(&dir).map_err(|e| Error::io(&dir, e))?;
+        let (mut scenarios, mut errors) = (Vec::new(), Vec::new());
+        for path in paths
+            .iter()
+            .filter(|p| selection.takes(&scenario::id_of(p, &dir)))
+        {
+            match Scenario::load(path, &dir) {
+                Ok(s) => scenarios.push(s),
+                Err(e) => errors.push(e),
+            }
+        }
+        term::scenario_errors(&errors);
+        Ok(Context {
+            project,
+            scenarios,
+            errors,
+        })
+    }
+
+    /// The command's own verdict, made worse by files that did not load.
+    pub fn verdict(&self, own: Verdict) -> Verdict {
+        if self.errors.is_empty() {
+            own
+        } else {
+            own.max(Verdict::BrokenFiles)
+        }
+    }
+
+    pub fn default_report_dir(&self, kind: &str) -> PathBuf {
+        self.project.root.join("reports").join(kind).join(stamp())
+    }
+}
+
+/// A folder name for now: the report timestamp without colons.
+pub fn stamp() -> String {
+    streamcheck::report::timestamp(std::time::SystemTime::now()).replace(':', "")
+}
+
+/// The command line that made a report, as a person would type it again.
+pub fn command_line() -> String {
+    std::env::args()
+        .enumerate()
+        .map(|(i, a)| {
+            if i == 0 {
+                "streamcheck".into()
+            } else {
+                streamcheck::target::shell_quote(&a)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,7 +1,6 @@
 //! What `streamcheck record` and `streamcheck review` print, and the review prompt.
 
 use anstream::{print, println};
-use anstyle::{AnsiColor, Style};
 use std::io::{BufRead, Write as _};
 use std::path::Path;
 use streamcheck::commands::record::review::{scenario_of, Decision, PendingChange};
@@ -151,7 +150,7 @@ fn review_one(
         println!("note: {n}");
     }
     for line in change.diff().lines() {
-        println!("{}", paint_diff(line));
+        println!("{}", super::term::diff_line(line));
     }
     let decision = match mode {
         ReviewMode::AcceptAll => Decision::Accept,
@@ -179,18 +178,6 @@ fn review_one(
         }
     }
     decision
-}
-
-/// A line of a unified diff, coloured by what it is (removed, added, hunk header).
-fn paint_diff(line: &str) -> String {
-    let color = match line.chars().next() {
-        Some('-') => AnsiColor::Red,
-        Some('+') => AnsiColor::Green,
-        Some('@') => AnsiColor::Cyan,
-        _ => return line.to_string(),
-    };
-    let style = Style::new().fg_color(Some(color.into()));
-    format!("{style}{line}{style:#}")
 }
 
 /// Asks on the terminal: accept, reject, skip or quit.

@@ -1,0 +1,54 @@
+//! `streamcheck compare`: parity of two targets, live or from captured runs.
+
+use super::args::{ExecArgs, TargetArgs};
+use super::{term, Context, Verdict};
+use std::path::{Path, PathBuf};
+use streamcheck::commands::compare;
+use streamcheck::error::{Error, Result};
+
+/// Two capture folders: nothing runs, so no project is needed.
+pub fn observed(
+    root: Option<&Path>,
+    dirs: &[PathBuf],
+    filters: &[String],
+    report_dir: Option<PathBuf>,
+) -> Result<Verdict> {
+    let [a, b] = dirs else {
+        return Err(Error::Usage("--observed takes two folders".into()));
+    };
+    let root = super::project(root).map_or_else(|_| PathBuf::from("."), |p| p.root);
+    let dir = report_dir.unwrap_or_else(|| root.join("reports/parity").join(super::stamp()));
+    let parity = compare::observed(a, b, filters, super::command_line())?;
+    write(&dir, &parity)?;
+    Ok(Verdict::AllGood)
+}
+
+pub fn live(
+    ctx: Context,
+    targets: &TargetArgs,
+    exec: &ExecArgs,
+    report_dir: Option<PathBuf>,
+) -> Result<Verdict> {
+    let resolved = exec.resolve(&targets.specs()?, &ctx.project);
+    let dir = report_dir.unwrap_or_else(|| ctx.default_report_dir("parity"));
+    let live = compare::LiveRun {
+        scenarios: ctx.scenarios.clone(),
+        targets: &resolved,
+        jobs: exec.jobs(),
+        opts: exec.run_options(),
+        report_dir: dir.clone(),
+        command: super::command_line(),
+    };
+    let parity = super::args::runtime()?.block_on(compare::run(live, |t| {
+        anstream::println!("{}", term::trial_line(t))
+    }))?;
+    write(&dir, &parity)?;
+    Ok(ctx.verdict(Verdict::AllGood))
+}
+
+fn write(dir: &Path, parity: &compare::Parity) -> Result<()> {
+    compare::write(dir, parity).map_err(|e| Error::io(dir, e))?;
+    print!("{}", compare::summary(parity));
+    println!("parity report: {}", dir.join("parity.md").display());
+    Ok(())
+}

@@ -1,0 +1,61 @@
+//! `streamcheck drift`: the suite on several versions, drift between neighbours.
+
+use super::args::{ExecArgs, TargetArgs};
+use super::{Context, Verdict};
+use std::path::PathBuf;
+use streamcheck::commands::drift::{self, DriftOptions};
+use streamcheck::error::Result;
+use streamcheck::report::ReportWriter;
+
+pub struct DriftArgs {
+    pub report_dir: Option<PathBuf>,
+    pub run_dir: Option<PathBuf>,
+    pub replay: Option<PathBuf>,
+    pub notes: Vec<String>,
+}
+
+pub fn drift(
+    ctx: Context,
+    targets: &TargetArgs,
+    exec: &ExecArgs,
+    args: DriftArgs,
+) -> Result<Verdict> {
+    let opts = DriftOptions {
+        jobs: exec.jobs(),
+        run: exec.run_options(),
+        install: !exec.no_install,
+        report_dir: args
+            .report_dir
+            .unwrap_or_else(|| ctx.default_report_dir("drift")),
+        run_dir: args
+            .run_dir
+            .unwrap_or_else(|| ReportWriter::default_dir(&ctx.project.root)),
+        command: super::command_line(),
+        notes: args.notes,
+    };
+    let file = match &args.replay {
+        Some(outputs) => drift::replay(outputs, &opts)?,
+        None => super::args::runtime()?.block_on(drift::run(
+            &ctx.project,
+            ctx.scenarios.clone(),
+            &targets.specs()?,
+            &opts,
+        ))?,
+    };
+    for p in &file.drift.pairs {
+        println!(
+            "{} -> {}: {} flip(s), {} field change(s), {} sequence change(s), {} exit-code change(s)",
+            p.from,
+            p.to,
+            p.status_flips.len(),
+            p.fields.len(),
+            p.sequences.len(),
+            p.exit_codes.len()
+        );
+    }
+    println!(
+        "drift report: {}",
+        opts.report_dir.join("drift.md").display()
+    );
+    Ok(ctx.verdict(Verdict::AllGood))
+}

@@ -1,0 +1,42 @@
+//! The commands that run nothing: `list`, `check`, `schema`, `merge`.
+
+use super::{Context, Verdict};
+use std::path::{Path, PathBuf};
+use streamcheck::error::Result;
+use streamcheck::scenario;
+
+pub fn list(ctx: &Context) -> Verdict {
+    for s in &ctx.scenarios {
+        let targets: Vec<&str> = s.file.expect.keys().map(String::as_str).collect();
+        println!(
+            "{:<48} [{}] {}",
+            s.id,
+            targets.join(", "),
+            s.file.description
+        );
+    }
+    ctx.verdict(Verdict::AllGood)
+}
+
+/// Every scenario file, whatever a filter says: the files that do not load are errors.
+pub fn check(root: Option<&Path>) -> Result<Verdict> {
+    let ctx = Context::load(root, &Default::default())?;
+    println!(
+        "{} scenario file(s) valid, {} with errors",
+        ctx.scenarios.len(),
+        ctx.errors.len()
+    );
+    Ok(ctx.verdict(Verdict::AllGood))
+}
+
+pub fn schema() -> Verdict {
+    print!("{}", scenario::json_schema_string());
+    Verdict::AllGood
+}
+
+pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Verdict> {
+    let merged = streamcheck::report::merge(dirs, out)?;
+    println!("merged {} run(s) into {}", dirs.len(), out.display());
+    println!("{}", merged.counts.line());
+    Ok(Verdict::divergence_if(merged.counts.failed > 0))
+}

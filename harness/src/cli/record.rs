@@ -1,0 +1,65 @@
+//! `streamcheck record` and `streamcheck review` (what they print is in [`super::review`]).
+
+use super::args::{ExecArgs, TargetArgs};
+use super::review::{self, ReviewMode};
+use super::{Context, Verdict};
+use std::io::IsTerminal;
+use std::path::Path;
+use streamcheck::commands::record::{self as rec, RecordOptions};
+use streamcheck::error::Result;
+use streamcheck::report::ReportWriter;
+
+pub struct RecordArgs {
+    pub runs: usize,
+    pub failing_only: bool,
+    pub report_dir: Option<std::path::PathBuf>,
+}
+
+pub fn record(
+    ctx: Context,
+    targets: &TargetArgs,
+    exec: &ExecArgs,
+    args: RecordArgs,
+) -> Result<Verdict> {
+    let resolved = exec.resolve(&targets.specs()?, &ctx.project);
+    let opts = RecordOptions {
+        jobs: exec.jobs(),
+        run: exec.run_options(),
+        runs: args.runs,
+        failing_only: args.failing_only,
+        report_dir: args
+            .report_dir
+            .unwrap_or_else(|| ReportWriter::default_dir(&ctx.project.root)),
+    };
+    let runs = opts.runs.max(1);
+    let scenarios = ctx.scenarios.clone();
+    let outcomes = super::args::runtime()?.block_on(rec::record(
+        &ctx.project,
+        scenarios,
+        &resolved,
+        &opts,
+        |t, run| review::print_trial(t, run, runs),
+    ))?;
+    review::print_outcomes(&outcomes, &ctx.project.root);
+    Ok(ctx.verdict(Verdict::AllGood))
+}
+
+pub fn review(
+    root: Option<&Path>,
+    filters: &[String],
+    accept_all: bool,
+    reject_all: bool,
+) -> Result<Verdict> {
+    let project = super::project(root)?;
+    let mode = match (accept_all, reject_all) {
+        (true, _) => ReviewMode::AcceptAll,
+        (_, true) => ReviewMode::RejectAll,
+        _ if std::io::stdin().is_terminal() => ReviewMode::Ask,
+        _ => ReviewMode::List,
+    };
+    let sum = review::review(&project, filters, mode);
+    if sum.errors > 0 {
+        return Err(format!("{} pending file(s) could not be applied", sum.errors).into());
+    }
+    Ok(Verdict::AllGood)
+}

@@ -1,0 +1,48 @@
+//! `streamcheck run`: the suite on its targets, reports written as trials finish.
+
+use super::args::{ExecArgs, TargetArgs};
+use super::{term, Context, Verdict};
+use std::path::PathBuf;
+use streamcheck::error::{Error, Result};
+use streamcheck::report::ReportWriter;
+use streamcheck::suite;
+
+pub fn run(
+    ctx: Context,
+    targets: &TargetArgs,
+    exec: &ExecArgs,
+    report_dir: Option<PathBuf>,
+) -> Result<Verdict> {
+    let resolved = exec.resolve(&targets.specs()?, &ctx.project);
+    let dir = report_dir.unwrap_or_else(|| ReportWriter::default_dir(&ctx.project.root));
+    let mut writer = ReportWriter::create(
+        &dir,
+        suite::target_infos(&resolved),
+        ctx.errors.iter().map(|e| e.to_string()).collect(),
+    )
+    .map_err(|e| Error::io(&dir, e))?;
+    let mut progress = term::Progress::new(ctx.scenarios.len() * resolved.len());
+    let rt = super::args::runtime()?;
+    let finished = rt
+        .block_on(suite::run(
+            ctx.scenarios.clone(),
+            &resolved,
+            exec.jobs(),
+            exec.run_options(),
+            &mut writer,
+            |t| progress.trial(t),
+        ))
+        .map_err(|e| Error::io(&dir, e))?;
+    progress.finish();
+    let counts = if finished {
+        writer
+            .finish()
+            .map_err(|e| Error::io(&dir, e))?
+            .counts
+            .clone()
+    } else {
+        writer.results().counts.clone()
+    };
+    term::run_summary(&dir, ctx.errors.len(), &counts);
+    Ok(ctx.verdict(Verdict::divergence_if(counts.failed > 0 || !finished)))
+}

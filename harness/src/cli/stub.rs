@@ -1,0 +1,42 @@
+//! `streamcheck stub FILE`: serve one scenario's script for a person to point a CLI at.
+
+use super::Verdict;
+use std::path::Path;
+use std::sync::Arc;
+use streamcheck::error::{Error, Result};
+use streamcheck::report::request_brief;
+
+pub fn serve(file: &Path, port: u16) -> Result<Verdict> {
+    let text = std::fs::read_to_string(file).map_err(|e| Error::io(file, e))?;
+    let script = stub_api::Script::from_yaml_or_scenario(&text)
+        .map_err(|e| Error::Usage(format!("{}: {e}", file.display())))?;
+    super::args::runtime()?.block_on(async {
+        let on_request: Arc<dyn Fn(&stub_api::JournalEntry) + Send + Sync> = Arc::new(|e| {
+            let b = request_brief(e);
+            println!(
+                "#{} {} model={} -> {} ({})",
+                b["seq"],
+                b["request"].as_str().unwrap_or(""),
+                b["model"],
+                b["answered_by"].as_str().unwrap_or(""),
+                b["status"]
+            );
+        });
+        let options = stub_api::ServeOptions {
+            port,
+            on_request: Some(on_request),
+            ..Default::default()
+        };
+        let server = stub_api::StubServer::start_with(script, options)
+            .await
+            .map_err(|e| Error::Failed(format!("cannot start the stub: {e}")))?;
+        println!("stub listening on {} (Ctrl-C to stop)", server.base_url());
+        println!(
+            "point a CLI at it: ANTHROPIC_BASE_URL={} ANTHROPIC_API_KEY=dummy claude -p ...",
+            server.base_url()
+        );
+        let _ = tokio::signal::ctrl_c().await;
+        server.shutdown().await;
+        Ok(Verdict::AllGood)
+    })
+}

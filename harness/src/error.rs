@@ -1,0 +1,44 @@
+//! The one error type of streamcheck. Every command maps it to the same exit code
+//! (see `cli::Verdict`): an error is a usage, scenario-file or setup problem, never a
+//! divergence of the CLI under test.
+
+use crate::scenario::ScenarioError;
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The command line asks for something that cannot be done.
+    #[error("{0}")]
+    Usage(String),
+    /// Scenario files that do not load; each was already shown with its file and line.
+    #[error("{0} scenario file(s) could not be loaded (see above)")]
+    ScenarioFiles(usize),
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Anything else a command reports as a sentence (installing a target, writing a report).
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<String> for Error {
+    fn from(message: String) -> Self {
+        Error::Failed(message)
+    }
+}
+
+impl Error {
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,76 @@
+//! One exit-code policy for every command: 0 all good, 1 a divergence, 2 a usage,
+//! scenario-file or setup error. The fixture project has one good and one broken file.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/exit-codes")
+}
+
+fn fake_cli() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/divergences/fake-cli.sh")
+}
+
+/// The exit code of `streamcheck --root <fixture> ARGS`, with reports in a temp dir.
+fn code(args: &[&str]) -> i32 {
+    let reports = tempfile::tempdir().unwrap();
+    let mut cmd = Command::cargo_bin("streamcheck").unwrap();
+    cmd.arg("--root").arg(root()).args(args);
+    let runs_trials = matches!(args[0], "run" | "record" | "drift" | "compare");
+    if runs_trials {
+        cmd.arg("--target-command").arg(fake_cli());
+        cmd.arg("--report-dir").arg(reports.path());
+    }
+    if args[0] == "drift" {
+        cmd.arg("--run-dir").arg(reports.path().join("runs"));
+    }
+    let out = cmd.output().unwrap();
+    out.status.code().expect("exited by itself")
+}
+
+#[test]
+fn a_broken_scenario_file_exits_2_in_every_command_that_loads_it() {
+    for args in [
+        &["run"][..],
+        &["list"],
+        &["check"],
+        &["record"],
+        &["drift"],
+        &["compare", "--target", "claude-code"],
+    ] {
+        assert_eq!(code(args), 2, "streamcheck {args:?}");
+    }
+}
+
+#[test]
+fn a_selection_without_the_broken_file_follows_the_results() {
+    assert_eq!(code(&["run", "-f", "good"]), 0);
+    assert_eq!(code(&["list", "-f", "good"]), 0);
+    assert_eq!(code(&["record", "-f", "good"]), 0);
+}
+
+#[test]
+fn usage_and_setup_errors_exit_2() {
+    assert_eq!(code(&["run", "--shard", "5/4"]), 2);
+    assert_eq!(code(&["stub", "no-such-file.yaml"]), 2);
+    assert_eq!(code(&["merge", "no-such-dir", "--out", "/nonexistent/x"]), 2);
+    assert_eq!(code(&["compare", "--observed", "no-a", "no-b"]), 2);
+    assert_eq!(code(&["drift", "--replay", "no-such-outputs.json"]), 2);
+}
+
+#[test]
+fn a_divergence_exits_1() {
+    let reports = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("streamcheck")
+        .unwrap()
+        .arg("--root")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/divergences"))
+        .args(["run", "-f", "exit_code", "--target-command"])
+        .arg(fake_cli())
+        .arg("--report-dir")
+        .arg(reports.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}

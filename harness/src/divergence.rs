@@ -37,6 +37,12 @@ pub enum Kind {
     Spawn,
     /// A scenario listed as a known divergence of the target passes now.
     KnownDivergencePasses,
+    /// The CLI sent a control_request that no responder of the client script answers.
+    UnansweredControlRequest,
+    /// The client script could not build a line (a `$name` naming nothing, ...).
+    ClientScript,
+    /// The output breaks what an Agent SDK requires of it (client-profile scenarios).
+    SdkContract,
 }
 
 impl Kind {
@@ -58,6 +64,9 @@ impl Kind {
             Kind::Workspace => "workspace file",
             Kind::Spawn => "spawn failure",
             Kind::KnownDivergencePasses => "known divergence passes",
+            Kind::UnansweredControlRequest => "unanswered control request",
+            Kind::ClientScript => "client script error",
+            Kind::SdkContract => "SDK contract broken",
         }
     }
 }

@@ -1,5 +1,6 @@
 //! streamcheck: conformance tests for the stream-json protocol of agent CLIs.
 //!
+//! - [`client`]: the scripted client (SDK profiles, responders to control requests)
 //! - [`scenario`]: scenario files (what to send, what the stub answers, what must come out)
 //! - [`pattern`] and [`matcher`]: partial JSON patterns and frame-sequence matching
 //! - [`invariants`]: protocol rules checked in every scenario
@@ -11,6 +12,7 @@
 //! - [`bench`]: `streamcheck bench`, the harness against the CLI's own run time and its peers
 
 pub mod bench;
+pub mod client;
 pub mod compare;
 pub mod dialect;
 pub mod divergence;
@@ -23,5 +25,6 @@ pub mod record;
 pub mod report;
 pub mod runner;
 pub mod scenario;
+pub mod sdk_contract;
 pub mod suite;
 pub mod target;

@@ -5,16 +5,15 @@ use crate::invariants::{self, Invariant};
 use crate::matcher::{self, FrameRules};
 use crate::output::{LineSplitter, Output};
 use crate::pattern::{Captures, Vars};
-use crate::scenario::{
-    CloseStdin, FileExpect, OutputFormat, Scenario, SignalAt, StdinLine, TargetExpect,
-};
+use crate::client::{self, pump, ClientLog};
+use crate::scenario::{FileExpect, OutputFormat, Scenario, SignalAt, TargetExpect};
 use crate::target::{Dialect, Invocation, Sandbox, Target};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 use stub_api::{Answer, JournalEntry, Script, StubServer};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncReadExt;
 use tokio::sync::watch;
 use tokio::time::{sleep_until, Instant as TokioInstant};
 
@@ -138,6 +137,9 @@ pub struct Trial {
     /// Paths to redact in reports.
     #[serde(skip)]
     pub vars: Vars,
+    /// What the scripted client sent and what it could not answer.
+    #[serde(skip)]
+    pub client: Option<ClientLog>,
 }
 
 impl Trial {
@@ -159,6 +161,7 @@ impl Trial {
             journal: Vec::new(),
             expected_frames: Vec::new(),
             vars: Vars::default(),
+            client: None,
         }
     }
 
@@ -319,8 +322,7 @@ async fn execute(
         .unwrap_or(opts.timeout);
     let turns = scenario.turns(expect);
     let input = Input {
-        lines: scenario.stdin(expect).cloned(),
-        close: scenario.file.close_stdin.clone(),
+        client: client::plan(scenario, expect).map(|p| client::Client::new(p, trial.vars.clone())),
         signal: scenario.file.signal.clone(),
     };
     let process = drive(input, &inv, &workspace, timeout, opts.grace, turns).await;
@@ -331,6 +333,7 @@ async fn execute(
     trial.exit = process.exit.clone();
     trial.output = process.output;
     trial.stderr = process.stderr;
+    trial.client = process.client;
     if let Some(e) = &process.stdin_error {
         trial.notes.push(format!(
             "writing stdin failed: {e} (the CLI closed it early)"
@@ -392,12 +395,12 @@ struct Process {
     output: Output,
     stderr: Stderr,
     stdin_error: Option<String>,
+    client: Option<ClientLog>,
 }
 
-/// What to write to the CLI's stdin, and when to close it.
+/// Who writes the CLI's stdin (`None`: stdin is /dev/null), and the signal to send.
 struct Input {
-    lines: Option<Vec<StdinLine>>,
-    close: CloseStdin,
+    client: Option<client::Client>,
     signal: Option<SignalAt>,
 }
 
@@ -414,7 +417,7 @@ async fn drive(
         .env_clear()
         .envs(inv.env.iter().map(|(k, v)| (k, v)))
         .current_dir(workspace)
-        .stdin(if input.lines.is_some() {
+        .stdin(if input.client.is_some() {
             Stdio::piped()
         } else {
             Stdio::null()
@@ -435,6 +438,14 @@ async fn drive(
     let _group = GroupGuard(pgid);
     let started = TokioInstant::now();
     let (results_tx, mut results_rx) = watch::channel(0usize);
+    // The scripted client: fed every stdout frame, it writes stdin (see `client::pump`).
+    let (mut pump, stdin_writer) = match (input.client, child.stdin.take()) {
+        (Some(c), Some(pipe)) => {
+            let (p, w) = pump::start(c, pipe);
+            (Some(p), Some(w))
+        }
+        _ => (None, None),
+    };
     let (frames_tx, frames_rx) = watch::channel(0usize);
     if let (Some(at), Some(pid)) = (input.signal.clone(), child.id()) {
         let mut frames = frames_rx.clone();
@@ -463,6 +474,9 @@ async fn drive(
                     splitter.push(&buf[..n], at, &mut out);
                     if out.frames.len() > before {
                         let _ = frames_tx.send(out.frames.len());
+                        if let Some(p) = &mut pump {
+                            p.feed(&out.frames[before..]);
+                        }
                     }
                     let new = out.frames[before..]
                         .iter()
@@ -476,7 +490,7 @@ async fn drive(
             }
         }
         splitter.finish(started.elapsed().as_millis() as u64, &mut out);
-        out
+        (out, pump.map(pump::Pump::end))
     });
 
     let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
@@ -496,40 +510,6 @@ async fn drive(
         kept.head = String::from_utf8_lossy(&head).into_owned();
         kept.tail = String::from_utf8_lossy(&tail).into_owned();
         kept
-    });
-
-    let stdin_writer = child.stdin.take().map(|mut pipe| {
-        let lines = input.lines.unwrap_or_default();
-        let close = input.close;
-        let mut results = results_rx.clone();
-        tokio::spawn(async move {
-            let mut error = None;
-            for line in lines {
-                let Some(line) = line.to_line() else {
-                    if let StdinLine::AfterResults { after_results: n } = line {
-                        let _ = pipe.flush().await;
-                        let _ = results.wait_for(|r| *r >= n).await;
-                    }
-                    continue;
-                };
-                let mut bytes = line.into_bytes();
-                bytes.push(b'\n');
-                if let Err(e) = pipe.write_all(&bytes).await {
-                    error = Some(e.to_string());
-                    break;
-                }
-            }
-            if error.is_none() {
-                if let Err(e) = pipe.flush().await {
-                    error = Some(e.to_string());
-                }
-            }
-            if let CloseStdin::AfterResults { after_results: n } = close {
-                let _ = results.wait_for(|r| *r >= n).await;
-            }
-            drop(pipe);
-            error
-        })
     });
 
     let mut deadline = started + timeout;
@@ -555,7 +535,7 @@ async fn drive(
     // stdout may stay open in a grandchild after the CLI exits: give it the grace
     // period, then kill the whole group so nothing outlives the trial.
     let mut reader = reader;
-    let output = match tokio::time::timeout(grace, &mut reader).await {
+    let (output, client_log) = match tokio::time::timeout(grace, &mut reader).await {
         Ok(out) => out.unwrap_or_default(),
         Err(_) => {
             if killed.is_none() {
@@ -566,7 +546,7 @@ async fn drive(
                 Ok(out) => out.unwrap_or_default(),
                 Err(_) => {
                     reader.abort();
-                    Output::default()
+                    (Output::default(), None)
                 }
             }
         }
@@ -593,6 +573,7 @@ async fn drive(
         output,
         stderr,
         stdin_error,
+        client: client_log,
     })
 }
 
@@ -643,6 +624,11 @@ fn check(
             &enabled,
             hung_after_result,
         ));
+        out.extend(check_client(trial, enabled.contains(&Invariant::SdkContract)));
+        if let Some(log) = &trial.client {
+            // Client requests are named: expectations `{$ref: initialize}` their ids.
+            caps.extend(log.captures());
+        }
 
         let ignore: Vec<_> = expect.ignore.iter().map(|p| p.0.clone()).collect();
         let absent: Vec<_> = expect.absent.iter().map(|p| p.0.clone()).collect();
@@ -741,6 +727,41 @@ fn check(
                 format!("workspace file {name}: {p}"),
             ));
         }
+    }
+    out
+}
+
+/// What the scripted client saw: CLI requests it could not answer, lines it could not
+/// build, and (playing an SDK) the SDK contract.
+fn check_client(trial: &Trial, sdk_contract: bool) -> Vec<Divergence> {
+    let Some(log) = &trial.client else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for f in &log.unanswered {
+        let req = &f.value["request"];
+        out.push(
+            Divergence::new(
+                Kind::UnansweredControlRequest,
+                format!(
+                    "the CLI sent a {} control_request (request_id {}) that no `client.respond` rule answers",
+                    req["subtype"].as_str().unwrap_or("?"),
+                    f.value["request_id"]
+                ),
+            )
+            .at_frame(f.index, f.line)
+            .actual(f.value.clone()),
+        );
+    }
+    for e in &log.errors {
+        out.push(Divergence::new(Kind::ClientScript, e.clone()));
+    }
+    if sdk_contract && log.sdk.is_some() {
+        out.extend(crate::sdk_contract::check(
+            &trial.output,
+            trial.exit.code,
+            log,
+        ));
     }
     out
 }

@@ -295,7 +295,10 @@ mod tests {
     #[test]
     fn control_frames_are_outside_the_turn_rules() {
         let resp = r#"{"type":"control_response","response":{"request_id":"a"}}"#;
-        assert!(run(&format!("{resp}\n{INIT}\n{RESULT}\n{resp}\n{INIT}\n{RESULT}\n")).is_empty());
+        assert!(run(&format!(
+            "{resp}\n{INIT}\n{RESULT}\n{resp}\n{INIT}\n{RESULT}\n"
+        ))
+        .is_empty());
         let d = run(&format!("{resp}\n{RESULT}\n"));
         assert_eq!(d[0].frame, Some(1));
     }

@@ -1,11 +1,11 @@
 //! Runs one scenario against one target: its own stub, sandbox and process group.
 
+use crate::client::{self, pump, ClientLog};
 use crate::divergence::{Divergence, Kind};
 use crate::invariants::{self, Invariant};
 use crate::matcher::{self, FrameRules};
 use crate::output::{LineSplitter, Output};
 use crate::pattern::{Captures, Vars};
-use crate::client::{self, pump, ClientLog};
 use crate::scenario::{FileExpect, OutputFormat, Scenario, SignalAt, TargetExpect};
 use crate::target::{Dialect, Invocation, Sandbox, Target};
 use serde::{Deserialize, Serialize};
@@ -624,7 +624,10 @@ fn check(
             &enabled,
             hung_after_result,
         ));
-        out.extend(check_client(trial, enabled.contains(&Invariant::SdkContract)));
+        out.extend(check_client(
+            trial,
+            enabled.contains(&Invariant::SdkContract),
+        ));
         if let Some(log) = &trial.client {
             // Client requests are named: expectations `{$ref: initialize}` their ids.
             caps.extend(log.captures());

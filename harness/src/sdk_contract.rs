@@ -94,13 +94,8 @@ fn requests_answered_once(output: &Output, log: &ClientLog, sdk: &str) -> Vec<Di
 fn frame_fields(f: &Frame) -> Vec<Divergence> {
     let v = &f.value;
     let mut out = Vec::new();
-    let missing = |path: &str, who: &str| {
-        div(
-            f,
-            path,
-            format!("frame {} lacks {path}: {who}", f.index),
-        )
-    };
+    let missing =
+        |path: &str, who: &str| div(f, path, format!("frame {} lacks {path}: {who}", f.index));
     match v["type"].as_str() {
         Some("assistant") => {
             if !v["message"]["model"].is_string() {
@@ -209,9 +204,13 @@ mod tests {
 
     #[test]
     fn a_clean_run_keeps_the_contract() {
-        let resp = r#"{"type":"control_response","response":{"subtype":"success","request_id":"a"}}"#;
+        let resp =
+            r#"{"type":"control_response","response":{"subtype":"success","request_id":"a"}}"#;
         let asst = r#"{"type":"assistant","message":{"model":"m","content":[{"type":"thinking","thinking":"x","signature":"s"}]}}"#;
-        assert_eq!(run(&format!("{resp}\n{asst}\n{OK_RESULT}\n"), 0, &["a"]), vec![]);
+        assert_eq!(
+            run(&format!("{resp}\n{asst}\n{OK_RESULT}\n"), 0, &["a"]),
+            vec![]
+        );
     }
 
     #[test]
@@ -219,7 +218,8 @@ mod tests {
         let d = run(&format!("{OK_RESULT}\n"), 0, &["a"]);
         assert_eq!(d.len(), 1);
         assert!(d[0].message.contains("got no control_response"), "{}", d[0]);
-        let resp = r#"{"type":"control_response","response":{"subtype":"success","request_id":"a"}}"#;
+        let resp =
+            r#"{"type":"control_response","response":{"subtype":"success","request_id":"a"}}"#;
         let d = run(&format!("{resp}\n{resp}\n"), 0, &["a"]);
         assert!(d[0].message.contains("got 2 control_responses"));
         assert_eq!(d[0].frame, Some(1));
@@ -227,7 +227,8 @@ mod tests {
 
     #[test]
     fn missing_fields_name_their_path_and_the_sdk() {
-        let asst = r#"{"type":"assistant","message":{"content":[{"type":"thinking","thinking":"x"}]}}"#;
+        let asst =
+            r#"{"type":"assistant","message":{"content":[{"type":"thinking","thinking":"x"}]}}"#;
         let err = r#"{"type":"result","subtype":"error_during_execution","duration_ms":1,"duration_api_ms":1,"is_error":true,"num_turns":1}"#;
         let ev = r#"{"type":"stream_event","event":{}}"#;
         let d = run(&format!("{asst}\n{ev}\n{err}\nnot json\n"), 1, &[]);

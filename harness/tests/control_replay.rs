@@ -10,7 +10,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn fixtures() -> PathBuf {
@@ -35,7 +38,15 @@ fn run(scenario: &str, alter: &str, frame: usize) -> (bool, Vec<String>) {
         .unwrap()
         .arg("--root")
         .arg(repo())
-        .args(["run", "--jobs", "1", "--no-install", "--timeout", "8", "--filter"])
+        .args([
+            "run",
+            "--jobs",
+            "1",
+            "--no-install",
+            "--timeout",
+            "8",
+            "--filter",
+        ])
         .arg(format!("control/{scenario}"))
         .arg("--target")
         .arg(&target)
@@ -108,13 +119,18 @@ fn every_altered_control_frame_fails_its_scenario() {
                 })
             })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
     });
     let mut wrong = Vec::new();
     for ((s, alter, frame), (passed, kinds)) in results {
         let should_pass = alter == "none";
         if passed != should_pass {
-            wrong.push(format!("{s} {alter} frame {frame}: passed={passed} {kinds:?}"));
+            wrong.push(format!(
+                "{s} {alter} frame {frame}: passed={passed} {kinds:?}"
+            ));
         }
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
@@ -127,7 +143,11 @@ fn a_cli_that_never_answers_initialize_is_reported_within_the_timeout() {
     assert!(!passed);
     assert_eq!(kinds[0], "timeout", "{kinds:?}");
     assert!(kinds.contains(&"sdk_contract".to_string()), "{kinds:?}");
-    assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 #[test]

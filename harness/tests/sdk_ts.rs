@@ -15,7 +15,10 @@ use streamcheck::client::profile;
 use stub_api::{Script, StubServer};
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn sdk_dir() -> PathBuf {
@@ -50,14 +53,17 @@ fn run_sdk(prompt: &str, mcp: bool, partial: bool, script: &str) -> Result<SdkRu
         .build()
         .unwrap();
     let script = Script::from_yaml(script).map_err(|e| e.to_string())?;
-    let server = rt.block_on(StubServer::start(script)).map_err(|e| e.to_string())?;
+    let server = rt
+        .block_on(StubServer::start(script))
+        .map_err(|e| e.to_string())?;
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let base = dir.path().canonicalize().unwrap();
     let (home, ws) = (base.join("home"), base.join("ws"));
     std::fs::create_dir_all(&home).unwrap();
     std::fs::create_dir_all(&ws).unwrap();
     let wrapper = base.join("claude-wrapper.sh");
-    let recorder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/control/record-cli.py");
+    let recorder =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/control/record-cli.py");
     std::fs::write(
         &wrapper,
         format!(
@@ -99,7 +105,12 @@ fn run_sdk(prompt: &str, mcp: bool, partial: bool, script: &str) -> Result<SdkRu
         .lines()
         .last()
         .and_then(|l| serde_json::from_str(l).ok())
-        .ok_or_else(|| format!("driver failed: {stdout}\n{}", String::from_utf8_lossy(&out.stderr)))?;
+        .ok_or_else(|| {
+            format!(
+                "driver failed: {stdout}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })?;
     let read = |name: &str| std::fs::read(base.join(name)).unwrap_or_default();
     let split0 = |b: Vec<u8>| -> Vec<String> {
         b.split(|c| *c == 0)
@@ -109,7 +120,10 @@ fn run_sdk(prompt: &str, mcp: bool, partial: bool, script: &str) -> Result<SdkRu
     };
     let env = split0(read("env"))
         .into_iter()
-        .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())))
+        .filter_map(|kv| {
+            kv.split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+        })
         .collect();
     let transcript = String::from_utf8_lossy(&read("transcript.jsonl"))
         .lines()
@@ -137,7 +151,10 @@ fn profile_matches_the_real_sdk() -> Result<(), Failed> {
     let mut problems = Vec::new();
     let want = p.argv(&opts)?;
     if run.argv != want {
-        problems.push(format!("argv:\n  SDK:     {:?}\n  profile: {want:?}", run.argv));
+        problems.push(format!(
+            "argv:\n  SDK:     {:?}\n  profile: {want:?}",
+            run.argv
+        ));
     }
     for (k, v) in &p.env {
         if run.env.get(k) != Some(v) {
@@ -152,27 +169,58 @@ fn profile_matches_the_real_sdk() -> Result<(), Failed> {
         .collect();
     let init = ins.first().cloned().unwrap_or_default();
     if init["request"] != p.initialize(None) {
-        problems.push(format!("initialize: SDK {}, profile {}", init["request"], p.initialize(None)));
+        problems.push(format!(
+            "initialize: SDK {}, profile {}",
+            init["request"],
+            p.initialize(None)
+        ));
     }
     let user = ins.get(1).cloned().unwrap_or_default();
     if user != p.user_frame(&json!("say hello")) {
-        problems.push(format!("user frame: SDK {user}, profile {}", p.user_frame(&json!("say hello"))));
+        problems.push(format!(
+            "user frame: SDK {user}, profile {}",
+            p.user_frame(&json!("say hello"))
+        ));
     }
     let first_out = run.transcript.iter().position(|e| e["dir"] == "out");
-    let second_in = run.transcript.iter().enumerate().filter(|(_, e)| e["dir"] == "in").nth(1).map(|(i, _)| i);
+    let second_in = run
+        .transcript
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e["dir"] == "in")
+        .nth(1)
+        .map(|(i, _)| i);
     let pipelined = matches!((second_in, first_out), (Some(i), Some(o)) if i < o);
     if pipelined != (p.handshake == profile::Handshake::Pipelined) {
-        problems.push(format!("handshake: the SDK pipelined the prompt: {pipelined}, profile {:?}", p.handshake));
+        problems.push(format!(
+            "handshake: the SDK pipelined the prompt: {pipelined}, profile {:?}",
+            p.handshake
+        ));
     }
-    let id = run.transcript.last().and_then(|e| e["client_ids"][0].as_str()).unwrap_or_default();
-    let ts_id = !id.is_empty() && id.len() <= 11 && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+    let id = run
+        .transcript
+        .last()
+        .and_then(|e| e["client_ids"][0].as_str())
+        .unwrap_or_default();
+    let ts_id = !id.is_empty()
+        && id.len() <= 11
+        && id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
     if ts_id != (p.request_id == profile::RequestIdStyle::Typescript) {
-        problems.push(format!("request id {id:?} does not have the profile's {:?} form", p.request_id));
+        problems.push(format!(
+            "request id {id:?} does not have the profile's {:?} form",
+            p.request_id
+        ));
     }
     if run.summary["result"]["subtype"] != "success" {
         problems.push(format!("the SDK's run did not succeed: {}", run.summary));
     }
-    if problems.is_empty() { Ok(()) } else { Err(problems.join("\n").into()) }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n").into())
+    }
 }
 
 fn query_gets_the_scripted_answer() -> Result<(), Failed> {
@@ -201,7 +249,10 @@ fn main() {
     }
     let trials = vec![
         Trial::test("profile::sdk-ts", profile_matches_the_real_sdk),
-        Trial::test("e2e::query-can-use-tool-sdk-mcp", query_gets_the_scripted_answer),
+        Trial::test(
+            "e2e::query-can-use-tool-sdk-mcp",
+            query_gets_the_scripted_answer,
+        ),
     ]
     .into_iter()
     .map(|t| t.with_ignored_flag(ignored.is_some()))

@@ -51,7 +51,10 @@ impl McpServer {
             "tools/call" => {
                 let name = msg["params"]["name"].as_str().unwrap_or_default();
                 let Some(result) = self.results.get(name) else {
-                    return Ok(rpc_error(id, &format!("no scripted result for tool {name}")));
+                    return Ok(rpc_error(
+                        id,
+                        &format!("no scripted result for tool {name}"),
+                    ));
                 };
                 let mut b = Bindings::new();
                 b.insert("arguments".into(), msg["params"]["arguments"].clone());
@@ -103,10 +106,7 @@ mod tests {
         let list = s
             .answer(&req(json!({"method": "tools/list", "id": 1})))
             .unwrap();
-        assert_eq!(
-            list["mcp_response"]["result"]["tools"][0]["name"],
-            "add"
-        );
+        assert_eq!(list["mcp_response"]["result"]["tools"][0]["name"], "add");
         let call = s
             .answer(&req(json!({"method": "tools/call", "id": 2, "params": {"name": "add", "arguments": {"a": "40"}}})))
             .unwrap();

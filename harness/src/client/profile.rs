@@ -164,8 +164,11 @@ mod tests {
     #[test]
     fn profiles_render_the_sdk_argv() {
         let py = get("sdk-py").unwrap();
-        let opts: BTreeMap<String, Value> =
-            [("max_turns".into(), json!(3)), ("can_use_tool".into(), json!(true))].into();
+        let opts: BTreeMap<String, Value> = [
+            ("max_turns".into(), json!(3)),
+            ("can_use_tool".into(), json!(true)),
+        ]
+        .into();
         assert_eq!(
             py.argv(&opts).unwrap().join(" "),
             "--output-format stream-json --verbose --system-prompt  --max-turns 3 --permission-prompt-tool stdio --input-format stream-json"

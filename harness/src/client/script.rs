@@ -60,7 +60,10 @@ pub enum Line {
     Raw(String),
     /// A client `control_request` with a generated `request_id`; `name` lets
     /// expectations `{$ref: name}` it and later lines use `$name.request_id`.
-    Request { request: Value, name: Option<String> },
+    Request {
+        request: Value,
+        name: Option<String>,
+    },
     /// Hold the next lines until `count` more frames match `pattern`; `name` binds the last.
     Wait {
         pattern: PatternValue,
@@ -152,7 +155,7 @@ struct LineFields {
 enum LineDef {
     /// `close`: close stdin here.
     Word(String),
-    Fields(LineFields),
+    Fields(Box<LineFields>),
 }
 
 impl<'de> Deserialize<'de> for Line {
@@ -182,7 +185,7 @@ impl TryFrom<LineDef> for Line {
                     "client line `{w}`: the only one-word line is `close`"
                 ))
             }
-            LineDef::Fields(f) => f,
+            LineDef::Fields(f) => *f,
         };
         let verbs = [
             ("user", f.user.is_some()),
@@ -206,7 +209,10 @@ impl TryFrom<LineDef> for Line {
             if ok.contains(&verb) {
                 Ok(())
             } else {
-                Err(format!("`{key}` goes with {}, not `{verb}`", ok.join(" or ")))
+                Err(format!(
+                    "`{key}` goes with {}, not `{verb}`",
+                    ok.join(" or ")
+                ))
             }
         };
         if f.count.is_some() {
@@ -374,9 +380,7 @@ respond:
         .unwrap();
         assert_eq!(s.conversation.len(), 5);
         assert!(matches!(&s.conversation[1], Line::Wait { count: 4, .. }));
-        assert!(
-            matches!(&s.conversation[2], Line::Request { name: Some(n), .. } if n == "int")
-        );
+        assert!(matches!(&s.conversation[2], Line::Request { name: Some(n), .. } if n == "int"));
         assert!(matches!(
             &s.conversation[3],
             Line::Reply { to, answer: Answer::Error(e) } if to == "perm" && e == "late"

@@ -24,7 +24,9 @@ pub enum ClosePolicy {
     AfterResults(usize),
     /// Once this many `result` frames came and every client request was answered (what
     /// an SDK does before it ends its input).
-    WhenSettled { turns: usize },
+    WhenSettled {
+        turns: usize,
+    },
 }
 
 /// Everything the client needs to play its side.
@@ -282,7 +284,9 @@ impl Client {
             }
             Line::User(content) => match self.plan.profile {
                 Some(p) => p.user_frame(&fill(content, &self.bindings)?),
-                None => json!({"type": "user", "message": {"role": "user", "content": fill(content, &self.bindings)?}}),
+                None => {
+                    json!({"type": "user", "message": {"role": "user", "content": fill(content, &self.bindings)?}})
+                }
             },
             Line::Send(v) => fill(v, &self.bindings)?,
             Line::Request { request, name } => {
@@ -366,7 +370,10 @@ impl Client {
             self.rng ^= self.rng << 17;
             self.rng
         };
-        let style = self.plan.profile.map_or(RequestIdStyle::Python, |p| p.request_id);
+        let style = self
+            .plan
+            .profile
+            .map_or(RequestIdStyle::Python, |p| p.request_id);
         match style {
             RequestIdStyle::Python => {
                 let n = self.log.requests.len() + 1;
@@ -389,10 +396,14 @@ impl Client {
 /// A `control_response` frame for request `id`.
 pub fn response_frame(id: &Value, answer: &Answer) -> Value {
     match answer {
-        Answer::Success(Some(r)) => json!({"type": "control_response", "response": {"subtype": "success", "request_id": id, "response": r}}),
+        Answer::Success(Some(r)) => {
+            json!({"type": "control_response", "response": {"subtype": "success", "request_id": id, "response": r}})
+        }
         Answer::Success(None) => {
             json!({"type": "control_response", "response": {"subtype": "success", "request_id": id}})
         }
-        Answer::Error(e) => json!({"type": "control_response", "response": {"subtype": "error", "request_id": id, "error": e}}),
+        Answer::Error(e) => {
+            json!({"type": "control_response", "response": {"subtype": "error", "request_id": id, "error": e}})
+        }
     }
 }

@@ -43,14 +43,26 @@ fn python_waits_for_the_initialize_response_then_closes_when_settled() {
     let first = c.start();
     assert_eq!(first.len(), 1, "only initialize before its response");
     let init = &written(&first)[0];
-    assert_eq!(init["request"], json!({"subtype": "initialize", "hooks": null}));
+    assert_eq!(
+        init["request"],
+        json!({"subtype": "initialize", "hooks": null})
+    );
     let id = init["request_id"].as_str().unwrap().to_string();
     assert!(id.starts_with("req_1_"), "{id}");
-    let other = c.on_frame(&frame(0, json!({"type": "control_response", "response": {"request_id": "nope"}})));
+    let other = c.on_frame(&frame(
+        0,
+        json!({"type": "control_response", "response": {"request_id": "nope"}}),
+    ));
     assert!(other.is_empty());
-    let next = c.on_frame(&frame(1, json!({"type": "control_response", "response": {"subtype": "success", "request_id": id}})));
+    let next = c.on_frame(&frame(
+        1,
+        json!({"type": "control_response", "response": {"subtype": "success", "request_id": id}}),
+    ));
     assert_eq!(written(&next)[0]["message"]["content"], "hi");
-    assert!(!next.contains(&Io::Close), "stdin stays open until the result");
+    assert!(
+        !next.contains(&Io::Close),
+        "stdin stays open until the result"
+    );
     let end = c.on_frame(&frame(2, json!({"type": "result"})));
     assert_eq!(end, vec![Io::Close]);
     let log = c.finish();
@@ -66,8 +78,14 @@ fn typescript_pipelines_the_prompt() {
     let out = written(&c.start());
     assert_eq!(out.len(), 2);
     let id = out[0]["request_id"].as_str().unwrap();
-    assert!(id.len() == 11 && id.chars().all(|c| c.is_ascii_alphanumeric()), "{id}");
-    assert_eq!(out[1]["message"]["content"], json!([{"type": "text", "text": "hi"}]));
+    assert!(
+        id.len() == 11 && id.chars().all(|c| c.is_ascii_alphanumeric()),
+        "{id}"
+    );
+    assert_eq!(
+        out[1]["message"]["content"],
+        json!([{"type": "text", "text": "hi"}])
+    );
 }
 
 #[test]
@@ -92,7 +110,10 @@ respond:
     );
     let hook = |id: &str| json!({"type": "control_request", "request_id": id, "request": {"subtype": "hook_callback"}});
     assert_eq!(written(&c.on_frame(&frame(1, hook("h1")))).len(), 1);
-    assert!(c.on_frame(&frame(2, hook("h2"))).is_empty(), "times: 1 is used up");
+    assert!(
+        c.on_frame(&frame(2, hook("h2"))).is_empty(),
+        "times: 1 is used up"
+    );
     let log = c.finish();
     assert_eq!(log.unanswered.len(), 1);
     assert_eq!(log.unanswered[0].value["request_id"], "h2");
@@ -117,17 +138,28 @@ respond:
 "#;
     let mut c = Client::new(plan_of(yaml, 0), Vars::default());
     assert_eq!(written(&c.start()).len(), 1);
-    assert!(c.on_frame(&frame(0, json!({"type": "stream_event"}))).is_empty());
+    assert!(c
+        .on_frame(&frame(0, json!({"type": "stream_event"})))
+        .is_empty());
     let out = written(&c.on_frame(&frame(1, json!({"type": "stream_event"}))));
     assert_eq!(out[0]["request"]["subtype"], "interrupt");
     let perm = json!({"type": "control_request", "request_id": "p1", "request": {"subtype": "can_use_tool", "input": {"a": 1}}});
     let out = c.on_frame(&frame(2, perm));
     let frames = written(&out);
     assert_eq!(frames[0]["response"]["request_id"], "p1");
-    assert_eq!(frames[0]["response"]["response"]["updatedInput"], json!({"a": 1}));
-    assert!(!out.contains(&Io::Close), "the interrupt is not answered yet");
+    assert_eq!(
+        frames[0]["response"]["response"]["updatedInput"],
+        json!({"a": 1})
+    );
+    assert!(
+        !out.contains(&Io::Close),
+        "the interrupt is not answered yet"
+    );
     let int_id = c.requests()[0].id.clone();
-    let out = c.on_frame(&frame(3, json!({"type": "control_response", "response": {"request_id": int_id}})));
+    let out = c.on_frame(&frame(
+        3,
+        json!({"type": "control_response", "response": {"request_id": int_id}}),
+    ));
     assert_eq!(out, vec![Io::Close]);
     assert!(c.finish().unanswered.is_empty());
 }
@@ -142,4 +174,3 @@ fn a_responder_can_close_stdin_and_templates_that_name_nothing_are_errors() {
     let log = c.finish();
     assert!(log.errors[0].contains("`$nobody`"), "{:?}", log.errors);
 }
-

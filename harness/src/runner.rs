@@ -624,11 +624,9 @@ fn check(
             &enabled,
             hung_after_result,
         ));
-        out.extend(check_client(
-            trial,
-            enabled.contains(&Invariant::SdkContract),
-        ));
         if let Some(log) = &trial.client {
+            let sdk_contract = enabled.contains(&Invariant::SdkContract);
+            out.extend(log.divergences(&trial.output, trial.exit.code, sdk_contract));
             // Client requests are named: expectations `{$ref: initialize}` their ids.
             caps.extend(log.captures());
         }
@@ -730,41 +728,6 @@ fn check(
                 format!("workspace file {name}: {p}"),
             ));
         }
-    }
-    out
-}
-
-/// What the scripted client saw: CLI requests it could not answer, lines it could not
-/// build, and (playing an SDK) the SDK contract.
-fn check_client(trial: &Trial, sdk_contract: bool) -> Vec<Divergence> {
-    let Some(log) = &trial.client else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for f in &log.unanswered {
-        let req = &f.value["request"];
-        out.push(
-            Divergence::new(
-                Kind::UnansweredControlRequest,
-                format!(
-                    "the CLI sent a {} control_request (request_id {}) that no `client.respond` rule answers",
-                    req["subtype"].as_str().unwrap_or("?"),
-                    f.value["request_id"]
-                ),
-            )
-            .at_frame(f.index, f.line)
-            .actual(f.value.clone()),
-        );
-    }
-    for e in &log.errors {
-        out.push(Divergence::new(Kind::ClientScript, e.clone()));
-    }
-    if sdk_contract && log.sdk.is_some() {
-        out.extend(crate::sdk_contract::check(
-            &trial.output,
-            trial.exit.code,
-            log,
-        ));
     }
     out
 }

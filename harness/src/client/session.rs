@@ -4,6 +4,7 @@
 use crate::client::profile::{Profile, RequestIdStyle};
 use crate::client::script::{Answer, Line, Responder, ResponderAction};
 use crate::client::template::{fill, Bindings};
+use crate::divergence::{Divergence, Kind};
 use crate::output::Frame;
 use crate::pattern::{Captures, Pattern, Vars};
 use serde_json::{json, Value};
@@ -63,6 +64,39 @@ pub struct ClientLog {
 }
 
 impl ClientLog {
+    /// CLI requests no rule answered, lines the client could not build, and (playing an
+    /// SDK, unless `sdk_contract` is off) the SDK contract of `output`.
+    pub fn divergences(
+        &self,
+        output: &crate::output::Output,
+        exit_code: Option<i32>,
+        sdk_contract: bool,
+    ) -> Vec<Divergence> {
+        let mut out = Vec::new();
+        for f in &self.unanswered {
+            let req = &f.value["request"];
+            out.push(
+                Divergence::new(
+                    Kind::UnansweredControlRequest,
+                    format!(
+                        "the CLI sent a {} control_request (request_id {}) that no `client.respond` rule answers",
+                        req["subtype"].as_str().unwrap_or("?"),
+                        f.value["request_id"]
+                    ),
+                )
+                .at_frame(f.index, f.line)
+                .actual(f.value.clone()),
+            );
+        }
+        for e in &self.errors {
+            out.push(Divergence::new(Kind::ClientScript, e.clone()));
+        }
+        if sdk_contract && self.sdk.is_some() {
+            out.extend(crate::sdk_contract::check(output, exit_code, self));
+        }
+        out
+    }
+
     /// `{$ref: name}` values for expectations: each named client request's id.
     pub fn captures(&self) -> Captures {
         self.requests

@@ -71,7 +71,7 @@ pub enum UserContent {
 pub enum RequestIdStyle {
     /// `req_<n>_<8 hex>`.
     Python,
-    /// 11 base-36 characters.
+    /// Base-36 characters (up to 13 from the SDK; 11 generated here).
     Typescript,
 }
 

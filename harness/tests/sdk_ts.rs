@@ -203,7 +203,7 @@ fn profile_matches_the_real_sdk() -> Result<(), Failed> {
         .and_then(|e| e["client_ids"][0].as_str())
         .unwrap_or_default();
     let ts_id = !id.is_empty()
-        && id.len() <= 11
+        && id.len() <= 13
         && id
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());

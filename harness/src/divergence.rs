@@ -39,6 +39,12 @@ pub enum Kind {
     KnownDivergencePasses,
     /// The harness itself failed (a panic, a trial that never reported): never the CLI's fault.
     HarnessError,
+    /// The CLI sent a control_request that no responder of the client script answers.
+    UnansweredControlRequest,
+    /// The client script could not build a line (a `$name` naming nothing, ...).
+    ClientScript,
+    /// The output breaks what an Agent SDK requires of it (client-profile scenarios).
+    SdkContract,
 }
 
 impl Kind {
@@ -61,6 +67,9 @@ impl Kind {
             Kind::Spawn => "spawn failure",
             Kind::KnownDivergencePasses => "known divergence passes",
             Kind::HarnessError => "harness error",
+            Kind::UnansweredControlRequest => "unanswered control request",
+            Kind::ClientScript => "client script error",
+            Kind::SdkContract => "SDK contract broken",
         }
     }
 }

@@ -22,17 +22,31 @@ pub enum Invariant {
     ToolResultsReferToToolUses,
     /// The CLI exits by itself after its last result.
     ExitsAfterResult,
+    /// What the Agent SDKs require of the output (only with a client profile; see
+    /// `sdk_contract`).
+    SdkContract,
 }
 
 impl Invariant {
-    pub const ALL: [Invariant; 6] = [
+    pub const ALL: [Invariant; 7] = [
         Invariant::NdjsonOnly,
         Invariant::InitFirst,
         Invariant::ResultEndsTurn,
         Invariant::OneSession,
         Invariant::ToolResultsReferToToolUses,
         Invariant::ExitsAfterResult,
+        Invariant::SdkContract,
     ];
+}
+
+/// Control-protocol frames run beside the conversation (an SDK's initialize response
+/// comes before `system/init`, a `set_model` response after a result): the turn rules
+/// look past them.
+fn is_control(frame: &Value) -> bool {
+    matches!(
+        frame.get("type").and_then(Value::as_str),
+        Some("control_request" | "control_response" | "control_cancel_request" | "keep_alive")
+    )
 }
 
 fn is(frame: &Value, ty: &str, subtype: Option<&str>) -> bool {
@@ -102,8 +116,10 @@ pub fn check(output: &Output, enabled: &[Invariant], hung_after_result: bool) ->
         }
     }
     let frames = &output.frames;
+    let conversation: Vec<&crate::output::Frame> =
+        frames.iter().filter(|f| !is_control(&f.value)).collect();
     if on(Invariant::InitFirst) {
-        if let Some(first) = frames.first() {
+        if let Some(first) = conversation.first() {
             if !is(&first.value, "system", Some("init")) {
                 out.push(
                     Divergence::new(Kind::Invariant, "the first frame is not system/init")
@@ -115,7 +131,7 @@ pub fn check(output: &Output, enabled: &[Invariant], hung_after_result: bool) ->
         }
     }
     if on(Invariant::ResultEndsTurn) {
-        for pair in frames.windows(2) {
+        for pair in conversation.windows(2) {
             if is(&pair[0].value, "result", None) && !starts_turn(&pair[1].value) {
                 out.push(
                     Divergence::new(
@@ -274,6 +290,17 @@ mod tests {
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].frame, Some(2));
         assert!(d[0].message.contains("\"t9\""));
+    }
+
+    #[test]
+    fn control_frames_are_outside_the_turn_rules() {
+        let resp = r#"{"type":"control_response","response":{"request_id":"a"}}"#;
+        assert!(run(&format!(
+            "{resp}\n{INIT}\n{RESULT}\n{resp}\n{INIT}\n{RESULT}\n"
+        ))
+        .is_empty());
+        let d = run(&format!("{resp}\n{RESULT}\n"));
+        assert_eq!(d[0].frame, Some(1));
     }
 
     #[test]

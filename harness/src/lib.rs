@@ -8,6 +8,8 @@
 //! - [`frame`]: a frame's kind and the JSON types in it; [`text`]: clipping and escaping
 //! - [`normalize`]: what changes from run to run (volatile values, sandbox paths), in one place
 //! - [`scenario`]: scenario files (what to send, what the stub answers, what must come out)
+//! - [`client`]: the scripted client on the CLI's stdin (SDK profiles, responders to control
+//!   requests); [`sdk_contract`]: what the Agent SDKs require of the output
 //! - [`fixtures`]: `$FIXTURES` (the project's test fixtures) in a scenario's args, env and files
 //! - [`target`]: the CLIs under test (install, version, flags, environment)
 //! - [`runner`]: one scenario on one target: sandbox, process, output, check;
@@ -18,6 +20,7 @@
 //! Commands built on the core, one folder each in [`commands`]: `record` (and `review`),
 //! `drift`, `compare`. What a person reads on a terminal lives in the binary (`cli/`).
 
+pub mod client;
 pub mod commands;
 pub mod divergence;
 pub mod error;
@@ -30,6 +33,7 @@ pub mod pattern;
 pub mod report;
 pub mod runner;
 pub mod scenario;
+pub mod sdk_contract;
 pub mod suite;
 pub mod target;
 pub mod text;

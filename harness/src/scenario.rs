@@ -43,6 +43,10 @@ pub struct ScenarioFile {
     /// When to close stdin.
     #[serde(default)]
     pub close_stdin: CloseStdin,
+    /// The client side of the conversation, scripted (implies `--input-format stream-json`):
+    /// an SDK profile, lines that wait for frames, responders to the CLI's control requests.
+    #[serde(default)]
+    pub client: Option<crate::client::ClientSpec>,
     #[serde(default)]
     pub output_format: OutputFormat,
     /// Add the target's usual flags (`-p`, `--output-format`, `--verbose`, ...).
@@ -555,10 +559,18 @@ impl Scenario {
 
     /// Turns the scenario expects for a target: the explicit `turns`, else one per user frame.
     pub fn turns(&self, expect: &TargetExpect) -> usize {
+        if let (None, Some(client)) = (expect.turns, &self.file.client) {
+            return client.user_turns();
+        }
         expect.turns.unwrap_or_else(|| match self.stdin(expect) {
             Some(lines) => lines.iter().filter(|l| l.is_user_turn()).count(),
             None => 1,
         })
+    }
+
+    /// True when the CLI reads stdin (a `stdin:` list or a `client:`).
+    pub fn uses_stdin(&self, expect: &TargetExpect) -> bool {
+        self.file.client.is_some() || self.stdin(expect).is_some()
     }
 }
 
@@ -624,6 +636,17 @@ impl Scenario {
                         format!("expect.{target}.invariants: say why in `reason`"),
                     ));
                 }
+            }
+        }
+        if let Some(client) = &file.client {
+            crate::client::validate(client).map_err(|m| err(None, None, format!("client: {m}")))?;
+            if file.stdin.is_some() || file.expect.values().any(|e| e.stdin.is_some()) {
+                return Err(err(
+                    None,
+                    None,
+                    "`client` and `stdin` both write stdin: put the lines in `client.conversation`"
+                        .into(),
+                ));
             }
         }
         if file.expect.is_empty() {

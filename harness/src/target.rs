@@ -557,12 +557,19 @@ impl Target {
     ) -> Invocation {
         let file = &scenario.file;
         let mut args = Vec::new();
-        if file.default_args {
+        let profile = file.client.as_ref().and_then(|c| {
+            let p = crate::client::profile::get(c.profile.as_deref()?).ok()?;
+            Some((p, p.argv(&c.options).ok()?))
+        });
+        if let Some((_, sdk_args)) = &profile {
+            // The SDK's exact command line; the scenario's args come after it.
+            args.extend(sdk_args.iter().cloned());
+        } else if file.default_args {
             args.push("-p".to_string());
             if let Some(prompt) = scenario.prompt(expect) {
                 args.push(prompt.clone());
             }
-            if scenario.stdin(expect).is_some() {
+            if scenario.uses_stdin(expect) {
                 args.extend(["--input-format".into(), "stream-json".into()]);
             }
             args.extend([
@@ -612,7 +619,8 @@ impl Target {
                 }
             }
         }
-        let target_env = self.env.iter().map(|(k, v)| (k, v));
+        let sdk_env = profile.iter().flat_map(|(p, _)| &p.env);
+        let target_env = self.env.iter().map(|(k, v)| (k, v)).chain(sdk_env);
         for (k, v) in target_env.chain(&file.env).chain(&expect.env) {
             env.retain(|(key, _)| key != k);
             env.push((k.clone(), v.clone()));

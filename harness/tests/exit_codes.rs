@@ -54,7 +54,10 @@ fn a_selection_without_the_broken_file_follows_the_results() {
 fn usage_and_setup_errors_exit_2() {
     assert_eq!(code(&["run", "--shard", "5/4"]), 2);
     assert_eq!(code(&["stub", "no-such-file.yaml"]), 2);
-    assert_eq!(code(&["merge", "no-such-dir", "--out", "/nonexistent/x"]), 2);
+    assert_eq!(
+        code(&["merge", "no-such-dir", "--out", "/nonexistent/x"]),
+        2
+    );
     assert_eq!(code(&["compare", "--observed", "no-a", "no-b"]), 2);
     assert_eq!(code(&["drift", "--replay", "no-such-outputs.json"]), 2);
 }

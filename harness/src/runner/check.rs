@@ -26,7 +26,19 @@ pub fn expectation(
         .into_iter()
         .collect();
     if format != OutputFormat::Text {
-        out.extend(invariants_of(expect, format, trial));
+        let enabled = enabled_invariants(expect, format);
+        let hung_after_result = trial.exit.termination == Termination::HungAfterResult;
+        out.extend(invariants::check(
+            &trial.output,
+            &enabled,
+            hung_after_result,
+        ));
+        if let Some(log) = &trial.client {
+            let sdk_contract = enabled.contains(&Invariant::SdkContract);
+            out.extend(log.divergences(&trial.output, trial.exit.code, sdk_contract));
+            // Client requests are named: expectations `{$ref: initialize}` their ids.
+            caps.extend(log.captures());
+        }
         out.extend(frames(expect, trial, &mut caps));
     }
     if format == OutputFormat::StreamJson {
@@ -68,7 +80,7 @@ fn termination(how: Termination, timeout: Duration) -> Option<Divergence> {
     }
 }
 
-fn invariants_of(expect: &TargetExpect, format: OutputFormat, trial: &Trial) -> Vec<Divergence> {
+fn enabled_invariants(expect: &TargetExpect, format: OutputFormat) -> Vec<Invariant> {
     let skip = expect
         .invariants
         .as_ref()
@@ -81,8 +93,7 @@ fn invariants_of(expect: &TargetExpect, format: OutputFormat, trial: &Trial) -> 
     if format == OutputFormat::Json {
         enabled.retain(|i| matches!(i, Invariant::NdjsonOnly | Invariant::ExitsAfterResult));
     }
-    let hung_after_result = trial.exit.termination == Termination::HungAfterResult;
-    invariants::check(&trial.output, &enabled, hung_after_result)
+    enabled
 }
 
 fn frames(expect: &TargetExpect, trial: &Trial, caps: &mut Captures) -> Vec<Divergence> {

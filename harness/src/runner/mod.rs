@@ -13,6 +13,7 @@ pub mod sandbox;
 pub use output::Stderr;
 pub use process::{Exit, Termination};
 
+use crate::client::{self, ClientLog};
 use crate::divergence::{Divergence, Kind};
 use crate::pattern::Vars;
 use crate::scenario::{Scenario, TargetExpect};
@@ -85,6 +86,9 @@ pub struct Trial {
     /// Paths to redact in reports.
     #[serde(skip)]
     pub vars: Vars,
+    /// What the scripted client sent and what it could not answer.
+    #[serde(skip)]
+    pub client: Option<ClientLog>,
 }
 
 impl Trial {
@@ -106,6 +110,7 @@ impl Trial {
             journal: Vec::new(),
             expected_frames: Vec::new(),
             vars: Vars::default(),
+            client: None,
         }
     }
 
@@ -200,8 +205,7 @@ async fn execute(
         turns: scenario.turns(expect),
     };
     let input = Input {
-        lines: scenario.stdin(expect).cloned(),
-        close: scenario.file.close_stdin.clone(),
+        client: client::plan(scenario, expect).map(|p| client::Client::new(p, trial.vars.clone())),
         signal: scenario.file.signal.clone(),
     };
     let process = process::drive(input, &inv, &sandbox.workspace, &limits).await;
@@ -212,6 +216,7 @@ async fn execute(
     trial.exit = process.exit;
     trial.output = process.output;
     trial.stderr = process.stderr;
+    trial.client = process.client;
     if let Some(e) = &process.stdin_error {
         trial.notes.push(format!(
             "writing stdin failed: {e} (the CLI closed it early)"

@@ -4,16 +4,18 @@
 //! outlives the trial.
 
 use super::output::{LineSplitter, Output, Stderr, StderrCapture};
+use crate::client::pump::{self, Pump};
+use crate::client::{Client, ClientLog};
 use crate::divergence::{Divergence, Kind};
-use crate::scenario::{CloseStdin, SignalAt, StdinLine};
+use crate::scenario::SignalAt;
 use crate::target::Invocation;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::path::Path;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
+use tokio::io::AsyncReadExt;
+use tokio::process::{Child, ChildStderr, ChildStdout, Command};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio::time::{sleep_until, timeout, Instant};
@@ -109,11 +111,9 @@ impl fmt::Display for Exit {
     }
 }
 
-/// What to write to the CLI's stdin and when to close it, and a signal to send it.
+/// Who writes the CLI's stdin (`None`: stdin is /dev/null), and a signal to send it.
 pub struct Input {
-    /// `None`: stdin is /dev/null.
-    pub lines: Option<Vec<StdinLine>>,
-    pub close: CloseStdin,
+    pub client: Option<Client>,
     pub signal: Option<SignalAt>,
 }
 
@@ -133,6 +133,8 @@ pub struct Process {
     pub stderr: Stderr,
     /// Why writing its stdin failed (it closed stdin early), if it did.
     pub stdin_error: Option<String>,
+    /// What the scripted client sent and what it could not answer.
+    pub client: Option<ClientLog>,
 }
 
 /// Runs `inv` in `workspace` to its end or until a limit kills it.
@@ -142,7 +144,7 @@ pub async fn drive(
     workspace: &Path,
     limits: &Limits,
 ) -> Result<Process, Divergence> {
-    let mut child = command(inv, workspace, input.lines.is_some())
+    let mut child = command(inv, workspace, input.client.is_some())
         .spawn()
         .map_err(|e| {
             let program = inv.program.display();
@@ -158,20 +160,28 @@ pub async fn drive(
     if let (Some(at), Some(pid)) = (input.signal, pgid) {
         signal_after(at, pid, frames_rx);
     }
+    // The scripted client is fed every stdout frame and writes stdin (see `client::pump`).
+    let (client, stdin) = match (input.client, child.stdin.take()) {
+        (Some(c), Some(pipe)) => {
+            let (p, w) = pump::start(c, pipe);
+            (Some(p), Some(w))
+        }
+        _ => (None, None),
+    };
     let stdout = pump_stdout(
         child.stdout.take().expect("stdout is piped"),
         started,
-        frames_tx,
-        results_tx,
+        Watchers {
+            frames: frames_tx,
+            results: results_tx,
+            client,
+        },
     );
     let stderr = pump_stderr(child.stderr.take().expect("stderr is piped"));
-    let stdin = child.stdin.take().map(|pipe| {
-        let lines = input.lines.unwrap_or_default();
-        tokio::spawn(write_stdin(pipe, lines, input.close, results_rx.clone()))
-    });
 
     let (status, termination) = wait(&mut child, pgid, started, limits, results_rx).await;
-    let (output, termination) = drain_stdout(stdout, pgid, limits.grace, termination).await;
+    let ((output, client), termination) =
+        drain_stdout(stdout, pgid, limits.grace, termination).await;
     kill_group(pgid);
     let stderr = match timeout(DRAIN, stderr).await {
         Ok(Ok(s)) => s,
@@ -192,6 +202,7 @@ pub async fn drive(
         output,
         stderr,
         stdin_error,
+        client,
     })
 }
 
@@ -227,14 +238,24 @@ fn signal_after(at: SignalAt, pid: i32, mut frames: watch::Receiver<usize>) {
     });
 }
 
-/// Reads stdout until it closes, splitting it into frames, and tells the other tasks
-/// how many frames and how many result frames it has seen.
-fn pump_stdout(
-    mut stdout: ChildStdout,
-    started: Instant,
+/// Who hears of new stdout frames: the signal task (a count), the grace clock (a count
+/// of results) and the scripted client (the frames themselves).
+struct Watchers {
     frames: watch::Sender<usize>,
     results: watch::Sender<usize>,
-) -> JoinHandle<Output> {
+    client: Option<Pump>,
+}
+
+/// What stdout left: the frames and, when a client wrote stdin, its log.
+type Stdout = (Output, Option<ClientLog>);
+
+/// Reads stdout until it closes, splitting it into frames, and tells the watchers.
+fn pump_stdout(mut stdout: ChildStdout, started: Instant, w: Watchers) -> JoinHandle<Stdout> {
+    let Watchers {
+        frames,
+        results,
+        mut client,
+    } = w;
     tokio::spawn(async move {
         let mut out = Output::default();
         let mut splitter = LineSplitter::default();
@@ -245,6 +266,9 @@ fn pump_stdout(
             let new = &out.frames[before..];
             if !new.is_empty() {
                 let _ = frames.send(out.frames.len());
+                if let Some(c) = &mut client {
+                    c.feed(new);
+                }
             }
             let new_results = new.iter().filter(|f| f.is_result()).count();
             if new_results > 0 {
@@ -252,7 +276,7 @@ fn pump_stdout(
             }
         }
         splitter.finish(millis_since(started), &mut out);
-        out
+        (out, client.map(Pump::end))
     })
 }
 
@@ -270,37 +294,6 @@ fn pump_stderr(mut pipe: ChildStderr) -> JoinHandle<Stderr> {
         }
         capture.finish()
     })
-}
-
-/// Writes the stdin lines, pausing where a line waits for results, then closes stdin
-/// when the scenario says to. Returns why a write failed (the CLI may close stdin early).
-async fn write_stdin(
-    mut pipe: ChildStdin,
-    lines: Vec<StdinLine>,
-    close: CloseStdin,
-    mut results: watch::Receiver<usize>,
-) -> Option<String> {
-    let mut error = None;
-    for line in lines {
-        let Some(text) = line.to_line() else {
-            if let StdinLine::AfterResults { after_results: n } = line {
-                let _ = pipe.flush().await;
-                let _ = results.wait_for(|r| *r >= n).await;
-            }
-            continue;
-        };
-        if let Err(e) = pipe.write_all(format!("{text}\n").as_bytes()).await {
-            error = Some(e.to_string());
-            break;
-        }
-    }
-    if error.is_none() {
-        error = pipe.flush().await.err().map(|e| e.to_string());
-    }
-    if let CloseStdin::AfterResults { after_results: n } = close {
-        let _ = results.wait_for(|r| *r >= n).await;
-    }
-    error
 }
 
 /// Waits for the process to exit. Kills its group at the timeout, or once the grace
@@ -335,11 +328,11 @@ async fn wait(
 /// Collects stdout. A grandchild may hold it open after the CLI exited: it gets the
 /// grace period, then the whole group is killed so nothing outlives the trial.
 async fn drain_stdout(
-    mut reader: JoinHandle<Output>,
+    mut reader: JoinHandle<Stdout>,
     pgid: Option<i32>,
     grace: Duration,
     termination: Termination,
-) -> (Output, Termination) {
+) -> (Stdout, Termination) {
     if let Ok(out) = timeout(grace, &mut reader).await {
         return (out.unwrap_or_default(), termination);
     }
@@ -352,7 +345,7 @@ async fn drain_stdout(
         Ok(out) => (out.unwrap_or_default(), termination),
         Err(_) => {
             reader.abort();
-            (Output::default(), termination)
+            ((Output::default(), None), termination)
         }
     }
 }

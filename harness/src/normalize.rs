@@ -29,8 +29,16 @@ pub fn is_volatile_key(k: &str) -> bool {
         || k.ends_with("_at")
         || k.ends_with("At")
         || k.starts_with("ttft")
-        || k.to_ascii_lowercase().contains("duration")
-        || k.to_ascii_lowercase().contains("cost")
+        || contains_ignore_case(k, "duration")
+        || contains_ignore_case(k, "cost")
+}
+
+/// `needle` (lowercase ASCII) in `k`, any case, without allocating: this runs for every
+/// key of every frame a report shows.
+fn contains_ignore_case(k: &str, needle: &str) -> bool {
+    k.as_bytes()
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
 }
 
 /// Keys that name one run (`uuid`, `session_id`, `request_id`). Reports hide them;
@@ -73,6 +81,10 @@ pub fn sandbox_token(vars: &Vars) -> Option<String> {
 
 /// The sandbox's workspace and home in a string written as `$WORKSPACE` and `$HOME`.
 pub fn redact_str(s: &str, vars: &Vars) -> String {
+    let holds = |p: &str| !p.is_empty() && s.contains(p);
+    if !holds(&vars.workspace) && !holds(&vars.home) {
+        return s.to_string();
+    }
     let mut out = s.to_string();
     if !vars.workspace.is_empty() {
         out = out.replace(&vars.workspace, "$WORKSPACE");

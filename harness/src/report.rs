@@ -560,13 +560,14 @@ pub fn frame_diff(expected: &[Value], actual: &[Value], vars: &Vars) -> String {
         })
         .collect();
     let aligner = Aligner::new(&flat);
+    let mut operators = OperatorCache::default();
     let left: String = flat.iter().map(|p| format!("{}\n", p)).collect();
     let right: String = actual
         .iter()
         .enumerate()
         .map(|(i, a)| {
             let shown = match aligner.pattern_for(i, a) {
-                Some(p) => redact(&project(a, p, vars), vars),
+                Some(p) => redact(&cut_to_pattern(a, p, vars, &mut operators), vars),
                 None => headline(a),
             };
             format!("{shown}\n")
@@ -637,20 +638,34 @@ fn headline(v: &Value) -> Value {
     Value::Object(m)
 }
 
-fn project(actual: &Value, pattern: &Value, vars: &Vars) -> Value {
-    let is_operator = match pattern {
-        Value::String(s) => s.starts_with('$') && !s.starts_with("$$"),
-        Value::Object(m) => m.len() == 1 && m.keys().all(|k| k.starts_with('$')),
-        _ => false,
-    };
-    // Only operators need compiling: compiling every level would make this quadratic.
-    if is_operator {
+/// Operator patterns compiled once per diff: the same few patterns are shown against
+/// every frame, and compiling them per frame was most of the differ's time.
+#[derive(Default)]
+struct OperatorCache(HashMap<*const Value, Option<Pattern>>);
+
+impl OperatorCache {
+    fn accepts(&mut self, pattern: &Value, actual: &Value, vars: &Vars) -> bool {
+        let compiled = self
+            .0
+            .entry(pattern as *const Value)
+            .or_insert_with(|| Pattern::compile(pattern).ok());
+        compiled
+            .as_ref()
+            .is_some_and(|p| p.is_match(actual, vars, &Captures::new()))
+    }
+}
+
+/// `actual` cut to the keys `pattern` names; where an operator accepts what is there,
+/// the operator is shown instead, so only real differences remain.
+fn cut_to_pattern(actual: &Value, pattern: &Value, vars: &Vars, ops: &mut OperatorCache) -> Value {
+    let placeholder = pattern
+        .as_str()
+        .is_some_and(|s| s.starts_with('$') && !s.starts_with("$$"));
+    if placeholder || crate::pattern::is_operator(pattern) {
         let capture_like = pattern
             .as_object()
             .is_some_and(|m| m.contains_key("$capture") || m.contains_key("$ref"));
-        let accepted = capture_like
-            || Pattern::compile(pattern).is_ok_and(|p| p.is_match(actual, vars, &Captures::new()));
-        return if accepted {
+        return if capture_like || ops.accepts(pattern, actual, vars) {
             pattern.clone()
         } else {
             actual.clone()
@@ -659,14 +674,17 @@ fn project(actual: &Value, pattern: &Value, vars: &Vars) -> Value {
     match (actual, pattern) {
         (Value::Object(a), Value::Object(p)) => Value::Object(
             p.iter()
-                .filter_map(|(k, sub)| a.get(k).map(|x| (k.clone(), project(x, sub, vars))))
+                .filter_map(|(k, sub)| {
+                    a.get(k)
+                        .map(|x| (k.clone(), cut_to_pattern(x, sub, vars, ops)))
+                })
                 .collect(),
         ),
         (Value::Array(a), Value::Array(p)) => Value::Array(
             a.iter()
                 .enumerate()
                 .map(|(i, x)| match p.get(i) {
-                    Some(sub) => project(x, sub, vars),
+                    Some(sub) => cut_to_pattern(x, sub, vars, ops),
                     None => x.clone(),
                 })
                 .collect(),

@@ -576,6 +576,7 @@ pub fn frame_diff(expected: &[Value], actual: &[Value], vars: &Vars) -> String {
     // Myers is quadratic when the sides differ a lot (100k frames); past the deadline it
     // falls back to a coarser but still correct diff.
     similar::TextDiff::configure()
+        .algorithm(similar::Algorithm::Patience)
         .timeout(Duration::from_millis(500))
         .diff_lines(&left, &right)
         .unified_diff()

@@ -1,0 +1,122 @@
+//! Unit tests of `scenario`.
+use super::*;
+
+fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+    Scenario::parse(
+        text,
+        Path::new("scenarios/t/x.yaml"),
+        Path::new("scenarios"),
+    )
+}
+
+const MINIMAL: &str = r#"
+description: a text reply
+prompt: say hello
+stub:
+  steps:
+    - message: {content: [{text: "Hello!"}]}
+expect:
+  claude-code:
+    frames:
+      - {type: system, subtype: init}
+      - any_order:
+          - {type: a}
+          - [{type: b}, {type: c}]
+      - {type: result, result: "Hello!"}
+    exit_code: 0
+"#;
+
+#[test]
+fn a_bad_regex_is_a_file_error_with_its_line() {
+    let text = "prompt: hi\nexpect:\n  claude-code:\n    stderr: {regex: \"(\"}\n";
+    let e = parse(text).expect_err("a bad regex must not load");
+    assert_eq!(e.line, Some(4), "{e}");
+    assert!(e.message.contains("bad regex"), "{e}");
+}
+
+#[test]
+fn minimal_scenario_parses_with_id_from_path() {
+    let s = parse(MINIMAL).unwrap();
+    assert_eq!(s.id, "t/x");
+    let exp = &s.file.expect["claude-code"];
+    assert_eq!(exp.frames.len(), 3);
+    assert!(
+        matches!(&exp.frames[1].0, Expected::AnyOrder(runs) if runs.len() == 2 && runs[1].len() == 2)
+    );
+    assert_eq!(s.turns(exp), 1);
+}
+
+#[test]
+fn unknown_key_names_line_and_column() {
+    let text = MINIMAL.replace("    exit_code: 0", "    exit_cod: 0");
+    let e = parse(&text).unwrap_err();
+    assert_eq!(e.line, Some(15), "{e}");
+    assert!(e.message.contains("unknown field `exit_cod`"), "{e}");
+    assert!(e.to_string().starts_with("scenarios/t/x.yaml:15:"), "{e}");
+}
+
+#[test]
+fn bad_placeholder_is_reported_with_its_line() {
+    let text = MINIMAL.replace("result: \"Hello!\"", "result: \"$uid\"");
+    let e = parse(&text).unwrap_err();
+    assert!(e.message.contains("unknown placeholder `$uid`"), "{e}");
+    assert!(e.line.is_some(), "{e}");
+}
+
+#[test]
+fn files_cannot_escape_the_workspace() {
+    let text = MINIMAL.replace(
+        "prompt: say hello",
+        "prompt: x\nfiles: {\"../../etc/passwd\": owned}",
+    );
+    let e = parse(&text).unwrap_err();
+    assert!(
+        e.message.contains("`..` would leave the working directory"),
+        "{e}"
+    );
+    let text = MINIMAL.replace(
+        "prompt: say hello",
+        "prompt: x\nfiles: {\"/etc/passwd\": owned}",
+    );
+    assert!(parse(&text).unwrap_err().message.contains("relative"));
+}
+
+#[test]
+fn stdin_lines_raw_and_frames_and_turns() {
+    let text = MINIMAL.replace(
+            "prompt: say hello",
+            "stdin:\n  - {type: user, message: {role: user, content: a}}\n  - {raw: \"not json\"}\n  - {type: user, message: {role: user, content: b}}",
+        );
+    let s = parse(&text).unwrap();
+    let lines = s.file.stdin.as_ref().unwrap();
+    assert_eq!(lines[1].to_line().as_deref(), Some("not json"));
+    assert!(lines[0]
+        .to_line()
+        .unwrap()
+        .starts_with("{\"type\":\"user\""));
+    assert_eq!(s.turns(&s.file.expect["claude-code"]), 2);
+}
+
+#[test]
+fn an_expectation_is_required() {
+    let e = parse("description: x\nexpect: {}\n").unwrap_err();
+    assert!(e.message.contains("names no target"), "{e}");
+}
+
+#[test]
+fn text_expectations() {
+    assert!(TextExpect::Equals("hi".into()).check("hi\n").is_ok());
+    assert!(TextExpect::Equals("hi".into()).check("ho").is_err());
+    let rules = TextExpect::Rules(TextRules {
+        contains: vec!["Error".into()],
+        ..Default::default()
+    });
+    assert!(rules.check("Error parsing").is_ok());
+    assert!(rules.check("fine").is_err());
+    let empty = TextExpect::Rules(TextRules {
+        empty: Some(true),
+        ..Default::default()
+    });
+    assert!(empty.check("  \n").is_ok());
+    assert!(empty.check("x").is_err());
+}

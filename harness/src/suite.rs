@@ -176,22 +176,7 @@ where
             }
         }
     }
-    for p in planned {
-        if reported.contains(&(p.scenario.id.clone(), p.target.name.clone())) {
-            continue;
-        }
-        let trial = if interrupted {
-            let mut t = Trial::skipped(
-                &p.scenario,
-                &p.target.name,
-                &p.target.version,
-                String::new(),
-            );
-            t.status = Status::Skipped("interrupted before it finished".into());
-            t
-        } else {
-            harness_error(&p.scenario, &p.target, "the trial never reported a result")
-        };
+    for trial in unreported(planned, &reported, interrupted) {
         on_trial(&trial);
         writer.record(trial)?;
     }
@@ -201,6 +186,27 @@ where
 struct Planned {
     scenario: Arc<Scenario>,
     target: Target,
+}
+
+/// A result for every planned trial that never reported one: skipped when the run was
+/// interrupted, a harness error otherwise.
+fn unreported(
+    planned: Vec<Planned>,
+    reported: &HashSet<(String, String)>,
+    interrupted: bool,
+) -> Vec<Trial> {
+    planned
+        .into_iter()
+        .filter(|p| !reported.contains(&(p.scenario.id.clone(), p.target.name.clone())))
+        .map(|p| {
+            if interrupted {
+                let why = "interrupted before it finished".to_string();
+                Trial::skipped(&p.scenario, &p.target.name, &p.target.version, why)
+            } else {
+                harness_error(&p.scenario, &p.target, "the trial never reported a result")
+            }
+        })
+        .collect()
 }
 
 /// How many trials at once, and which scenarios are trials of a target.

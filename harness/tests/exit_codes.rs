@@ -12,11 +12,21 @@ fn fake_cli() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/divergences/fake-cli.sh")
 }
 
-/// The exit code of `streamcheck --root <fixture> ARGS`, with reports in a temp dir.
+/// The exit code of `streamcheck --root <a copy of the fixture> ARGS`, with reports in a
+/// temp dir (record writes pending files under the root, so the fixture is copied).
 fn code(args: &[&str]) -> i32 {
     let reports = tempfile::tempdir().unwrap();
+    let copy = tempfile::tempdir().unwrap();
+    let copied = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(root().join("scenarios"))
+        .arg(root().join("targets"))
+        .arg(copy.path())
+        .status()
+        .unwrap();
+    assert!(copied.success());
     let mut cmd = Command::cargo_bin("streamcheck").unwrap();
-    cmd.arg("--root").arg(root()).args(args);
+    cmd.arg("--root").arg(copy.path()).args(args);
     let runs_trials = matches!(args[0], "run" | "record" | "drift" | "compare");
     if runs_trials {
         cmd.arg("--target-command").arg(fake_cli());

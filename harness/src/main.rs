@@ -3,7 +3,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
-use streamcheck::commands::{compare, drift, record};
+use streamcheck::commands::{audit, compare, drift, record};
 use streamcheck::report::{self, ReportWriter};
 use streamcheck::runner::{RunOptions, Status, Trial};
 use streamcheck::scenario::{self, Scenario};
@@ -156,6 +156,19 @@ enum Cmd {
         /// Review only scenarios whose id contains this. Repeatable.
         #[arg(long = "filter", short = 'f')]
         filters: Vec<String>,
+    },
+    /// Mutate each passing trial's output and report which mutations its scenario lets through (audit.md, audit.json).
+    Audit {
+        #[command(flatten)]
+        pick: Pick,
+        #[command(flatten)]
+        exec: Exec,
+        /// Audit the saved outputs of an earlier run (its report folder) instead of running.
+        #[arg(long)]
+        from: Option<PathBuf>,
+        /// Where audit.md and audit.json go (default reports/audit/<timestamp>/).
+        #[arg(long)]
+        report_dir: Option<PathBuf>,
     },
     /// Run the suite on several versions and report protocol drift between neighbours.
     Drift {
@@ -404,6 +417,33 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             for e in &errors {
                 eprintln!("error: {e}");
             }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Audit {
+            pick,
+            exec,
+            from,
+            report_dir,
+        } => {
+            let project = project(cli.root)?;
+            let (scenarios, _) = load(&project, &pick)?;
+            let targets = match from {
+                Some(_) => Vec::new(),
+                None => exec.resolve(&specs(&pick)?, &project),
+            };
+            let stamp = report::timestamp(std::time::SystemTime::now()).replace(':', "");
+            let opts = audit::AuditOptions {
+                from,
+                run_dir: ReportWriter::default_dir(&project.root),
+                report_dir: report_dir
+                    .unwrap_or_else(|| project.root.join("reports/audit").join(stamp)),
+                jobs: exec.jobs(),
+                run: exec.run_options(),
+            };
+            print!(
+                "{}",
+                rt.block_on(audit::command(scenarios, &targets, &opts))?
+            );
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Stub { file, port } => rt.block_on(serve_stub(file, port)),

@@ -19,7 +19,10 @@ use stub_api::loadgen::{self, Load};
 
 const CONNECTIONS: usize = 4;
 const TIME_LIMIT: Duration = Duration::from_secs(30);
-const OBSERVED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/text.requests.jsonl");
+const OBSERVED: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/text.requests.jsonl"
+);
 
 fn main() {
     let bin = std::env::var_os("STUB_API_BIN")

@@ -79,10 +79,31 @@ fn invariants_of(expect: &TargetExpect, format: OutputFormat, trial: &Trial) -> 
         .filter(|i| !skip.contains(i))
         .collect();
     if format == OutputFormat::Json {
-        enabled.retain(|i| matches!(i, Invariant::NdjsonOnly | Invariant::ExitsAfterResult));
+        enabled.retain(|i| {
+            matches!(
+                i,
+                Invariant::NdjsonOnly
+                    | Invariant::ExitsAfterResult
+                    | Invariant::ExitCodeMatchesResult
+                    | Invariant::SessionMatchesRequest
+            )
+        });
     }
     let hung_after_result = trial.exit.termination == Termination::HungAfterResult;
-    invariants::check(&trial.output, &enabled, hung_after_result)
+    let mut out = invariants::check(&trial.output, &enabled, hung_after_result);
+    if enabled.contains(&Invariant::ExitCodeMatchesResult) {
+        out.extend(invariants::exit_code_matches_result(
+            &trial.output,
+            &trial.exit,
+        ));
+    }
+    if enabled.contains(&Invariant::SessionMatchesRequest) {
+        out.extend(invariants::session_matches_request(
+            &trial.output,
+            &trial.journal,
+        ));
+    }
+    out
 }
 
 fn frames(expect: &TargetExpect, trial: &Trial, caps: &mut Captures) -> Vec<Divergence> {

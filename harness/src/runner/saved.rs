@@ -69,7 +69,8 @@ impl SavedTrial {
         files
             .iter()
             .map(|p| {
-                let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+                let text =
+                    std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
                 serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))
             })
             .collect()

@@ -224,7 +224,11 @@ fn cache_dir_of(
 ) -> Option<PathBuf> {
     let set = |p: Option<PathBuf>| p.filter(|p| !p.as_os_str().is_empty());
     set(own)
-        .or_else(|| set(xdg).filter(|p| p.is_absolute()).map(|p| p.join("streamcheck")))
+        .or_else(|| {
+            set(xdg)
+                .filter(|p| p.is_absolute())
+                .map(|p| p.join("streamcheck"))
+        })
         .or_else(|| set(home).map(|h| h.join(".cache/streamcheck")))
 }
 
@@ -670,7 +674,10 @@ mod tests {
         let p = |s: &str| Some(PathBuf::from(s));
         assert_eq!(cache_dir_of(p("/c"), p("/x"), p("/h")), p("/c"));
         assert_eq!(cache_dir_of(None, p("/x"), p("/h")), p("/x/streamcheck"));
-        assert_eq!(cache_dir_of(p(""), p("rel"), p("/h")), p("/h/.cache/streamcheck"));
+        assert_eq!(
+            cache_dir_of(p(""), p("rel"), p("/h")),
+            p("/h/.cache/streamcheck")
+        );
         assert_eq!(cache_dir_of(None, None, None), None);
     }
 

@@ -149,16 +149,24 @@ pub enum Outcome {
     FalseAlarm(String),
 }
 
+/// One mutation of one scenario's output, and what the scenario made of it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Tried {
+    pub mutation: Mutation,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct ScenarioAudit {
     pub scenario: String,
     pub target: String,
-    pub results: Vec<(Mutation, Outcome)>,
+    pub results: Vec<Tried>,
 }
 
 impl ScenarioAudit {
     pub fn count(&self, f: impl Fn(&Outcome) -> bool) -> usize {
-        self.results.iter().filter(|(_, o)| f(o)).count()
+        self.results.iter().filter(|t| f(&t.outcome)).count()
     }
 }
 
@@ -260,7 +268,10 @@ pub fn audit_one(scenario: &Scenario, saved: &SavedTrial) -> Result<ScenarioAudi
                     (None, false) => Outcome::Missed,
                 },
             };
-            (m, outcome)
+            Tried {
+                mutation: m,
+                outcome,
+            }
         })
         .collect();
     Ok(ScenarioAudit {
@@ -270,7 +281,11 @@ pub fn audit_one(scenario: &Scenario, saved: &SavedTrial) -> Result<ScenarioAudi
     })
 }
 
-/// The runner's check of `recorded` as if the CLI had printed it.
+/// How much of a divergence's message the report keeps.
+const MESSAGE_CHARS: usize = 200;
+
+/// The runner's check of `recorded` as if the CLI had printed it: its first divergence,
+/// sandbox paths redacted.
 fn first_divergence(
     scenario: &Scenario,
     expect: &TargetExpect,
@@ -289,10 +304,18 @@ fn first_divergence(
     trial.journal = saved.journal.clone();
     trial.vars = saved.vars();
     let timeout = Duration::from_secs(expect.timeout.unwrap_or(60));
-    check::expectation(scenario, expect, &trial, timeout)
+    let first = check::expectation(scenario, expect, &trial, timeout)
         .into_iter()
-        .next()
-        .map(|d| d.message)
+        .next()?;
+    let mut message = crate::normalize::redact_sandbox_str(&first.message, &trial.vars);
+    // Ids differ from run to run; the baseline should not.
+    for span in crate::normalize::uuid_spans(&message).into_iter().rev() {
+        message.replace_range(span, "$uuid");
+    }
+    Some(match message.char_indices().nth(MESSAGE_CHARS) {
+        Some((cut, _)) => format!("{}…", &message[..cut]),
+        None => message,
+    })
 }
 
 /// Options of `streamcheck audit`.

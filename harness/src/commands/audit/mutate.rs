@@ -127,11 +127,12 @@ fn replace_strings(v: &mut Value, from: &str, to: &str) {
 
 fn prefixed(v: &mut Value, key: &str) {
     if let Some(Value::String(s)) = v.get_mut(key) {
-        *s = format!("mutated: {s}");
+        *s = format!("mutated: {s} (mutated)");
     }
 }
 
-/// `r` with `m` applied; `None` when the output has nothing `m` could change.
+/// `r` with `m` applied (a text changes at both ends, so a regex anchored at one end
+/// only lets it through); `None` when the output has nothing `m` could change.
 pub fn apply(m: Mutation, r: &Recorded) -> Option<Recorded> {
     let frames = r.frames();
     match m {
@@ -181,7 +182,7 @@ pub fn apply(m: Mutation, r: &Recorded) -> Option<Recorded> {
             let (at, _) = first_block(&frames, "text")?;
             edit_block(r, at, "text", |b| {
                 if let Some(Value::String(s)) = b.get_mut("text") {
-                    *s = format!("mutated: {s}");
+                    *s = format!("mutated: {s} (mutated)");
                 }
             })
         }

@@ -1,7 +1,7 @@
 //! audit.md (scenario × mutation, the weakest scenarios first, each miss with what to
 //! pin) and audit.json (the [`Audit`] as it is).
 
-use super::{Audit, Mutation, Outcome};
+use super::{Audit, Mutation, Outcome, Tried};
 use crate::report::write_atomic;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -64,8 +64,8 @@ pub fn render_md(audit: &Audit) -> String {
     s.push('\n');
     for a in &audit.scenarios {
         let _ = write!(s, "| {} | {} |", a.scenario, a.target);
-        for (_, o) in &a.results {
-            let _ = write!(s, " {} |", symbol(o));
+        for t in &a.results {
+            let _ = write!(s, " {} |", symbol(&t.outcome));
         }
         s.push('\n');
     }
@@ -86,7 +86,7 @@ fn misses(s: &mut String, audit: &Audit) {
         .filter(|a| {
             a.results
                 .iter()
-                .any(|(_, o)| matches!(o, Outcome::Missed | Outcome::FalseAlarm(_)))
+                .any(|t| matches!(t.outcome, Outcome::Missed | Outcome::FalseAlarm(_)))
         })
         .collect();
     if weak.is_empty() {
@@ -96,8 +96,12 @@ fn misses(s: &mut String, audit: &Audit) {
     s.push_str("\n## Misses and false alarms\n\n");
     for a in weak {
         let _ = writeln!(s, "### {} ({})\n", a.scenario, a.target);
-        for (m, o) in &a.results {
-            match o {
+        for Tried {
+            mutation: m,
+            outcome,
+        } in &a.results
+        {
+            match outcome {
                 Outcome::Missed => {
                     let _ = writeln!(s, "- missed: {m}: {}", m.hint());
                 }

@@ -52,7 +52,7 @@ fn saved() -> SavedTrial {
 }
 
 fn outcome(a: &ScenarioAudit, m: Mutation) -> &Outcome {
-    &a.results.iter().find(|(x, _)| *x == m).unwrap().1
+    &a.results.iter().find(|t| t.mutation == m).unwrap().outcome
 }
 
 /// Pins only the result, in subsequence mode, with an unanchored regex.

@@ -2,10 +2,12 @@
 
 use crate::divergence::{Divergence, Kind};
 use crate::runner::output::Output;
+use crate::runner::process::Exit;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::HashSet;
+use stub_api::JournalEntry;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -25,10 +27,15 @@ pub enum Invariant {
     /// What the Agent SDKs require of the output (only with a client profile; see
     /// `sdk_contract`).
     SdkContract,
+    /// The exit code is 0 exactly when the last `result` has `is_error: false`.
+    ExitCodeMatchesResult,
+    /// The `session_id` printed is the one the CLI sent to the API (Claude Code puts it
+    /// in each request's `metadata.user_id`; a CLI that sends none is not checked).
+    SessionMatchesRequest,
 }
 
 impl Invariant {
-    pub const ALL: [Invariant; 7] = [
+    pub const ALL: [Invariant; 9] = [
         Invariant::NdjsonOnly,
         Invariant::InitFirst,
         Invariant::ResultEndsTurn,
@@ -36,6 +43,8 @@ impl Invariant {
         Invariant::ToolResultsReferToToolUses,
         Invariant::ExitsAfterResult,
         Invariant::SdkContract,
+        Invariant::ExitCodeMatchesResult,
+        Invariant::SessionMatchesRequest,
     ];
 }
 
@@ -218,6 +227,60 @@ pub fn check(output: &Output, enabled: &[Invariant], hung_after_result: bool) ->
         ));
     }
     out
+}
+
+/// [`Invariant::ExitCodeMatchesResult`]: checked when the CLI exited by itself with a
+/// code after printing a `result` that says whether it is an error.
+pub fn exit_code_matches_result(output: &Output, exit: &Exit) -> Option<Divergence> {
+    let code = exit.code.filter(|_| !exit.termination.by_harness())?;
+    let last = output.frames.iter().rev().find(|f| f.is_result())?;
+    let is_error = last.value.get("is_error")?.as_bool()?;
+    if (code == 0) != is_error {
+        return None;
+    }
+    let want = if is_error { "non-zero" } else { "0" };
+    Some(
+        Divergence::new(
+            Kind::Invariant,
+            format!("the CLI exited with {code}, but its last result has is_error: {is_error} (expected exit code {want})"),
+        )
+        .at_frame(last.index, last.line)
+        .at_path("$.is_error")
+        .actual(code.into()),
+    )
+}
+
+/// The session id a request carries in `metadata.user_id` (a JSON object as a string).
+fn request_session(entry: &JournalEntry) -> Option<String> {
+    let user_id = entry.body().pointer("/metadata/user_id")?.as_str()?;
+    let inner: Value = serde_json::from_str(user_id).ok()?;
+    inner.get("session_id")?.as_str().map(str::to_string)
+}
+
+/// [`Invariant::SessionMatchesRequest`]: the first `session_id` printed is one the CLI
+/// sent to the API.
+pub fn session_matches_request(output: &Output, journal: &[JournalEntry]) -> Option<Divergence> {
+    let sent: Vec<String> = journal.iter().filter_map(request_session).collect();
+    let (frame, printed) = output
+        .frames
+        .iter()
+        .find_map(|f| Some((f, f.value.get("session_id")?.as_str()?)))?;
+    if sent.is_empty() || sent.iter().any(|s| s == printed) {
+        return None;
+    }
+    Some(
+        Divergence::new(
+            Kind::Invariant,
+            format!(
+                "session_id {printed:?} is not the one the CLI sent to the API ({:?} in metadata.user_id)",
+                sent[0]
+            ),
+        )
+        .at_frame(frame.index, frame.line)
+        .at_path("$.session_id")
+        .expected(Value::String(sent[0].clone()))
+        .actual(Value::String(printed.to_string())),
+    )
 }
 
 #[cfg(test)]

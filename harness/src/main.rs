@@ -104,6 +104,22 @@ enum Cmd {
         #[arg(long = "filter", short = 'f')]
         filters: Vec<String>,
     },
+    /// Grade the suite: mutate saved CLI output and re-check each scenario against it
+    /// (audit.md, audit.json), without running the CLI again per mutation.
+    Audit {
+        #[command(flatten)]
+        select: SelectArgs,
+        #[command(flatten)]
+        targets: TargetArgs,
+        #[command(flatten)]
+        exec: ExecArgs,
+        /// Audit the saved outputs of an earlier run (its report folder) instead of running.
+        #[arg(long)]
+        from: Option<PathBuf>,
+        /// Where audit.md and audit.json go (default reports/audit/<timestamp>/).
+        #[arg(long)]
+        report_dir: Option<PathBuf>,
+    },
     /// Run the suite on several versions and report protocol drift between neighbours.
     Drift {
         #[command(flatten)]
@@ -182,6 +198,19 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
             reject_all,
             filters,
         } => cli::record::review(root, &filters, accept_all, reject_all),
+        Cmd::Audit {
+            select,
+            targets,
+            exec,
+            from,
+            report_dir,
+        } => cli::audit::audit(
+            Context::load(root, &select)?,
+            &targets,
+            &exec,
+            from,
+            report_dir,
+        ),
         Cmd::Drift {
             select,
             targets,

@@ -134,6 +134,9 @@ impl ReportWriter {
         if trial.status == Status::Failed {
             write_trial_report(&self.dir, &trial)?;
         }
+        if !matches!(trial.status, Status::Skipped(_)) {
+            write_saved_trial(&self.dir, &trial)?;
+        }
         self.results.trials.push(trial);
         self.write_run_files()
     }
@@ -241,6 +244,15 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     io::Write::write_all(&mut tmp, bytes)?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// `outputs/<stem>.json`: what `audit --from` needs to check the trial again.
+fn write_saved_trial(dir: &Path, trial: &Trial) -> io::Result<()> {
+    let saved = crate::runner::saved::SavedTrial::of(trial);
+    let path = dir
+        .join(crate::runner::saved::DIR)
+        .join(format!("{}.json", trial_stem(trial)));
+    write_atomic(&path, &serde_json::to_vec(&saved)?)
 }
 
 /// `<scenario id>.<target>` under the report dir: the scenario folders are kept.

@@ -38,9 +38,9 @@ impl Dialect {
 pub enum Source {
     /// The Claude Code pinned in `targets/claude-code/package-lock.json`.
     PinnedNpm,
-    /// Another Claude Code version from npm, installed side by side under `.cache/`.
+    /// Another Claude Code version from npm, installed side by side in the cache ([`Project::cache_dir`]).
     Npm { version: String },
-    /// caliban from crates.io, built with `cargo install` under `.cache/`.
+    /// caliban from crates.io, built with `cargo install` into the cache.
     Cargo { version: String },
     /// Any executable that follows the dialect's conventions, with extra environment.
     Command {
@@ -205,14 +205,31 @@ impl Project {
         self.root.join("scenarios")
     }
 
-    /// Where other CLI versions and caliban are installed: `.cache/` in the project
-    /// (git-ignored), or `$STREAMCHECK_CACHE` to share one cache between checkouts.
+    /// Where other CLI versions and caliban are installed, shared by every checkout on
+    /// the machine: `$STREAMCHECK_CACHE`, else `$XDG_CACHE_HOME/streamcheck`, else
+    /// `~/.cache/streamcheck` (`.cache/` in the project when there is no home at all).
     pub fn cache_dir(&self) -> PathBuf {
-        match std::env::var_os("STREAMCHECK_CACHE") {
-            Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-            _ => self.root.join(".cache"),
-        }
+        let var = |name: &str| std::env::var_os(name).map(PathBuf::from);
+        cache_dir_of(var("STREAMCHECK_CACHE"), var("XDG_CACHE_HOME"), var("HOME"))
+            .unwrap_or_else(|| self.root.join(".cache"))
     }
+}
+
+/// [`Project::cache_dir`] from its environment variables. An empty or relative
+/// `XDG_CACHE_HOME` is ignored, as the XDG specification says.
+fn cache_dir_of(
+    own: Option<PathBuf>,
+    xdg: Option<PathBuf>,
+    home: Option<PathBuf>,
+) -> Option<PathBuf> {
+    let set = |p: Option<PathBuf>| p.filter(|p| !p.as_os_str().is_empty());
+    set(own)
+        .or_else(|| {
+            set(xdg)
+                .filter(|p| p.is_absolute())
+                .map(|p| p.join("streamcheck"))
+        })
+        .or_else(|| set(home).map(|h| h.join(".cache/streamcheck")))
 }
 
 /// Installs a target when `install` allows it and it is missing, then reads its version.
@@ -659,6 +676,18 @@ pub fn version_lt(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cache_is_per_user_unless_streamcheck_cache_says_otherwise() {
+        let p = |s: &str| Some(PathBuf::from(s));
+        assert_eq!(cache_dir_of(p("/c"), p("/x"), p("/h")), p("/c"));
+        assert_eq!(cache_dir_of(None, p("/x"), p("/h")), p("/x/streamcheck"));
+        assert_eq!(
+            cache_dir_of(p(""), p("rel"), p("/h")),
+            p("/h/.cache/streamcheck")
+        );
+        assert_eq!(cache_dir_of(None, None, None), None);
+    }
 
     #[test]
     fn target_names() {

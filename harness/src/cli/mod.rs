@@ -5,6 +5,7 @@
 //! run with failures), 2 a usage, scenario-file or setup error ([`Error`]).
 
 pub mod args;
+pub mod audit;
 pub mod compare;
 pub mod drift;
 pub mod inspect;

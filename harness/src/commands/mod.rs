@@ -1,3 +1,4 @@
+pub mod audit;
 pub mod compare;
 pub mod drift;
 pub mod record;

@@ -33,6 +33,7 @@ pub fn expectation(
             &enabled,
             hung_after_result,
         ));
+        out.extend(run_invariants(expect, trial, &enabled));
         if let Some(log) = &trial.client {
             let sdk_contract = enabled.contains(&Invariant::SdkContract);
             out.extend(log.divergences(&trial.output, trial.exit.code, sdk_contract));
@@ -91,9 +92,36 @@ fn enabled_invariants(expect: &TargetExpect, format: OutputFormat) -> Vec<Invari
         .filter(|i| !skip.contains(i))
         .collect();
     if format == OutputFormat::Json {
-        enabled.retain(|i| matches!(i, Invariant::NdjsonOnly | Invariant::ExitsAfterResult));
+        enabled.retain(|i| {
+            matches!(
+                i,
+                Invariant::NdjsonOnly
+                    | Invariant::ExitsAfterResult
+                    | Invariant::ExitCodeMatchesResult
+                    | Invariant::SessionMatchesRequest
+            )
+        });
     }
     enabled
+}
+
+/// The invariants that need more than the frames: the exit code and the requests.
+fn run_invariants(expect: &TargetExpect, trial: &Trial, enabled: &[Invariant]) -> Vec<Divergence> {
+    let mut out = Vec::new();
+    // An exit code the expectation already rejects is reported once, as that.
+    if enabled.contains(&Invariant::ExitCodeMatchesResult) && exit_code(expect, trial).is_none() {
+        out.extend(invariants::exit_code_matches_result(
+            &trial.output,
+            &trial.exit,
+        ));
+    }
+    if enabled.contains(&Invariant::SessionMatchesRequest) {
+        out.extend(invariants::session_matches_request(
+            &trial.output,
+            &trial.journal,
+        ));
+    }
+    out
 }
 
 fn frames(expect: &TargetExpect, trial: &Trial, caps: &mut Captures) -> Vec<Divergence> {

@@ -9,6 +9,7 @@ pub mod check;
 pub mod output;
 pub mod process;
 pub mod sandbox;
+pub mod saved;
 
 pub use output::Stderr;
 pub use process::{Exit, Termination};

@@ -1,0 +1,35 @@
+//! `streamcheck audit`: how many protocol mutations each scenario would catch.
+
+use super::args::{ExecArgs, TargetArgs};
+use super::{Context, Verdict};
+use std::path::PathBuf;
+use streamcheck::commands::audit::{self, AuditOptions};
+use streamcheck::error::Result;
+use streamcheck::report::ReportWriter;
+
+pub fn audit(
+    ctx: Context,
+    targets: &TargetArgs,
+    exec: &ExecArgs,
+    from: Option<PathBuf>,
+    report_dir: Option<PathBuf>,
+) -> Result<Verdict> {
+    let resolved = match from {
+        Some(_) => Vec::new(),
+        None => exec.resolve(&targets.specs()?, &ctx.project),
+    };
+    let opts = AuditOptions {
+        from,
+        run_dir: ReportWriter::default_dir(&ctx.project.root),
+        report_dir: report_dir.unwrap_or_else(|| ctx.default_report_dir("audit")),
+        jobs: exec.jobs(),
+        run: exec.run_options(),
+    };
+    let summary = super::args::runtime()?.block_on(audit::command(
+        ctx.scenarios.clone(),
+        &resolved,
+        &opts,
+    ))?;
+    print!("{summary}");
+    Ok(ctx.verdict(Verdict::AllGood))
+}

@@ -1,0 +1,160 @@
+use super::*;
+use crate::runner::process::Exit;
+use crate::runner::Stderr;
+use std::path::Path;
+
+const STDOUT: &str = concat!(
+    r#"{"type":"system","subtype":"init","session_id":"s1","cwd":"/w"}"#,
+    "\n",
+    r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Running it."}]},"session_id":"s1"}"#,
+    "\n",
+    r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_001","name":"Bash"}]},"session_id":"s1"}"#,
+    "\n",
+    r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_001"}]},"session_id":"s1"}"#,
+    "\n",
+    r#"{"type":"result","subtype":"success","is_error":false,"result":"Retried 3 times","session_id":"s1"}"#,
+    "\n"
+);
+
+fn scenario(expect: &str) -> Scenario {
+    let text = format!(
+        "description: x\nprompt: p\nexpect:\n  claude-code:\n{}",
+        expect
+            .lines()
+            .map(|l| format!("    {l}\n"))
+            .collect::<String>()
+    );
+    Scenario::parse(
+        &text,
+        Path::new("proj/scenarios/t/x.yaml"),
+        Path::new("proj/scenarios"),
+    )
+    .unwrap()
+}
+
+fn saved() -> SavedTrial {
+    SavedTrial {
+        scenario: "t/x".into(),
+        target: "claude-code".into(),
+        target_version: "1.0.0".into(),
+        status: Status::Passed,
+        exit: Exit {
+            code: Some(0),
+            ..Exit::default()
+        },
+        stdout: STDOUT.into(),
+        stdout_truncated: false,
+        stderr: Stderr::default(),
+        workspace: "/w".into(),
+        home: "/h".into(),
+        journal: Vec::new(),
+    }
+}
+
+fn outcome(a: &ScenarioAudit, m: Mutation) -> &Outcome {
+    &a.results.iter().find(|t| t.mutation == m).unwrap().outcome
+}
+
+/// Pins only the result, in subsequence mode, with an unanchored regex.
+const LOOSE: &str = "mode: subsequence
+frames:
+  - {type: result, result: {$regex: Retried}}
+invariants: {skip: [exit_code_matches_result], reason: a loose fixture}
+";
+
+/// Every frame, in order, with ids, names, texts, is_error and the exit code.
+const TIGHT: &str = "frames:
+  - {type: system, subtype: init, session_id: {$capture: sid}}
+  - {type: assistant, message: {content: [{type: text, text: Running it.}]}}
+  - {type: assistant, message: {content: [{type: tool_use, id: toolu_001, name: Bash}]}}
+  - {type: user, message: {content: [{type: tool_result, tool_use_id: toolu_001}]}}
+  - {type: result, subtype: success, is_error: false, result: {$regex: '^Retried 3 times$'}, session_id: {$ref: sid}}
+exit_code: 0
+stderr: {not_contains: [panicked]}
+";
+
+#[test]
+fn a_loose_scenario_misses_what_a_tight_one_catches() {
+    let loose = audit_one(&scenario(LOOSE), &saved()).unwrap();
+    let tight = audit_one(&scenario(TIGHT), &saved()).unwrap();
+    for m in [
+        Mutation::DropFrame,
+        Mutation::SwapFramesAfterInit,
+        Mutation::FlipIsError,
+        Mutation::ChangeResultText,
+        Mutation::ChangeToolName,
+        Mutation::ChangeToolUseId,
+        Mutation::ChangeExitCode,
+    ] {
+        assert_eq!(outcome(&loose, m), &Outcome::Missed, "loose, {m}");
+        assert!(
+            matches!(outcome(&tight, m), Outcome::Caught(_)),
+            "tight, {m}: {:?}",
+            outcome(&tight, m)
+        );
+    }
+    // The invariants catch these whatever the frames say.
+    for m in [
+        Mutation::InsertNonJson,
+        Mutation::FrameAfterResult,
+        Mutation::HangAfterResult,
+    ] {
+        assert!(
+            matches!(outcome(&loose, m), Outcome::Caught(_)),
+            "loose, {m}"
+        );
+    }
+}
+
+#[test]
+fn controls_never_fail_a_passing_scenario() {
+    for expect in [LOOSE, TIGHT] {
+        let a = audit_one(&scenario(expect), &saved()).unwrap();
+        for m in Mutation::ALL.into_iter().filter(|m| m.is_control()) {
+            assert_eq!(outcome(&a, m), &Outcome::Held, "{m}");
+        }
+    }
+}
+
+#[test]
+fn a_stderr_rule_that_reads_everything_is_a_false_alarm() {
+    let a = audit_one(
+        &scenario("mode: subsequence\nstderr: {empty: true}\n"),
+        &saved(),
+    )
+    .unwrap();
+    assert!(matches!(
+        outcome(&a, Mutation::UnrelatedStderr),
+        Outcome::FalseAlarm(_)
+    ));
+    let audit = audit(
+        &[scenario("mode: subsequence\nstderr: {empty: true}\n")],
+        &[saved()],
+    );
+    assert_eq!(audit.false_alarms, 1);
+    assert!(render::render_md(&audit).contains("false alarm: control: unrelated stderr"));
+}
+
+#[test]
+fn a_trial_that_did_not_pass_is_not_audited() {
+    let mut s = saved();
+    s.status = Status::Failed;
+    assert!(audit_one(&scenario(TIGHT), &s).is_err());
+    let a = audit(
+        &[scenario("frames: [{type: result, is_error: true}]\n")],
+        &[saved()],
+    );
+    assert_eq!(a.not_audited.len(), 1);
+    assert!(a.not_audited[0].reason.contains("no longer passes"));
+}
+
+#[test]
+fn the_score_counts_caught_out_of_applied() {
+    let a = audit(&[scenario(TIGHT)], &[saved()]);
+    assert_eq!(
+        a.missed + a.caught,
+        a.scenarios[0].count(|o| matches!(o, Outcome::Caught(_) | Outcome::Missed))
+    );
+    assert!(a.score > 0.0 && a.score <= 100.0);
+    assert!(render::render_md(&a).contains("| t/x | claude-code |"));
+}

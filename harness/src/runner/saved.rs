@@ -1,0 +1,90 @@
+//! What a finished trial needs to be checked again without running the CLI: stdout as
+//! printed, how the process ended, stderr, the requests the stub saw and the sandbox
+//! paths. A run saves one per trial (`outputs/<stem>.json` beside its reports); `audit`
+//! reads them back.
+
+use super::output::{Output, Stderr};
+use super::process::Exit;
+use super::{Status, Trial};
+use crate::pattern::Vars;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use stub_api::JournalEntry;
+
+/// The folder of saved trials inside a report folder.
+pub const DIR: &str = "outputs";
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SavedTrial {
+    pub scenario: String,
+    pub target: String,
+    pub target_version: String,
+    #[serde(flatten)]
+    pub status: Status,
+    pub exit: Exit,
+    /// stdout as printed (lossily decoded if it was not UTF-8).
+    pub stdout: String,
+    #[serde(default)]
+    pub stdout_truncated: bool,
+    pub stderr: Stderr,
+    pub workspace: String,
+    pub home: String,
+    pub journal: Vec<JournalEntry>,
+}
+
+impl SavedTrial {
+    pub fn of(trial: &Trial) -> SavedTrial {
+        SavedTrial {
+            scenario: trial.scenario.clone(),
+            target: trial.target.clone(),
+            target_version: trial.target_version.clone(),
+            status: trial.status.clone(),
+            exit: trial.exit.clone(),
+            stdout: trial.output.text(),
+            stdout_truncated: trial.output.raw_truncated,
+            stderr: trial.stderr.clone(),
+            workspace: trial.vars.workspace.clone(),
+            home: trial.vars.home.clone(),
+            journal: trial.journal.clone(),
+        }
+    }
+
+    pub fn vars(&self) -> Vars {
+        Vars {
+            workspace: self.workspace.clone(),
+            home: self.home.clone(),
+        }
+    }
+
+    pub fn output(&self) -> Output {
+        Output::parse(self.stdout.as_bytes())
+    }
+
+    /// Every saved trial under `report_dir/outputs/`, in path order.
+    pub fn read_all(report_dir: &Path) -> Result<Vec<SavedTrial>, String> {
+        let dir = report_dir.join(DIR);
+        let mut files = Vec::new();
+        collect_json(&dir, &mut files).map_err(|e| format!("{}: {e}", dir.display()))?;
+        files.sort();
+        files
+            .iter()
+            .map(|p| {
+                let text =
+                    std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+                serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))
+            })
+            .collect()
+    }
+}
+
+fn collect_json(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect_json(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "json") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}

@@ -186,7 +186,7 @@ impl LineSplitter {
                     });
                     None
                 }
-                Ok(other) => Some(LineProblem::NotObject(json_type(&other))),
+                Ok(other) => Some(LineProblem::NotObject(crate::frame::json_type(&other))),
                 Err(e) => Some(LineProblem::NotJson(e.to_string())),
             },
         };
@@ -201,17 +201,6 @@ impl LineSplitter {
     }
 }
 
-/// The JSON type of `v`: `null`, `bool`, `number`, `string`, `array`, `object`.
-pub fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
 
 fn excerpt(bytes: &[u8]) -> String {
     let cut = &bytes[..bytes.len().min(EXCERPT)];

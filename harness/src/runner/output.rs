@@ -201,7 +201,6 @@ impl LineSplitter {
     }
 }
 
-
 fn excerpt(bytes: &[u8]) -> String {
     let cut = &bytes[..bytes.len().min(EXCERPT)];
     let mut s = String::from_utf8_lossy(cut).into_owned();

@@ -1,6 +1,7 @@
 //! streamcheck: conformance tests for the stream-json protocol of agent CLIs.
 //!
 //! - [`scenario`]: scenario files (what to send, what the stub answers, what must come out)
+//! - [`expectation`] and [`version_range`]: which expectation holds at a target's version
 //! - [`pattern`] and [`matcher`]: partial JSON patterns and frame-sequence matching
 //! - [`invariants`]: protocol rules checked in every scenario
 //! - [`target`]: the CLIs under test (install, version, flags, environment)
@@ -17,6 +18,7 @@
 pub mod bench;
 pub mod commands;
 pub mod divergence;
+pub mod expectation;
 pub mod fixtures;
 pub mod frame;
 pub mod invariants;
@@ -30,3 +32,4 @@ pub mod scenario;
 pub mod suite;
 pub mod target;
 pub mod text;
+pub mod version_range;

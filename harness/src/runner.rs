@@ -186,7 +186,11 @@ pub async fn run(scenario: &Scenario, target: &Target, opts: &RunOptions) -> Tri
     let scenario = &*resolved;
     let mut trial = Trial::new(scenario, target);
     let empty: TargetExpect;
-    let expect = match scenario.file.expect.get(target.dialect.expect_key()) {
+    let expect = match crate::expectation::for_version(
+        &scenario.file.expect,
+        target.dialect.expect_key(),
+        &target.version,
+    ) {
         Some(expect) => expect,
         None if opts.without_expectation => {
             empty = serde_json::from_value(serde_json::json!({}))

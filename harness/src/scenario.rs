@@ -67,7 +67,10 @@ pub struct ScenarioFile {
     #[serde(default)]
     pub stub: stub_api::Script,
 
-    /// Per target name (`claude-code`, `caliban`, ...): what must come out.
+    /// Per target name (`claude-code`, `caliban`, ...): what must come out. A key with
+    /// versions (`claude-code@>=2.1.300`, `claude-code@2.1.74`) holds for those versions
+    /// and states only what differs (see `expectation.rs`).
+    #[schemars(schema_with = "crate::expectation::expect_map_schema")]
     pub expect: BTreeMap<String, TargetExpect>,
 }
 
@@ -251,6 +254,10 @@ pub struct TargetExpect {
     /// The expected frames, in order; `{any_order: [...]}` for a group in any order.
     #[serde(default)]
     pub frames: Vec<FrameEntry>,
+    /// In a version block: frames of the block it refines, replaced by 0-based index
+    /// (`{3: {type: result, is_error: true}}`); `null` drops that frame.
+    #[serde(default)]
+    pub frames_patch: BTreeMap<usize, Option<FrameEntry>>,
     /// Patterns no frame may match.
     #[serde(default)]
     pub absent: Vec<PatternValue>,
@@ -615,7 +622,7 @@ impl Scenario {
             column,
             message,
         };
-        let file: ScenarioFile = serde_yaml::from_str(text).map_err(|e| {
+        let mut file: ScenarioFile = serde_yaml::from_str(text).map_err(|e| {
             let loc = e.location();
             err(
                 loc.as_ref().map(|l| l.line()),
@@ -623,6 +630,8 @@ impl Scenario {
                 e.to_string(),
             )
         })?;
+        crate::expectation::resolve_version_blocks(text, &mut file)
+            .map_err(|e| err(e.line, e.column, e.message))?;
         for (field, files) in [("files", &file.files), ("home_files", &file.home_files)] {
             for name in files.keys() {
                 check_relative(name)

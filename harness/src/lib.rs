@@ -5,6 +5,7 @@
 //! - [`pattern`] and [`matcher`]: partial JSON patterns and frame-sequence matching
 //! - [`invariants`]: protocol rules checked in every scenario
 //! - [`target`]: the CLIs under test (install, version, flags, environment)
+//! - [`supported`]: `targets/<target>/versions.yaml`, `claude-code@supported` and `@latest`
 //! - [`fixtures`]: `$FIXTURES` (the project's test fixtures) in a scenario's args, env and files
 //! - [`runner`]: one scenario on one target, in its own sandbox and stub
 //! - [`suite`]: many trials in parallel, sharding, filters
@@ -30,6 +31,7 @@ pub mod report;
 pub mod runner;
 pub mod scenario;
 pub mod suite;
+pub mod supported;
 pub mod target;
 pub mod text;
 pub mod version_range;

@@ -25,7 +25,7 @@ struct Cli {
 
 #[derive(clap::Args, Clone)]
 struct Pick {
-    /// Target to run: claude-code (default), claude-code@VERSION, caliban, caliban@VERSION. Repeatable.
+    /// Target to run: claude-code (default), claude-code@VERSION, claude-code@supported (every version in targets/claude-code/versions.yaml), claude-code@latest (asks npm), caliban, caliban@VERSION. Repeatable.
     #[arg(long = "target", short = 't')]
     targets: Vec<String>,
     /// An executable that speaks Claude Code's conventions (a wrapper, a fork).
@@ -242,7 +242,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             for e in &errors {
                 eprintln!("error: {e}");
             }
-            let targets: Vec<_> = exec.resolve(&specs(&pick)?, &project);
+            let targets: Vec<_> = exec.resolve(&specs(&pick, &project)?, &project);
             let opts = record::RecordOptions {
                 jobs: exec.jobs(),
                 run: exec.run_options(),
@@ -311,7 +311,12 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
                     for e in &errors {
                         eprintln!("error: {e}");
                     }
-                    rt.block_on(drift::run(&project, scenarios, &specs(&pick)?, &opts))?
+                    rt.block_on(drift::run(
+                        &project,
+                        scenarios,
+                        &specs(&pick, &project)?,
+                        &opts,
+                    ))?
                 }
             };
             for p in &file.drift.pairs {
@@ -363,7 +368,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
                     for e in &errors {
                         eprintln!("error: {e}");
                     }
-                    let targets: Vec<_> = exec.resolve(&specs(&pick)?, &project);
+                    let targets: Vec<_> = exec.resolve(&specs(&pick, &project)?, &project);
                     let dir = report_dir
                         .unwrap_or_else(|| project.root.join("reports/parity").join(&stamp));
                     let live = compare::LiveRun {
@@ -457,7 +462,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
         } => {
             let project = project(cli.root)?;
             let (scenarios, errors) = load(&project, &pick)?;
-            let specs = specs(&pick)?;
+            let specs = specs(&pick, &project)?;
             let targets: Vec<_> = exec.resolve(&specs, &project);
             let dir = report_dir.unwrap_or_else(|| ReportWriter::default_dir(&project.root));
             let mut writer = ReportWriter::create(
@@ -535,12 +540,11 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
     }
 }
 
-fn specs(pick: &Pick) -> Result<Vec<TargetSpec>, String> {
-    let mut specs: Vec<TargetSpec> = pick
-        .targets
-        .iter()
-        .map(|t| TargetSpec::parse(t))
-        .collect::<Result<_, _>>()?;
+fn specs(pick: &Pick, project: &Project) -> Result<Vec<TargetSpec>, String> {
+    let mut specs = Vec::new();
+    for t in &pick.targets {
+        specs.extend(streamcheck::supported::expand(t, project)?);
+    }
     if let Some(path) = &pick.target_command {
         specs.push(TargetSpec::command(path, Dialect::ClaudeCode));
     }

@@ -4,13 +4,14 @@
 //! `claude-code@>=2.1.300`, `claude-code@2.1.74`, `caliban@<0.16` hold for the versions
 //! they name (see [`crate::version_range`]). A version block states only what differs
 //! from the block it refines: each key it writes replaces that key (`requests`, `env`
-//! and `files` are merged one level deeper), and `frames_patch: {3: {...}}` replaces
-//! single frames by index (`null` drops one). Ranges nest: a block inside another range
+//! and `files` merge key by key at any depth, so `requests: {bodies: {3: {stream: false}}}`
+//! changes one field of one request pattern), and `frames_patch: {3: {...}}` replaces
+//! single frames by index (`null` drops one, `{$merge: {..}}` changes some keys, a list splices). Ranges nest: a block inside another range
 //! refines that one, and the innermost range that holds the running version wins.
 //! Ranges that overlap without one holding the other, name the same versions twice,
 //! name no version, or are covered entirely by narrower blocks are refused at load.
 
-use crate::scenario::{ScenarioFile, TargetExpect};
+use crate::scenario::{FrameEntry, PatternValue, ScenarioFile, TargetExpect};
 use crate::version_range::{parse_version, VersionRange};
 use serde_yaml::{Mapping, Value};
 use std::collections::BTreeMap;
@@ -87,7 +88,7 @@ pub fn expect_map_schema(gen: &mut schemars::gen::SchemaGenerator) -> schemars::
         ..Default::default()
     };
     map.metadata().description = Some(
-        "Per target: `claude-code` holds for every version without a block of its own; `claude-code@>=2.1.300`, `claude-code@<2.1.200`, `claude-code@2.1.74` (semver ranges) hold for those versions and state only what differs: each key written replaces the general one (`requests`, `env`, `files` merge one level deeper), `frames_patch: {INDEX: pattern | null}` replaces or drops single frames. The innermost matching range wins; overlapping, duplicate, empty or unreachable ranges are refused.".into(),
+        "Per target: `claude-code` holds for every version without a block of its own; `claude-code@>=2.1.300`, `claude-code@<2.1.200`, `claude-code@2.1.74` (semver ranges) hold for those versions and state only what differs: each key written replaces the general one (`requests`, `env`, `files` merge key by key), `frames_patch: {INDEX: pattern | null | {$merge: {...}} | [patterns]}` replaces, drops, partly changes or splices single frames. The innermost matching range wins; overlapping, duplicate, empty or unreachable ranges are refused.".into(),
     );
     Schema::Object(map)
 }
@@ -223,9 +224,7 @@ fn refine(base: &mut Mapping, layer: &Mapping) -> Result<(), String> {
         }
         match (base.get_mut(k), v) {
             (Some(Value::Mapping(b)), Value::Mapping(l)) if DEEPER.contains(&name) => {
-                for (lk, lv) in l {
-                    b.insert(lk.clone(), lv.clone());
-                }
+                deep_merge(b, l)
             }
             _ => {
                 base.insert(k.clone(), v.clone());
@@ -239,34 +238,118 @@ fn refine(base: &mut Mapping, layer: &Mapping) -> Result<(), String> {
     }
 }
 
-/// `{3: pattern}` replaces frame 3; `{3: null}` drops it. Indexes are those of the
-/// frames being refined.
+/// Mappings merge key by key at any depth; anything else is replaced.
+fn deep_merge(base: &mut Mapping, layer: &Mapping) {
+    for (k, v) in layer {
+        match (base.get_mut(k), v) {
+            (Some(Value::Mapping(b)), Value::Mapping(l)) => deep_merge(b, l),
+            _ => {
+                base.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// Applies `frames_patch` (see [`FramePatch`]). Indexes are those of the frames being
+/// refined, whatever the other entries do.
 fn patch_frames(base: &mut Mapping, patch: &Mapping) -> Result<(), String> {
     let Some(Value::Sequence(frames)) = base.get_mut("frames") else {
         return Err("`frames_patch` needs `frames` to patch in the block it refines".into());
     };
-    let mut dropped = Vec::new();
-    for (index, pattern) in patch {
+    let mut entries = Vec::new();
+    for (index, value) in patch {
         let i = index
             .as_u64()
             .map(|i| i as usize)
             .ok_or_else(|| format!("`frames_patch`: `{index:?}` is not a frame index"))?;
-        if i >= frames.len() {
+        let past_end = i > frames.len() || (i == frames.len() && !value.is_sequence());
+        if past_end {
             return Err(format!(
-                "`frames_patch`: no frame {i} to replace, the expectation has {} (0-based)",
+                "`frames_patch`: no frame {i} to patch, the expectation has {} (0-based; a list at index {} appends)",
+                frames.len(),
                 frames.len()
             ));
         }
-        match pattern {
-            Value::Null => dropped.push(i),
-            p => frames[i] = p.clone(),
+        entries.push((i, value));
+    }
+    entries.sort_by(|a, b| b.0.cmp(&a.0));
+    for (i, value) in entries {
+        match value {
+            Value::Null => {
+                frames.remove(i);
+            }
+            Value::Sequence(new) => {
+                let end = (i + 1).min(frames.len());
+                frames.splice(i..end, new.iter().cloned());
+            }
+            Value::Mapping(m) if m.len() == 1 && m.contains_key("$merge") => {
+                let (Some(Value::Mapping(frame)), Some(Value::Mapping(keys))) =
+                    (frames.get_mut(i), m.get("$merge"))
+                else {
+                    return Err(format!(
+                        "`frames_patch`: `$merge` at {i} needs a frame pattern and a map of keys"
+                    ));
+                };
+                for (k, v) in keys {
+                    frame.insert(k.clone(), v.clone());
+                }
+            }
+            other => frames[i] = other.clone(),
         }
     }
-    dropped.sort_unstable();
-    for i in dropped.into_iter().rev() {
-        frames.remove(i);
-    }
     Ok(())
+}
+
+/// One entry of `frames_patch`, checked when the file is read so a bad pattern is
+/// reported with its line. Applied to the YAML as written (see [`patch_frames`]).
+#[derive(Debug, Clone)]
+pub enum FramePatch {
+    /// `null`: the frame is dropped.
+    Drop,
+    /// A pattern (or `any_order` group) in place of the frame.
+    Replace(FrameEntry),
+    /// `{$merge: {key: pattern}}`: these keys of the frame's pattern replaced, the rest kept.
+    Merge(BTreeMap<String, PatternValue>),
+    /// `[pattern, ...]`: the frame replaced by these; at the index after the last, appended.
+    Splice(Vec<FrameEntry>),
+}
+
+impl<'de> serde::Deserialize<'de> for FramePatch {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        use serde_json::Value as Json;
+        let v = Json::deserialize(d)?;
+        let merge = match &v {
+            Json::Null => return Ok(FramePatch::Drop),
+            Json::Array(_) => {
+                return serde_json::from_value(v)
+                    .map(FramePatch::Splice)
+                    .map_err(Error::custom)
+            }
+            Json::Object(m) if m.len() == 1 && m.contains_key("$merge") => &m["$merge"],
+            _ => {
+                return serde_json::from_value(v)
+                    .map(FramePatch::Replace)
+                    .map_err(Error::custom)
+            }
+        };
+        serde_json::from_value(merge.clone())
+            .map(FramePatch::Merge)
+            .map_err(|e| Error::custom(format!("`$merge` takes a map of keys to patterns: {e}")))
+    }
+}
+
+impl schemars::JsonSchema for FramePatch {
+    fn schema_name() -> String {
+        "FramePatch".into()
+    }
+    fn json_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+        let mut s = schemars::schema::SchemaObject::default();
+        s.metadata().description = Some(
+            "A frame pattern in place of the frame at this index; null drops it; {$merge: {key: pattern}} replaces some keys of its pattern; a list of patterns replaces it by several (at the index after the last frame: appends).".into(),
+        );
+        s.into()
+    }
 }
 
 /// Line and column (1-based) of `key` under the top-level `expect:`.

@@ -254,10 +254,10 @@ pub struct TargetExpect {
     /// The expected frames, in order; `{any_order: [...]}` for a group in any order.
     #[serde(default)]
     pub frames: Vec<FrameEntry>,
-    /// In a version block: frames of the block it refines, replaced by 0-based index
-    /// (`{3: {type: result, is_error: true}}`); `null` drops that frame.
+    /// In a version block: frames of the block it refines, by 0-based index
+    /// (`{3: {type: result, is_error: true}}`); see `expectation::FramePatch`.
     #[serde(default)]
-    pub frames_patch: BTreeMap<usize, Option<FrameEntry>>,
+    pub frames_patch: BTreeMap<usize, crate::expectation::FramePatch>,
     /// Patterns no frame may match.
     #[serde(default)]
     pub absent: Vec<PatternValue>,

@@ -20,12 +20,12 @@ expect:
       - {type: assistant}
       - {type: result, subtype: success, is_error: false}
     exit_code: 0
-    requests: {count: 1, background: 0}
+    requests: {count: 1, background: 0, bodies: {0: {stream: true, model: $string}}}
   claude-code@>=2.1.300:
     exit_code: 1
     frames_patch:
       2: {type: result, subtype: success, is_error: true}
-    requests: {count: 2}
+    requests: {count: 2, bodies: {0: {stream: false}}}
   claude-code@<2.1.200:
     frames_patch: {1: null}
   claude-code@2.1.74:
@@ -158,4 +158,30 @@ fn keys_are_located_under_expect() {
     assert_eq!(locate_key(VERSIONED, "claude-code@<2.1.200"), Some((16, 3)));
     assert_eq!(locate_key(VERSIONED, "caliban"), Some((20, 3)));
     assert_eq!(locate_key(VERSIONED, "claude-code@9"), None);
+}
+
+#[test]
+fn frames_can_be_merged_spliced_and_appended() {
+    let text = VERSIONED.replace(
+        "    frames_patch: {1: null}\n",
+        "    frames_patch:\n      0: {$merge: {model: claude-sonnet-4-6}}\n      1: [{type: system, subtype: status}, {type: assistant}]\n      3: [{type: system, subtype: session_end}]\n",
+    );
+    let s = parse(&text).unwrap();
+    let old = for_version(&s.file.expect, "claude-code", "2.1.100").unwrap();
+    let frames = frame_sources(old);
+    assert_eq!(frames.len(), 5, "{frames:?}");
+    assert!(
+        frames[0].contains("init") && frames[0].contains("claude-sonnet-4-6"),
+        "{frames:?}"
+    );
+    assert!(
+        frames[1].contains("status") && frames[2].contains("assistant"),
+        "{frames:?}"
+    );
+    assert!(
+        frames[3].contains("result") && frames[4].contains("session_end"),
+        "{frames:?}"
+    );
+    let bad_merge = VERSIONED.replace("{1: null}", "{1: {$merge: {type: \"$uid\"}}}");
+    assert!(refusal(&bad_merge).message.contains("$uid"));
 }

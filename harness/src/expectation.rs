@@ -272,7 +272,7 @@ fn patch_frames(base: &mut Mapping, patch: &Mapping) -> Result<(), String> {
         }
         entries.push((i, value));
     }
-    entries.sort_by(|a, b| b.0.cmp(&a.0));
+    entries.sort_by_key(|e| std::cmp::Reverse(e.0));
     for (i, value) in entries {
         match value {
             Value::Null => {

@@ -8,6 +8,7 @@
 //! - [`frame`]: a frame's kind and the JSON types in it; [`text`]: clipping and escaping
 //! - [`normalize`]: what changes from run to run (volatile values, sandbox paths), in one place
 //! - [`scenario`]: scenario files (what to send, what the stub answers, what must come out)
+//! - [`expectation`] and [`version_range`]: which expectation holds at a target's version
 //! - [`client`]: the scripted client on the CLI's stdin (SDK profiles, responders to control
 //!   requests); [`sdk_contract`]: what the Agent SDKs require of the output
 //! - [`fixtures`]: `$FIXTURES` (the project's test fixtures) in a scenario's args, env and files
@@ -24,6 +25,7 @@ pub mod client;
 pub mod commands;
 pub mod divergence;
 pub mod error;
+pub mod expectation;
 pub mod fixtures;
 pub mod frame;
 pub mod invariants;
@@ -35,7 +37,9 @@ pub mod runner;
 pub mod scenario;
 pub mod sdk_contract;
 pub mod suite;
+pub mod supported;
 pub mod target;
 pub mod text;
+pub mod version_range;
 
 pub use runner::output;

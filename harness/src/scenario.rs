@@ -71,7 +71,10 @@ pub struct ScenarioFile {
     #[serde(default)]
     pub stub: stub_api::Script,
 
-    /// Per target name (`claude-code`, `caliban`, ...): what must come out.
+    /// Per target name (`claude-code`, `caliban`, ...): what must come out. A key with
+    /// versions (`claude-code@>=2.1.300`, `claude-code@2.1.74`) holds for those versions
+    /// and states only what differs (see `expectation.rs`).
+    #[schemars(schema_with = "crate::expectation::expect_map_schema")]
     pub expect: BTreeMap<String, TargetExpect>,
 }
 
@@ -244,6 +247,10 @@ pub struct TargetExpect {
     pub ignore: Vec<PatternValue>,
     /// The expected frames, in order; `{any_order: [...]}` for a group in any order.
     pub frames: Vec<FrameEntry>,
+    /// In a version block: frames of the block it refines, by 0-based index
+    /// (`{3: {type: result, is_error: true}}`); see `expectation::FramePatch`.
+    #[serde(default)]
+    pub frames_patch: BTreeMap<usize, crate::expectation::FramePatch>,
     /// Patterns no frame may match.
     pub absent: Vec<PatternValue>,
     pub exit_code: Option<i32>,
@@ -607,7 +614,7 @@ impl Scenario {
             column,
             message,
         };
-        let file: ScenarioFile = serde_yaml::from_str(text).map_err(|e| {
+        let mut file: ScenarioFile = serde_yaml::from_str(text).map_err(|e| {
             let loc = e.location();
             err(
                 loc.as_ref().map(|l| l.line()),
@@ -615,6 +622,8 @@ impl Scenario {
                 e.to_string(),
             )
         })?;
+        crate::expectation::resolve_version_blocks(text, &mut file)
+            .map_err(|e| err(e.line, e.column, e.message))?;
         for (field, files) in [("files", &file.files), ("home_files", &file.home_files)] {
             for name in files.keys() {
                 check_relative(name)

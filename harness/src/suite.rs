@@ -220,7 +220,13 @@ pub struct Plan {
 impl Plan {
     /// A scenario written for other targets only is not a trial of this one.
     fn takes(&self, scenario: &Scenario, t: &Target) -> bool {
-        self.every_scenario || scenario.file.expect.contains_key(t.dialect.expect_key())
+        self.every_scenario
+            || crate::expectation::for_version(
+                &scenario.file.expect,
+                t.dialect.expect_key(),
+                &t.version,
+            )
+            .is_some()
     }
 }
 

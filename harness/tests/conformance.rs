@@ -8,6 +8,7 @@
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
+use streamcheck::expectation;
 use streamcheck::runner::{self, RunOptions, Status};
 use streamcheck::scenario;
 use streamcheck::target::{self, Project, TargetSpec};
@@ -73,7 +74,12 @@ fn main() {
                 Err(_) => trials.push(Trial::test(trial_name, || Ok(())).with_ignored_flag(true)),
                 Ok(t) => {
                     let (t, s) = (t.clone(), s.clone());
-                    let unmet = s.file.expect.get(t.dialect.expect_key()).map_or_else(
+                    let expect = expectation::for_version(
+                        &s.file.expect,
+                        t.dialect.expect_key(),
+                        &t.version,
+                    );
+                    let unmet = expect.map_or_else(
                         || Some("no expectation for this target".to_string()),
                         |e| t.unmet(&s, e),
                     );

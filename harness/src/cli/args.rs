@@ -24,7 +24,7 @@ fn parse_shard(s: &str) -> Result<(usize, usize), String> {
 /// Which targets a command runs.
 #[derive(clap::Args, Clone)]
 pub struct TargetArgs {
-    /// Target to run: claude-code (default), claude-code@VERSION, caliban, caliban@VERSION. Repeatable.
+    /// Target to run: claude-code (default), claude-code@VERSION, claude-code@supported (every version in targets/claude-code/versions.yaml), claude-code@latest (asks npm), caliban, caliban@VERSION. Repeatable.
     #[arg(long = "target", short = 't')]
     pub targets: Vec<String>,
     /// An executable that speaks Claude Code's conventions (a wrapper, a fork).
@@ -33,12 +33,11 @@ pub struct TargetArgs {
 }
 
 impl TargetArgs {
-    pub fn specs(&self) -> Result<Vec<TargetSpec>> {
-        let mut specs: Vec<TargetSpec> = self
-            .targets
-            .iter()
-            .map(|t| TargetSpec::parse(t))
-            .collect::<Result<_, _>>()?;
+    pub fn specs(&self, project: &Project) -> Result<Vec<TargetSpec>> {
+        let mut specs = Vec::new();
+        for t in &self.targets {
+            specs.extend(streamcheck::supported::expand(t, project)?);
+        }
         if let Some(path) = &self.target_command {
             specs.push(TargetSpec::command(path, Dialect::ClaudeCode));
         }

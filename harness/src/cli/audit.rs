@@ -16,7 +16,7 @@ pub fn audit(
 ) -> Result<Verdict> {
     let resolved = match from {
         Some(_) => Vec::new(),
-        None => exec.resolve(&targets.specs()?, &ctx.project),
+        None => exec.resolve(&targets.specs(&ctx.project)?, &ctx.project),
     };
     let opts = AuditOptions {
         from,

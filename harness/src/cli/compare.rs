@@ -29,7 +29,7 @@ pub fn live(
     exec: &ExecArgs,
     report_dir: Option<PathBuf>,
 ) -> Result<Verdict> {
-    let resolved = exec.resolve(&targets.specs()?, &ctx.project);
+    let resolved = exec.resolve(&targets.specs(&ctx.project)?, &ctx.project);
     let dir = report_dir.unwrap_or_else(|| ctx.default_report_dir("parity"));
     let live = compare::LiveRun {
         scenarios: ctx.scenarios.clone(),

@@ -38,7 +38,7 @@ pub fn drift(
         None => super::args::runtime()?.block_on(drift::run(
             &ctx.project,
             ctx.scenarios.clone(),
-            &targets.specs()?,
+            &targets.specs(&ctx.project)?,
             &opts,
         ))?,
     };

@@ -21,7 +21,7 @@ pub fn record(
     exec: &ExecArgs,
     args: RecordArgs,
 ) -> Result<Verdict> {
-    let resolved = exec.resolve(&targets.specs()?, &ctx.project);
+    let resolved = exec.resolve(&targets.specs(&ctx.project)?, &ctx.project);
     let opts = RecordOptions {
         jobs: exec.jobs(),
         run: exec.run_options(),

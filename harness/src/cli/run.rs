@@ -13,7 +13,7 @@ pub fn run(
     exec: &ExecArgs,
     report_dir: Option<PathBuf>,
 ) -> Result<Verdict> {
-    let resolved = exec.resolve(&targets.specs()?, &ctx.project);
+    let resolved = exec.resolve(&targets.specs(&ctx.project)?, &ctx.project);
     let dir = report_dir.unwrap_or_else(|| ReportWriter::default_dir(&ctx.project.root));
     let mut writer = ReportWriter::create(
         &dir,

@@ -1,0 +1,382 @@
+//! Which expectation holds for a target at a version, and version blocks.
+//!
+//! A scenario's `expect` maps keys to expectations. `claude-code` is the general one;
+//! `claude-code@>=2.1.300`, `claude-code@2.1.74`, `caliban@<0.16` hold for the versions
+//! they name (see [`crate::version_range`]). A version block states only what differs
+//! from the block it refines: each key it writes replaces that key (`requests`, `env`
+//! and `files` merge key by key at any depth, so `requests: {bodies: {3: {stream: false}}}`
+//! changes one field of one request pattern), and `frames_patch: {3: {...}}` replaces
+//! single frames by index (`null` drops one, `{$merge: {..}}` changes some keys, a list splices). Ranges nest: a block inside another range
+//! refines that one, and the innermost range that holds the running version wins.
+//! Ranges that overlap without one holding the other, name the same versions twice,
+//! name no version, or are covered entirely by narrower blocks are refused at load.
+
+use crate::scenario::{FrameEntry, PatternValue, ScenarioFile, TargetExpect};
+use crate::version_range::{parse_version, VersionRange};
+use serde_yaml::{Mapping, Value};
+use std::collections::BTreeMap;
+
+/// An `expect` key: the target it is for and, for a version block, its versions.
+#[derive(Debug, Clone)]
+pub struct ExpectKey {
+    pub target: String,
+    pub range: Option<VersionRange>,
+}
+
+impl ExpectKey {
+    pub fn parse(key: &str) -> Result<ExpectKey, String> {
+        match key.split_once('@') {
+            None => Ok(ExpectKey {
+                target: key.to_string(),
+                range: None,
+            }),
+            Some((target, range)) => Ok(ExpectKey {
+                target: target.to_string(),
+                range: Some(VersionRange::parse(range).map_err(|e| format!("`{key}`: {e}"))?),
+            }),
+        }
+    }
+}
+
+/// The expectation for `target` (a dialect's key, `claude-code`) at `version` (as the
+/// target reports it): the innermost version block that holds it, else the general one.
+/// A version that does not read as one gets the general expectation.
+pub fn for_version<'a>(
+    expect: &'a BTreeMap<String, TargetExpect>,
+    target: &str,
+    version: &str,
+) -> Option<&'a TargetExpect> {
+    let general = expect.get(target);
+    let Some(version) = parse_version(version) else {
+        return general;
+    };
+    let matching: Vec<(VersionRange, &TargetExpect)> = expect
+        .iter()
+        .filter_map(|(key, exp)| {
+            let key = ExpectKey::parse(key).ok()?;
+            let range = key.range?;
+            (key.target == target && range.contains(&version)).then_some((range, exp))
+        })
+        .collect();
+    matching
+        .iter()
+        .find(|(r, _)| matching.iter().all(|(other, _)| other.holds(r)))
+        .map(|(_, exp)| *exp)
+        .or(general)
+}
+
+/// `expect` in the JSON Schema: keys are a target name, optionally `@` and a range.
+pub fn expect_map_schema(gen: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+    use schemars::schema::{
+        InstanceType, ObjectValidation, Schema, SchemaObject, StringValidation,
+    };
+    let names = SchemaObject {
+        instance_type: Some(InstanceType::String.into()),
+        string: Some(Box::new(StringValidation {
+            pattern: Some("^[a-z][a-z0-9-]*(@[0-9<>=~^*., ]+)?$".into()),
+            ..Default::default()
+        })),
+        ..Default::default()
+    };
+    let mut map = SchemaObject {
+        instance_type: Some(InstanceType::Object.into()),
+        object: Some(Box::new(ObjectValidation {
+            additional_properties: Some(Box::new(gen.subschema_for::<TargetExpect>())),
+            property_names: Some(Box::new(Schema::Object(names))),
+            ..Default::default()
+        })),
+        ..Default::default()
+    };
+    map.metadata().description = Some(
+        "Per target: `claude-code` holds for every version without a block of its own; `claude-code@>=2.1.300`, `claude-code@<2.1.200`, `claude-code@2.1.74` (semver ranges) hold for those versions and state only what differs: each key written replaces the general one (`requests`, `env`, `files` merge key by key), `frames_patch: {INDEX: pattern | null | {$merge: {...}} | [patterns]}` replaces, drops, partly changes or splices single frames. The innermost matching range wins; overlapping, duplicate, empty or unreachable ranges are refused.".into(),
+    );
+    Schema::Object(map)
+}
+
+/// Why a scenario's version blocks cannot be used, with where the key is written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BlockError {
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    pub message: String,
+}
+
+/// Checks the version blocks of a parsed scenario and replaces each with the complete
+/// expectation it stands for. `text` is the file the scenario was parsed from.
+pub fn resolve_version_blocks(text: &str, file: &mut ScenarioFile) -> Result<(), BlockError> {
+    let at = |key: &str, message: String| {
+        let (line, column) = locate_key(text, key).unzip();
+        BlockError {
+            line,
+            column,
+            message,
+        }
+    };
+    let mut blocks: Vec<(String, ExpectKey)> = Vec::new();
+    for (key, exp) in &file.expect {
+        let parsed = ExpectKey::parse(key).map_err(|e| at(key, format!("expect: {e}")))?;
+        if parsed.range.is_none() && !exp.frames_patch.is_empty() {
+            return Err(at(
+                key,
+                format!("expect.{key}: `frames_patch` belongs in a version block (`{key}@>=X`); write `frames` here"),
+            ));
+        }
+        if parsed.range.is_some() {
+            blocks.push((key.clone(), parsed));
+        }
+    }
+    check_ranges(&blocks).map_err(|(key, message)| at(&key, message))?;
+    if blocks.is_empty() {
+        return Ok(());
+    }
+    let raw: Value = serde_yaml::from_str(text).map_err(|e| at("", e.to_string()))?;
+    let raw_expect = raw.get("expect").and_then(Value::as_mapping);
+    let raw_block = |key: &str| {
+        raw_expect
+            .and_then(|m| m.get(key))
+            .and_then(Value::as_mapping)
+            .cloned()
+            .unwrap_or_default()
+    };
+    for (key, parsed) in &blocks {
+        let range = parsed.range.as_ref().expect("only version blocks");
+        let mut layers: Vec<(&String, &VersionRange)> = blocks
+            .iter()
+            .filter(|(k, p)| p.target == parsed.target && k != key)
+            .filter_map(|(k, p)| p.range.as_ref().map(|r| (k, r)))
+            .filter(|(_, r)| r.holds(range))
+            .collect();
+        // Outermost first: a range that holds another is applied before it.
+        layers.sort_by(|a, b| match a.1.holds(b.1) {
+            true => std::cmp::Ordering::Less,
+            false => std::cmp::Ordering::Greater,
+        });
+        let mut merged = raw_block(&parsed.target);
+        for (outer, _) in layers {
+            refine(&mut merged, &raw_block(outer)).map_err(|m| at(outer, m))?;
+        }
+        refine(&mut merged, &raw_block(key)).map_err(|m| at(key, format!("expect.{key}: {m}")))?;
+        let exp: TargetExpect = serde_yaml::from_value(Value::Mapping(merged)).map_err(|e| {
+            at(
+                key,
+                format!("expect.{key}, merged with the general block: {e}"),
+            )
+        })?;
+        file.expect.insert(key.clone(), exp);
+    }
+    Ok(())
+}
+
+/// Refuses ranges that are empty, written twice, overlap without nesting, or are hidden
+/// entirely behind narrower ones. Returns the key to blame and why.
+fn check_ranges(blocks: &[(String, ExpectKey)]) -> Result<(), (String, String)> {
+    let range = |k: &ExpectKey| k.range.clone().expect("only version blocks");
+    for (i, (key, a)) in blocks.iter().enumerate() {
+        let ra = range(a);
+        if ra.is_empty() {
+            return Err((key.clone(), format!("expect: `{key}` names no version")));
+        }
+        for (other, b) in blocks
+            .iter()
+            .skip(i + 1)
+            .filter(|(_, b)| b.target == a.target)
+        {
+            let rb = range(b);
+            if ra.same_versions(&rb) {
+                return Err((
+                    other.clone(),
+                    format!("expect: `{other}` names the same versions as `{key}`: merge them"),
+                ));
+            }
+            if ra.overlaps(&rb) && !ra.holds(&rb) && !rb.holds(&ra) {
+                return Err((
+                    other.clone(),
+                    format!("expect: `{other}` overlaps `{key}` and neither holds the other: split them so each version has one most specific block"),
+                ));
+            }
+        }
+        let inner: Vec<VersionRange> = blocks
+            .iter()
+            .filter(|(k, b)| b.target == a.target && k != key)
+            .map(|(_, b)| range(b))
+            .filter(|rb| ra.holds(rb))
+            .collect();
+        if ra.covered_by(&inner) {
+            return Err((
+                key.clone(),
+                format!(
+                    "expect: `{key}` is unreachable: narrower blocks cover every version it names"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+const DEEPER: [&str; 3] = ["requests", "env", "files"];
+
+/// Applies one version block (as written) to the expectation it refines.
+fn refine(base: &mut Mapping, layer: &Mapping) -> Result<(), String> {
+    for (k, v) in layer {
+        let name = k.as_str().unwrap_or_default();
+        if name == "frames_patch" {
+            continue;
+        }
+        match (base.get_mut(k), v) {
+            (Some(Value::Mapping(b)), Value::Mapping(l)) if DEEPER.contains(&name) => {
+                deep_merge(b, l)
+            }
+            _ => {
+                base.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    match layer.get("frames_patch") {
+        None => Ok(()),
+        Some(Value::Mapping(patch)) => patch_frames(base, patch),
+        Some(_) => Err("`frames_patch` maps frame indexes to patterns".into()),
+    }
+}
+
+/// Mappings merge key by key at any depth; anything else is replaced.
+fn deep_merge(base: &mut Mapping, layer: &Mapping) {
+    for (k, v) in layer {
+        match (base.get_mut(k), v) {
+            (Some(Value::Mapping(b)), Value::Mapping(l)) => deep_merge(b, l),
+            _ => {
+                base.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// Applies `frames_patch` (see [`FramePatch`]). Indexes are those of the frames being
+/// refined, whatever the other entries do.
+fn patch_frames(base: &mut Mapping, patch: &Mapping) -> Result<(), String> {
+    let Some(Value::Sequence(frames)) = base.get_mut("frames") else {
+        return Err("`frames_patch` needs `frames` to patch in the block it refines".into());
+    };
+    let mut entries = Vec::new();
+    for (index, value) in patch {
+        let i = index
+            .as_u64()
+            .map(|i| i as usize)
+            .ok_or_else(|| format!("`frames_patch`: `{index:?}` is not a frame index"))?;
+        let past_end = i > frames.len() || (i == frames.len() && !value.is_sequence());
+        if past_end {
+            return Err(format!(
+                "`frames_patch`: no frame {i} to patch, the expectation has {} (0-based; a list at index {} appends)",
+                frames.len(),
+                frames.len()
+            ));
+        }
+        entries.push((i, value));
+    }
+    entries.sort_by_key(|e| std::cmp::Reverse(e.0));
+    for (i, value) in entries {
+        match value {
+            Value::Null => {
+                frames.remove(i);
+            }
+            Value::Sequence(new) => {
+                let end = (i + 1).min(frames.len());
+                frames.splice(i..end, new.iter().cloned());
+            }
+            Value::Mapping(m) if m.len() == 1 && m.contains_key("$merge") => {
+                let (Some(Value::Mapping(frame)), Some(Value::Mapping(keys))) =
+                    (frames.get_mut(i), m.get("$merge"))
+                else {
+                    return Err(format!(
+                        "`frames_patch`: `$merge` at {i} needs a frame pattern and a map of keys"
+                    ));
+                };
+                for (k, v) in keys {
+                    frame.insert(k.clone(), v.clone());
+                }
+            }
+            other => frames[i] = other.clone(),
+        }
+    }
+    Ok(())
+}
+
+/// One entry of `frames_patch`, checked when the file is read so a bad pattern is
+/// reported with its line. Applied to the YAML as written (see [`patch_frames`]).
+#[derive(Debug, Clone)]
+pub enum FramePatch {
+    /// `null`: the frame is dropped.
+    Drop,
+    /// A pattern (or `any_order` group) in place of the frame.
+    Replace(FrameEntry),
+    /// `{$merge: {key: pattern}}`: these keys of the frame's pattern replaced, the rest kept.
+    Merge(BTreeMap<String, PatternValue>),
+    /// `[pattern, ...]`: the frame replaced by these; at the index after the last, appended.
+    Splice(Vec<FrameEntry>),
+}
+
+impl<'de> serde::Deserialize<'de> for FramePatch {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        use serde_json::Value as Json;
+        let v = Json::deserialize(d)?;
+        let merge = match &v {
+            Json::Null => return Ok(FramePatch::Drop),
+            Json::Array(_) => {
+                return serde_json::from_value(v)
+                    .map(FramePatch::Splice)
+                    .map_err(Error::custom)
+            }
+            Json::Object(m) if m.len() == 1 && m.contains_key("$merge") => &m["$merge"],
+            _ => {
+                return serde_json::from_value(v)
+                    .map(FramePatch::Replace)
+                    .map_err(Error::custom)
+            }
+        };
+        serde_json::from_value(merge.clone())
+            .map(FramePatch::Merge)
+            .map_err(|e| Error::custom(format!("`$merge` takes a map of keys to patterns: {e}")))
+    }
+}
+
+impl schemars::JsonSchema for FramePatch {
+    fn schema_name() -> String {
+        "FramePatch".into()
+    }
+    fn json_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+        let mut s = schemars::schema::SchemaObject::default();
+        s.metadata().description = Some(
+            "A frame pattern in place of the frame at this index; null drops it; {$merge: {key: pattern}} replaces some keys of its pattern; a list of patterns replaces it by several (at the index after the last frame: appends).".into(),
+        );
+        s.into()
+    }
+}
+
+/// Line and column (1-based) of `key` under the top-level `expect:`.
+fn locate_key(text: &str, key: &str) -> Option<(usize, usize)> {
+    let mut in_expect = false;
+    for (n, line) in text.lines().enumerate() {
+        if !line.starts_with([' ', '\t', '#']) && !line.is_empty() {
+            in_expect = line.starts_with("expect:");
+            if in_expect && key.is_empty() {
+                return Some((n + 1, 1));
+            }
+            continue;
+        }
+        if !in_expect || key.is_empty() {
+            continue;
+        }
+        let body = line.trim_start();
+        let unquoted = body.trim_start_matches(['"', '\'', '{', ' ']);
+        if let Some(rest) = unquoted.strip_prefix(key) {
+            if rest.trim_start_matches(['"', '\'']).starts_with(':') {
+                let column = line.len() - unquoted.len() + 1;
+                return Some((n + 1, column));
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,176 @@
+//! The versions of a target the project supports, declared in
+//! `targets/<target>/versions.yaml`, and the target names that stand for several or
+//! for the newest: `claude-code@supported`, `claude-code@latest`.
+
+use crate::target::{Project, TargetSpec, CLAUDE_CODE_PACKAGE};
+use serde::Deserialize;
+use std::path::Path;
+use std::process::Command;
+
+/// `targets/<target>/versions.yaml`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Versions {
+    /// The version `cargo test` and a bare `--target claude-code` run; it must be the one
+    /// `package.json` pins.
+    pub pinned: String,
+    /// Every version the catalogue must pass (or skip with a reason) on.
+    pub supported: Vec<String>,
+}
+
+impl Versions {
+    pub fn file(project: &Project, target: &str) -> std::path::PathBuf {
+        project
+            .root
+            .join("targets")
+            .join(target)
+            .join("versions.yaml")
+    }
+
+    pub fn load(project: &Project, target: &str) -> Result<Versions, String> {
+        let path = Versions::file(project, target);
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            format!(
+                "{}: {e} (`{target}@supported` needs the list of supported versions there)",
+                path.display()
+            )
+        })?;
+        let versions: Versions =
+            serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        if versions.supported.is_empty() {
+            return Err(format!("{}: `supported` lists no version", path.display()));
+        }
+        Ok(versions)
+    }
+}
+
+/// What a name on the command line stands for: one target, or several.
+pub fn expand(name: &str, project: &Project) -> Result<Vec<TargetSpec>, String> {
+    let Some((base, word)) = name.split_once('@') else {
+        return TargetSpec::parse(name).map(|s| vec![s]);
+    };
+    match word {
+        "supported" => {
+            let versions = Versions::load(project, base)?;
+            versions
+                .supported
+                .iter()
+                .map(|v| pinned_or_versioned(base, v, &versions.pinned))
+                .collect()
+        }
+        "latest" if base == "claude-code" => {
+            let version = latest_on_npm(CLAUDE_CODE_PACKAGE)?;
+            eprintln!("streamcheck: claude-code@latest is {version} (npm view {CLAUDE_CODE_PACKAGE} version)");
+            TargetSpec::parse(&format!("{base}@{version}")).map(|s| vec![s])
+        }
+        "latest" => Err(format!(
+            "`{name}`: only claude-code knows where to look up its latest release"
+        )),
+        _ => TargetSpec::parse(name).map(|s| vec![s]),
+    }
+}
+
+/// `claude-code@V`: the pinned install when V is the pin (named with its version, so a
+/// matrix report has one column per version), else V from the cache.
+fn pinned_or_versioned(base: &str, version: &str, pinned: &str) -> Result<TargetSpec, String> {
+    let name = format!("{base}@{version}");
+    if version == pinned {
+        let mut spec = TargetSpec::parse(base)?;
+        spec.name = name;
+        return Ok(spec);
+    }
+    TargetSpec::parse(&name)
+}
+
+/// The newest release of an npm package, as the registry says now.
+fn latest_on_npm(package: &str) -> Result<String, String> {
+    let out = Command::new("npm")
+        .args(["view", package, "version"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run npm view {package} version: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if !out.status.success() || text.is_empty() {
+        return Err(format!(
+            "npm view {package} version failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(text)
+}
+
+/// The version `package.json` in `dir` pins for the CLI.
+pub fn pinned_in_package_json(dir: &Path) -> Result<String, String> {
+    let path = dir.join("package.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    v["dependencies"][CLAUDE_CODE_PACKAGE]
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| format!("{} pins no {CLAUDE_CODE_PACKAGE}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::{Source, CLAUDE_CODE_DIR};
+
+    fn this_project() -> Project {
+        Project::discover(Path::new(env!("CARGO_MANIFEST_DIR"))).expect("the repository")
+    }
+
+    #[test]
+    fn the_declared_pin_is_the_one_package_json_installs() {
+        let project = this_project();
+        let versions = Versions::load(&project, "claude-code").unwrap();
+        let pinned = pinned_in_package_json(&project.root.join(CLAUDE_CODE_DIR)).unwrap();
+        assert_eq!(versions.pinned, pinned);
+        assert!(versions.supported.contains(&pinned));
+        for v in ["2.1.74", "2.1.197", "2.1.330"] {
+            assert!(versions.supported.iter().any(|s| s == v), "{v} supported");
+        }
+    }
+
+    #[test]
+    fn supported_expands_to_one_target_per_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = Project {
+            root: dir.path().to_path_buf(),
+        };
+        let file = Versions::file(&project, "claude-code");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(
+            &file,
+            "pinned: 2.1.197\nsupported: [2.1.74, 2.1.197, 2.1.330]\n",
+        )
+        .unwrap();
+        let specs = expand("claude-code@supported", &project).unwrap();
+        let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "claude-code@2.1.74",
+                "claude-code@2.1.197",
+                "claude-code@2.1.330"
+            ]
+        );
+        assert_eq!(
+            specs[1].source,
+            Source::PinnedNpm,
+            "the pin is not reinstalled"
+        );
+        assert_eq!(
+            specs[2].source,
+            Source::Npm {
+                version: "2.1.330".into()
+            }
+        );
+        assert_eq!(expand("claude-code@2.1.5", &project).unwrap().len(), 1);
+        assert!(expand("caliban@supported", &project)
+            .unwrap_err()
+            .contains("versions.yaml"));
+        assert!(expand("caliban@latest", &project).is_err());
+    }
+}

@@ -72,6 +72,11 @@ enum Cmd {
         #[arg(long, num_args = 2, value_names = ["DIR_A", "DIR_B"])]
         observed: Option<Vec<PathBuf>>,
     },
+    /// Install targets into place (npm ci, or build caliban into the cache) without running anything.
+    Install {
+        #[command(flatten)]
+        targets: TargetArgs,
+    },
     /// Print the JSON Schema of scenario files.
     Schema,
     /// Run scenarios and record what the CLI printed as pending expectations (reports/pending/).
@@ -163,6 +168,7 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
         Cmd::List { select } => Ok(cli::inspect::list(&Context::load(root, &select)?)),
         Cmd::Check => cli::inspect::check(root),
         Cmd::Schema => Ok(cli::inspect::schema()),
+        Cmd::Install { targets } => cli::install::install(&cli::project(root)?, &targets),
         Cmd::Merge { dirs, out } => cli::inspect::merge(&dirs, &out),
         Cmd::Stub { file, port } => cli::stub::serve(&file, port),
         Cmd::Compare {

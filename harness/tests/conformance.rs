@@ -3,7 +3,7 @@
 //! `cargo test -p streamcheck --test conformance [FILTER]`. Targets come from
 //! `STREAMCHECK_TARGETS` (comma-separated, default `claude-code`); a target that is
 //! not installed is installed first (claude-code) or its trials are ignored with the
-//! install command (caliban, which takes ~20 minutes to build).
+//! install command (caliban, which takes about 10 minutes to build; `streamcheck install --target caliban`).
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::Path;
@@ -32,7 +32,7 @@ fn main() {
     let project = Project {
         root: root.to_path_buf(),
     };
-    // caliban takes ~20 minutes to build: by default it runs only if already built;
+    // caliban takes about 10 minutes to build: by default it runs only if already built;
     // naming it in STREAMCHECK_TARGETS builds it.
     let asked = std::env::var("STREAMCHECK_TARGETS").ok();
     let names = asked

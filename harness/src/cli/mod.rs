@@ -9,6 +9,7 @@ pub mod audit;
 pub mod compare;
 pub mod drift;
 pub mod inspect;
+pub mod install;
 pub mod record;
 pub mod review;
 pub mod run;

@@ -1,0 +1,25 @@
+//! `streamcheck install`: puts targets in place before a run (CI's first step), so the
+//! run itself never spends its time budget building one.
+
+use super::args::TargetArgs;
+use super::Verdict;
+use streamcheck::error::{Error, Result};
+use streamcheck::target::{self, Project};
+
+pub fn install(project: &Project, targets: &TargetArgs) -> Result<Verdict> {
+    let mut failed = Vec::new();
+    for spec in targets.specs(project)? {
+        match target::resolve(&spec, project, true) {
+            Ok(t) => println!("{}: {} at {}", t.name, t.version, t.program.display()),
+            Err(e) => {
+                eprintln!("error: {e}");
+                failed.push(e.target);
+            }
+        }
+    }
+    if failed.is_empty() {
+        Ok(Verdict::AllGood)
+    } else {
+        Err(Error::Failed(format!("not installed: {}", failed.join(", "))))
+    }
+}

@@ -49,13 +49,15 @@ impl Invariant {
 }
 
 /// Control-protocol frames run beside the conversation (an SDK's initialize response
-/// comes before `system/init`, a `set_model` response after a result): the turn rules
-/// look past them.
-fn is_control(frame: &Value) -> bool {
-    matches!(
+/// comes before `system/init`, a `set_model` response after a result), and so do frames
+/// meant for the SDK host only (`sdk_host_only: true`, e.g. `system/session_state_changed`
+/// since 2.1.198, before init and after each result): the turn rules look past them.
+fn is_beside_conversation(frame: &Value) -> bool {
+    let control = matches!(
         frame.get("type").and_then(Value::as_str),
         Some("control_request" | "control_response" | "control_cancel_request" | "keep_alive")
-    )
+    );
+    control || frame.get("sdk_host_only") == Some(&Value::Bool(true))
 }
 
 fn is(frame: &Value, ty: &str, subtype: Option<&str>) -> bool {
@@ -126,7 +128,7 @@ pub fn check(output: &Output, enabled: &[Invariant], hung_after_result: bool) ->
     }
     let frames = &output.frames;
     let conversation: Vec<&crate::output::Frame> =
-        frames.iter().filter(|f| !is_control(&f.value)).collect();
+        frames.iter().filter(|f| !is_beside_conversation(&f.value)).collect();
     if on(Invariant::InitFirst) {
         if let Some(first) = conversation.first() {
             if !is(&first.value, "system", Some("init")) {
@@ -364,6 +366,14 @@ mod tests {
         .is_empty());
         let d = run(&format!("{resp}\n{RESULT}\n"));
         assert_eq!(d[0].frame, Some(1));
+    }
+
+    #[test]
+    fn host_only_frames_are_outside_the_turn_rules() {
+        let state = r#"{"type":"system","subtype":"session_state_changed","state":"idle","sdk_host_only":true}"#;
+        assert!(run(&format!("{state}\n{INIT}\n{RESULT}\n{state}\n")).is_empty());
+        let not_host = r#"{"type":"system","subtype":"session_state_changed","state":"idle"}"#;
+        assert_eq!(run(&format!("{not_host}\n{INIT}\n{RESULT}\n")).len(), 1);
     }
 
     #[test]

@@ -69,6 +69,35 @@ fn trial_md(t: &Trial) -> String {
             }
         );
     }
+    divergences_md(&mut s, t);
+    if !t.expected_frames.is_empty() || !t.output.frames.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n## Expected frames vs actual (volatile values redacted, actual frames cut to the keys the patterns name)\n\n```diff\n{}```",
+            frame_diff(&t.expected_frames, &t.output.frames.iter().map(|f| f.value.clone()).collect::<Vec<_>>(), &t.vars)
+        );
+    }
+    let _ = writeln!(s, "\n## Command\n\n```sh\n{}\n```", t.command_line);
+    let lines = t.stderr.last_lines(20);
+    if !lines.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n## stderr (last {} lines)\n\n```\n{}\n```",
+            lines.len(),
+            lines.join("\n")
+        );
+    }
+    requests_md(&mut s, t);
+    let _ = writeln!(
+        s,
+        "\n## Files\n\n- [{stem_name}.stdout.jsonl]({stem_name}.stdout.jsonl): stdout as printed{}\n- [{stem_name}.journal.ndjson]({stem_name}.journal.ndjson): every request in full\n- [{stem_name}.json]({stem_name}.json): this report, machine-readable",
+        if t.output.raw_truncated { " (cut at 16 MiB)" } else { "" }
+    );
+    s
+}
+
+/// The numbered divergences, each located by frame, stdout line and JSON path.
+fn divergences_md(s: &mut String, t: &Trial) {
     let _ = writeln!(s, "## Divergences\n");
     for (i, d) in t.divergences.iter().enumerate() {
         let mut loc = Vec::new();
@@ -100,23 +129,10 @@ fn trial_md(t: &Trial) -> String {
             let _ = writeln!(s, "   - actual: `{}`", compact(&redact(a, &t.vars)));
         }
     }
-    if !t.expected_frames.is_empty() || !t.output.frames.is_empty() {
-        let _ = writeln!(
-            s,
-            "\n## Expected frames vs actual (volatile values redacted, actual frames cut to the keys the patterns name)\n\n```diff\n{}```",
-            frame_diff(&t.expected_frames, &t.output.frames.iter().map(|f| f.value.clone()).collect::<Vec<_>>(), &t.vars)
-        );
-    }
-    let _ = writeln!(s, "\n## Command\n\n```sh\n{}\n```", t.command_line);
-    let lines = t.stderr.last_lines(20);
-    if !lines.is_empty() {
-        let _ = writeln!(
-            s,
-            "\n## stderr (last {} lines)\n\n```\n{}\n```",
-            lines.len(),
-            lines.join("\n")
-        );
-    }
+}
+
+/// The table of requests the CLI sent, when it sent any.
+fn requests_md(s: &mut String, t: &Trial) {
     if !t.journal.is_empty() {
         let _ = writeln!(s, "\n## Requests the CLI sent\n\n| # | request | model | answered by | status | messages | last message blocks |\n|---|---|---|---|---|---|---|");
         for e in &t.journal {
@@ -134,12 +150,6 @@ fn trial_md(t: &Trial) -> String {
             );
         }
     }
-    let _ = writeln!(
-        s,
-        "\n## Files\n\n- [{stem_name}.stdout.jsonl]({stem_name}.stdout.jsonl): stdout as printed{}\n- [{stem_name}.journal.ndjson]({stem_name}.journal.ndjson): every request in full\n- [{stem_name}.json]({stem_name}.json): this report, machine-readable",
-        if t.output.raw_truncated { " (cut at 16 MiB)" } else { "" }
-    );
-    s
 }
 
 /// One line per request for reports: what it was and what answered it.

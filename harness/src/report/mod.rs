@@ -1,0 +1,292 @@
+//! Reports: one file set per divergent trial, plus a summary, junit.xml and
+//! results.json for the whole run, rewritten atomically after every trial so an
+//! interrupted run still leaves a complete account of what ran.
+
+use crate::runner::{Status, Trial};
+use serde::{Deserialize, Serialize};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+mod frame_diff;
+mod junit;
+mod summary;
+mod trial;
+
+pub use frame_diff::frame_diff;
+pub use trial::{request_brief, write_trial_report};
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+// Its home is normalize.rs; re-exported for compare.rs, which still imports it from here.
+pub use crate::normalize::redact_str;
+
+/// A target as the run saw it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TargetInfo {
+    pub name: String,
+    pub version: Option<String>,
+    /// Why it could not run, if it could not.
+    pub unavailable: Option<String>,
+}
+
+/// `results.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Results {
+    pub schema_version: u32,
+    pub started_at: String,
+    pub duration_ms: u64,
+    pub complete: bool,
+    pub targets: Vec<TargetInfo>,
+    pub counts: Counts,
+    /// Scenario files that could not be loaded.
+    pub scenario_errors: Vec<String>,
+    pub trials: Vec<Trial>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Counts {
+    pub passed: usize,
+    pub failed: usize,
+    pub skipped: usize,
+    /// Failed as the target's known-divergence list expects.
+    pub known: usize,
+    pub errors: usize,
+}
+
+impl Counts {
+    pub fn of(trials: &[Trial], errors: usize) -> Counts {
+        let mut c = Counts {
+            errors,
+            ..Counts::default()
+        };
+        for t in trials {
+            match t.status {
+                Status::Passed => c.passed += 1,
+                Status::Failed => c.failed += 1,
+                Status::Skipped(_) => c.skipped += 1,
+                Status::Known(_) => c.known += 1,
+            }
+        }
+        c
+    }
+
+    /// The closing line CI tooling reads.
+    pub fn line(&self) -> String {
+        format!(
+            "{} passed, {} failed, {} skipped",
+            self.passed, self.failed, self.skipped
+        )
+    }
+}
+
+/// Writes a run's reports into one folder as trials finish.
+pub struct ReportWriter {
+    dir: PathBuf,
+    started: SystemTime,
+    results: Results,
+}
+
+impl ReportWriter {
+    /// `reports/runs/<timestamp>/`, with `reports/runs/latest` pointing at it.
+    pub fn default_dir(root: &Path) -> PathBuf {
+        root.join("reports/runs")
+            .join(timestamp(SystemTime::now()).replace(':', ""))
+    }
+
+    pub fn create(
+        dir: &Path,
+        targets: Vec<TargetInfo>,
+        scenario_errors: Vec<String>,
+    ) -> io::Result<ReportWriter> {
+        std::fs::create_dir_all(dir)?;
+        if let Some(parent) = dir.parent() {
+            if parent.file_name().is_some_and(|n| n == "runs") {
+                let latest = parent.join("latest");
+                let _ = std::fs::remove_file(&latest);
+                #[cfg(unix)]
+                let _ = std::os::unix::fs::symlink(dir.file_name().unwrap_or_default(), &latest);
+            }
+        }
+        let started = SystemTime::now();
+        let mut w = ReportWriter {
+            dir: dir.to_path_buf(),
+            started,
+            results: Results {
+                schema_version: SCHEMA_VERSION,
+                started_at: timestamp(started),
+                duration_ms: 0,
+                complete: false,
+                counts: Counts::of(&[], scenario_errors.len()),
+                targets,
+                scenario_errors,
+                trials: Vec::new(),
+            },
+        };
+        w.write_run_files()?;
+        Ok(w)
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Adds a finished trial: its own report if it diverged, then the run files again.
+    pub fn record(&mut self, trial: Trial) -> io::Result<()> {
+        if trial.status == Status::Failed {
+            write_trial_report(&self.dir, &trial)?;
+        }
+        if !matches!(trial.status, Status::Skipped(_)) {
+            write_saved_trial(&self.dir, &trial)?;
+        }
+        self.results.trials.push(trial);
+        self.write_run_files()
+    }
+
+    pub fn finish(&mut self) -> io::Result<&Results> {
+        self.results.complete = true;
+        self.write_run_files()?;
+        Ok(&self.results)
+    }
+
+    pub fn results(&self) -> &Results {
+        &self.results
+    }
+
+    fn write_run_files(&mut self) -> io::Result<()> {
+        let r = &mut self.results;
+        r.trials
+            .sort_by(|a, b| (&a.scenario, &a.target).cmp(&(&b.scenario, &b.target)));
+        r.counts = Counts::of(&r.trials, r.scenario_errors.len());
+        r.duration_ms = self.started.elapsed().unwrap_or_default().as_millis() as u64;
+        write_results(&self.dir, r)
+    }
+}
+
+/// Merges several runs' results (e.g. CI shards) into `out`: one summary, junit.xml and
+/// results.json, with the per-trial reports copied over.
+pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Results, String> {
+    if dirs.is_empty() {
+        return Err("merge: name the report folders to merge".into());
+    }
+    let mut merged: Option<Results> = None;
+    for d in dirs {
+        let path = d.join("results.json");
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let r: Results =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        if r.schema_version != SCHEMA_VERSION {
+            return Err(format!(
+                "{}: schema_version {} (this streamcheck reads {})",
+                path.display(),
+                r.schema_version,
+                SCHEMA_VERSION
+            ));
+        }
+        for t in r.trials.iter().filter(|t| t.status == Status::Failed) {
+            // Carry the per-trial report files over.
+            let stem = trial_stem(t);
+            for ext in ["md", "json", "stdout.jsonl", "journal.ndjson"] {
+                let from = d.join(format!("{stem}.{ext}"));
+                if from.exists() {
+                    let to = out.join(format!("{stem}.{ext}"));
+                    if let Some(p) = to.parent() {
+                        std::fs::create_dir_all(p).map_err(|e| e.to_string())?;
+                    }
+                    std::fs::copy(&from, &to).map_err(|e| format!("{}: {e}", from.display()))?;
+                }
+            }
+        }
+        merged = Some(match merged {
+            None => r,
+            Some(mut m) => {
+                for t in r.targets {
+                    if !m.targets.iter().any(|x| x.name == t.name) {
+                        m.targets.push(t);
+                    }
+                }
+                m.trials.extend(r.trials);
+                for e in r.scenario_errors {
+                    if !m.scenario_errors.contains(&e) {
+                        m.scenario_errors.push(e);
+                    }
+                }
+                m.duration_ms = m.duration_ms.max(r.duration_ms);
+                m.complete &= r.complete;
+                m.started_at = m.started_at.min(r.started_at);
+                m
+            }
+        });
+    }
+    let mut m = merged.expect("at least one folder");
+    m.trials
+        .sort_by(|a, b| (&a.scenario, &a.target).cmp(&(&b.scenario, &b.target)));
+    m.counts = Counts::of(&m.trials, m.scenario_errors.len());
+    std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
+    write_results(out, &m).map_err(|e| e.to_string())?;
+    Ok(m)
+}
+
+/// Writes summary.md, junit.xml and results.json for `results` (also used by `merge`).
+pub fn write_results(dir: &Path, r: &Results) -> io::Result<()> {
+    write_atomic(
+        &dir.join("results.json"),
+        serde_json::to_string_pretty(r)?.as_bytes(),
+    )?;
+    write_atomic(&dir.join("summary.md"), summary::summary_md(r).as_bytes())?;
+    write_atomic(&dir.join("junit.xml"), junit::junit_xml(r).as_bytes())
+}
+
+/// Write to a temp file in the same folder, then rename over the target.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    io::Write::write_all(&mut tmp, bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// `outputs/<stem>.json`: what `audit --from` needs to check the trial again.
+fn write_saved_trial(dir: &Path, trial: &Trial) -> io::Result<()> {
+    let saved = crate::runner::saved::SavedTrial::of(trial);
+    let path = dir
+        .join(crate::runner::saved::DIR)
+        .join(format!("{}.json", trial_stem(trial)));
+    write_atomic(&path, &serde_json::to_vec(&saved)?)
+}
+
+/// `<scenario id>.<target>` under the report dir: the scenario folders are kept.
+pub fn trial_stem(trial: &Trial) -> String {
+    format!(
+        "{}.{}",
+        trial.scenario,
+        trial.target.replace(['/', ':'], "_")
+    )
+}
+
+/// `2026-11-22T00:33:42Z`, from a system time (UTC).
+pub fn timestamp(t: SystemTime) -> String {
+    humantime::format_rfc3339_seconds(t).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    #[test]
+    fn timestamps_are_utc_iso8601() {
+        assert_eq!(timestamp(UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        assert_eq!(
+            timestamp(UNIX_EPOCH + Duration::from_secs(1_795_307_622)),
+            "2026-11-22T00:33:42Z"
+        );
+        // Sub-second parts are dropped, leap days land right.
+        assert_eq!(
+            timestamp(UNIX_EPOCH + Duration::from_millis(951_782_400_999)),
+            "2000-02-29T00:00:00Z"
+        );
+    }
+}

@@ -168,6 +168,8 @@ fn each_kind_of_change_is_breaking_or_additive() {
 #[test]
 fn drift_md_opens_with_the_verdict_and_the_exit_code_follows_it() {
     let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir_all(root.join("scenarios")).unwrap();
     let (a, b) = pair();
     for (name, versions, code) in [
         ("breaking", vec![a.clone(), b], 1),
@@ -178,11 +180,12 @@ fn drift_md_opens_with_the_verdict_and_the_exit_code_follows_it() {
         let report = dir.path().join(name);
         let status = Command::cargo_bin("streamcheck")
             .unwrap()
+            .arg("--root")
+            .arg(&root)
             .args(["drift", "--replay"])
             .arg(&outputs)
             .arg("--report-dir")
             .arg(&report)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
             .assert()
             .get_output()
             .status

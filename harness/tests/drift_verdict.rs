@@ -114,7 +114,7 @@ fn pair() -> (VersionOutputs, VersionOutputs) {
     (a, b)
 }
 
-fn find<'a>(changes: &'a [Change], what: What) -> &'a Change {
+fn find(changes: &[Change], what: What) -> &Change {
     changes
         .iter()
         .find(|c| c.finding().what == what)

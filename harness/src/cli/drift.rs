@@ -42,20 +42,29 @@ pub fn drift(
             &opts,
         ))?,
     };
+    let mut breaking = false;
     for p in &file.drift.pairs {
+        let n = drift::verdict::counts(&p.verdict);
+        breaking |= n.breaking > 0;
         println!(
-            "{} -> {}: {} flip(s), {} field change(s), {} sequence change(s), {} exit-code change(s)",
+            "{} -> {}: {} breaking, {} additive; {} flip(s), {} field change(s), {} sequence change(s), {} exit-code change(s)",
             p.from,
             p.to,
+            n.breaking,
+            n.additive,
             p.status_flips.len(),
             p.fields.len(),
             p.sequences.len(),
             p.exit_codes.len()
         );
+        for c in p.verdict.iter().filter(|c| c.is_breaking()) {
+            println!("  breaking: {}", c.finding());
+        }
     }
     println!(
         "drift report: {}",
         opts.report_dir.join("drift.md").display()
     );
-    Ok(ctx.verdict(Verdict::AllGood))
+    // Exit 1 when a pair has a breaking change, so a nightly job on @latest fails on it.
+    Ok(ctx.verdict(Verdict::divergence_if(breaking)))
 }

@@ -138,6 +138,7 @@ pub fn diff_pair(a: &VersionOutputs, b: &VersionOutputs) -> PairDrift {
         tools_added,
         tools_removed,
         values: values(&common),
+        verdict: Vec::new(),
     };
     for k in d
         .frame_types_added
@@ -149,6 +150,7 @@ pub fn diff_pair(a: &VersionOutputs, b: &VersionOutputs) -> PairDrift {
     for f in &mut d.fields {
         f.scenarios.truncate(EXAMPLES);
     }
+    d.verdict = super::verdict::classify(&d);
     d
 }
 

@@ -15,10 +15,12 @@
 pub mod diff;
 pub mod model;
 pub mod render;
+pub mod verdict;
 
 pub use diff::{diff, diff_pair, run_length, schema_of, Schema};
 pub use model::*;
 pub use render::render_md;
+pub use verdict::{classify, Change, Finding, What};
 
 use crate::report::{self, write_atomic, ReportWriter};
 use crate::runner::{RunOptions, Status};

@@ -254,6 +254,9 @@ pub struct PairDrift {
     pub tools_removed: Vec<String>,
     pub status_flips: Vec<StatusFlip>,
     pub values: Vec<ValueChange>,
+    /// Every change above classified breaking or additive, breaking first.
+    #[serde(default)]
+    pub verdict: Vec<super::verdict::Change>,
 }
 
 impl PairDrift {

@@ -1,6 +1,7 @@
 //! drift.md: the versions, then one section per pair of neighbouring versions.
 
 use super::model::*;
+use super::verdict::counts;
 use crate::text::{clip, md_escape};
 use std::fmt::Write as _;
 
@@ -15,6 +16,7 @@ pub fn render_md(d: &Drift, command: &str, notes: &[String]) -> String {
     if !notes.is_empty() {
         s.push('\n');
     }
+    verdicts(&mut s, &d.pairs);
     versions(&mut s, &d.versions);
     s.push('\n');
     let _ = writeln!(s, "Pass/fail is against the scenarios' expectations, which are written for the pinned Claude Code; a failure on another version is drift from it.\n");
@@ -25,6 +27,33 @@ pub fn render_md(d: &Drift, command: &str, notes: &[String]) -> String {
         pair(&mut s, p);
     }
     s
+}
+
+/// One short block per pair: counts, then each breaking change on a line.
+fn verdicts(s: &mut String, pairs: &[PairDrift]) {
+    if pairs.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "## Verdict\n");
+    for p in pairs {
+        let n = counts(&p.verdict);
+        let word = if n.breaking > 0 {
+            "BREAKING"
+        } else {
+            "compatible"
+        };
+        let _ = writeln!(
+            s,
+            "### {} → {}: {word}, {} breaking, {} additive\n",
+            p.from, p.to, n.breaking, n.additive
+        );
+        for c in p.verdict.iter().filter(|c| c.is_breaking()) {
+            let _ = writeln!(s, "- {}", md_escape(&clip(&c.finding().to_string(), 240)));
+        }
+        if n.breaking > 0 {
+            s.push('\n');
+        }
+    }
 }
 
 fn versions(s: &mut String, versions: &[VersionSummary]) {

@@ -1,11 +1,11 @@
 //! Multi-run scenarios: the CLI runs several times in one sandbox (one HOME, one
 //! workspace), each run with its own args, input, stub and expectation.
 
+use super::sandbox::SandboxDir;
 use super::{execute_in, spawn_error, RunOptions, Trial};
 use crate::divergence::Divergence;
 use crate::scenario::{RunSpec, Scenario, TargetExpect};
 use crate::target::Target;
-use super::sandbox::SandboxDir;
 
 /// Runs every entry of `scenario.runs` in order; divergences name their run (1-based).
 /// The trial keeps the output of the first run that diverged, else of the last run.
@@ -26,7 +26,15 @@ pub(super) async fn execute_all(
         let mut run_trial = trial.clone();
         run_trial.divergences.clear();
         run_trial.expected_frames = run_expect.frames.iter().map(|e| e.0.source()).collect();
-        let result = execute_in(&sandbox, &run_scenario, &run_expect, target, opts, &mut run_trial).await;
+        let result = execute_in(
+            &sandbox,
+            &run_scenario,
+            &run_expect,
+            target,
+            opts,
+            &mut run_trial,
+        )
+        .await;
         if let Err(d) = result {
             run_trial.divergences.push(d);
         }
@@ -36,7 +44,9 @@ pub(super) async fn execute_all(
             d.run = Some(number);
             d.message = format!("run {number} of {total}: {}", d.message);
         }
-        trial.divergences.extend(run_trial.divergences.iter().cloned());
+        trial
+            .divergences
+            .extend(run_trial.divergences.iter().cloned());
         trial.notes.extend(run_trial.notes.iter().cloned());
         let keep = kept.as_ref().is_none_or(|k| k.divergences.is_empty());
         if keep {

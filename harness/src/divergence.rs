@@ -99,6 +99,9 @@ pub struct Divergence {
     pub expected: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actual: Option<Value>,
+    /// In a multi-run scenario: the 1-based run it came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<usize>,
 }
 
 impl Divergence {
@@ -111,6 +114,7 @@ impl Divergence {
             path: None,
             expected: None,
             actual: None,
+            run: None,
         }
     }
 

@@ -70,12 +70,31 @@ pub struct ScenarioFile {
     /// The stub-api script: what the model answers, request by request.
     #[serde(default)]
     pub stub: stub_api::Script,
+    /// Several runs of the CLI, one after another, sharing one HOME and workspace (session
+    /// resume, continue, fork). Each run has its own args, prompt/stdin and stub; each target
+    /// then lists one expectation per run, in order, under `expect.<target>.runs`.
+    #[serde(default)]
+    pub runs: Vec<RunSpec>,
 
     /// Per target name (`claude-code`, `caliban`, ...): what must come out. A key with
     /// versions (`claude-code@>=2.1.300`, `claude-code@2.1.74`) holds for those versions
     /// and states only what differs (see `expectation.rs`).
     #[schemars(schema_with = "crate::expectation::expect_map_schema")]
     pub expect: BTreeMap<String, TargetExpect>,
+}
+
+/// One CLI run of a multi-run scenario: replaces the scenario's args, prompt, stdin and stub.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunSpec {
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub prompt: Option<String>,
+    #[serde(default)]
+    pub stdin: Option<Vec<StdinLine>>,
+    #[serde(default)]
+    pub stub: stub_api::Script,
 }
 
 fn yes() -> bool {
@@ -266,6 +285,8 @@ pub struct TargetExpect {
     pub turns: Option<usize>,
     /// Protocol invariants this scenario turns off, with the reason.
     pub invariants: Option<InvariantOptOut>,
+    /// In a multi-run scenario: one expectation per entry of the scenario's `runs`, in order.
+    pub runs: Vec<TargetExpect>,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -658,6 +679,7 @@ impl Scenario {
                 ));
             }
         }
+        check_runs(&file).map_err(|m| err(None, None, m))?;
         if file.expect.is_empty() {
             return Err(err(
                 None,
@@ -682,6 +704,23 @@ impl Scenario {
         })?;
         Scenario::parse(&text, path, root)
     }
+}
+
+/// A multi-run scenario gives every (not skipped) target one expectation per run.
+fn check_runs(file: &ScenarioFile) -> Result<(), String> {
+    for (target, exp) in &file.expect {
+        let (want, got) = (file.runs.len(), exp.runs.len());
+        if exp.skip.is_some() || want == got || (got == 0 && target.contains('@')) {
+            continue;
+        }
+        if want == 0 {
+            return Err(format!("expect.{target}.runs: the scenario has no `runs:`"));
+        }
+        return Err(format!(
+            "expect.{target}.runs: {got} expectations for {want} runs: give one per run"
+        ));
+    }
+    Ok(())
 }
 
 /// The JSON Schema of scenario files (committed as `scenarios/schema.json`).

@@ -8,6 +8,7 @@
 pub mod check;
 pub mod output;
 pub mod process;
+mod runs;
 pub mod sandbox;
 pub mod saved;
 
@@ -152,7 +153,12 @@ pub async fn run(scenario: &Scenario, target: &Target, opts: &RunOptions) -> Tri
     }
     trial.expected_frames = expect.frames.iter().map(|e| e.0.source()).collect();
     let started = Instant::now();
-    if let Err(d) = execute(scenario, expect, target, opts, &mut trial).await {
+    let executed = if scenario.file.runs.is_empty() {
+        execute(scenario, expect, target, opts, &mut trial).await
+    } else {
+        runs::execute_all(scenario, expect, target, opts, &mut trial).await
+    };
+    if let Err(d) = executed {
         trial.divergences.push(d);
     }
     trial.duration_ms = started.elapsed().as_millis() as u64;
@@ -190,8 +196,23 @@ async fn execute(
     opts: &RunOptions,
     trial: &mut Trial,
 ) -> Result<(), Divergence> {
-    let spawn_error = |e: &dyn std::fmt::Display| Divergence::new(Kind::Spawn, e.to_string());
     let sandbox = SandboxDir::create(scenario).map_err(|e| spawn_error(&e))?;
+    execute_in(&sandbox, scenario, expect, target, opts, trial).await
+}
+
+fn spawn_error(e: &dyn std::fmt::Display) -> Divergence {
+    Divergence::new(Kind::Spawn, e.to_string())
+}
+
+/// One CLI run in an existing sandbox (a multi-run scenario calls it once per run).
+async fn execute_in(
+    sandbox: &SandboxDir,
+    scenario: &Scenario,
+    expect: &TargetExpect,
+    target: &Target,
+    opts: &RunOptions,
+    trial: &mut Trial,
+) -> Result<(), Divergence> {
     trial.vars = sandbox.vars();
     let server = StubServer::start(sandbox.stub_script(scenario, target.dialect))
         .await

@@ -1,0 +1,84 @@
+//! Multi-run scenarios: the CLI runs several times in one sandbox (one HOME, one
+//! workspace), each run with its own args, input, stub and expectation.
+
+use super::sandbox::SandboxDir;
+use super::{execute_in, spawn_error, RunOptions, Trial};
+use crate::divergence::Divergence;
+use crate::scenario::{RunSpec, Scenario, TargetExpect};
+use crate::target::Target;
+
+/// Runs every entry of `scenario.runs` in order; divergences name their run (1-based).
+/// The trial keeps the output of the first run that diverged, else of the last run.
+pub(super) async fn execute_all(
+    scenario: &Scenario,
+    expect: &TargetExpect,
+    target: &Target,
+    opts: &RunOptions,
+    trial: &mut Trial,
+) -> Result<(), Divergence> {
+    let sandbox = SandboxDir::create(scenario).map_err(|e| spawn_error(&e))?;
+    let total = scenario.file.runs.len();
+    let mut commands = Vec::new();
+    let mut kept: Option<Trial> = None;
+    for (index, spec) in scenario.file.runs.iter().enumerate() {
+        let run_scenario = for_run(scenario, spec);
+        let run_expect = expect.runs.get(index).cloned().unwrap_or_default();
+        let mut run_trial = trial.clone();
+        run_trial.divergences.clear();
+        run_trial.expected_frames = run_expect.frames.iter().map(|e| e.0.source()).collect();
+        let result = execute_in(
+            &sandbox,
+            &run_scenario,
+            &run_expect,
+            target,
+            opts,
+            &mut run_trial,
+        )
+        .await;
+        if let Err(d) = result {
+            run_trial.divergences.push(d);
+        }
+        commands.push(format!("run {}: {}", index + 1, run_trial.command_line));
+        let number = index + 1;
+        for d in &mut run_trial.divergences {
+            d.run = Some(number);
+            d.message = format!("run {number} of {total}: {}", d.message);
+        }
+        trial
+            .divergences
+            .extend(run_trial.divergences.iter().cloned());
+        trial.notes.extend(run_trial.notes.iter().cloned());
+        let keep = kept.as_ref().is_none_or(|k| k.divergences.is_empty());
+        if keep {
+            kept = Some(run_trial);
+        }
+    }
+    if let Some(k) = kept {
+        adopt(trial, k);
+    }
+    trial.command_line = commands.join("\n");
+    Ok(())
+}
+
+/// The run's output, journal and expected frames become the trial's (for its report).
+fn adopt(trial: &mut Trial, run: Trial) {
+    trial.exit = run.exit;
+    trial.output = run.output;
+    trial.stderr = run.stderr;
+    trial.journal = run.journal;
+    trial.expected_frames = run.expected_frames;
+    trial.vars = run.vars;
+    trial.client = run.client;
+}
+
+/// The scenario as a single run: the run's args follow the scenario's; its prompt, stdin
+/// and stub replace the scenario's.
+fn for_run(scenario: &Scenario, spec: &RunSpec) -> Scenario {
+    let mut one = scenario.clone();
+    one.file.args.extend(spec.args.iter().cloned());
+    one.file.prompt = spec.prompt.clone().or(one.file.prompt);
+    one.file.stdin = spec.stdin.clone().or(one.file.stdin);
+    one.file.stub = spec.stub.clone();
+    one.file.runs.clear();
+    one
+}

@@ -127,8 +127,10 @@ pub fn check(output: &Output, enabled: &[Invariant], hung_after_result: bool) ->
         }
     }
     let frames = &output.frames;
-    let conversation: Vec<&crate::output::Frame> =
-        frames.iter().filter(|f| !is_beside_conversation(&f.value)).collect();
+    let conversation: Vec<&crate::output::Frame> = frames
+        .iter()
+        .filter(|f| !is_beside_conversation(&f.value))
+        .collect();
     if on(Invariant::InitFirst) {
         if let Some(first) = conversation.first() {
             if !is(&first.value, "system", Some("init")) {

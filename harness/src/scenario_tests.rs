@@ -120,3 +120,41 @@ fn text_expectations() {
     assert!(empty.check("  \n").is_ok());
     assert!(empty.check("x").is_err());
 }
+
+const TWO_RUNS: &str = r#"
+description: resume
+runs:
+  - args: [--session-id, 5e55a1d0-0000-4000-8000-000000000001]
+    prompt: one
+    stub: {steps: [{message: {content: [{text: "a"}]}}]}
+  - args: [--resume, 5e55a1d0-0000-4000-8000-000000000001]
+    prompt: two
+    stub: {steps: []}
+expect:
+  claude-code:
+    runs:
+      - {exit_code: 0}
+      - {exit_code: 1}
+  claude-code@2.1.74:
+    runs:
+      - {exit_code: 0}
+      - {exit_code: 0}
+"#;
+
+#[test]
+fn runs_parse_in_order_and_a_version_block_replaces_them() {
+    let s = parse(TWO_RUNS).unwrap();
+    assert_eq!(s.file.runs.len(), 2);
+    assert_eq!(s.file.runs[1].args[0], "--resume");
+    let general = &s.file.expect["claude-code"];
+    assert_eq!(general.runs[1].exit_code, Some(1));
+    let old = crate::expectation::for_version(&s.file.expect, "claude-code", "2.1.74").unwrap();
+    assert_eq!(old.runs[1].exit_code, Some(0));
+}
+
+#[test]
+fn an_expectation_needs_one_block_per_run() {
+    let one = TWO_RUNS.replace("      - {exit_code: 1}\n", "");
+    let e = parse(&one).unwrap_err().to_string();
+    assert!(e.contains("1 expectations for 2 runs"), "{e}");
+}

@@ -20,6 +20,9 @@ pub fn install(project: &Project, targets: &TargetArgs) -> Result<Verdict> {
     if failed.is_empty() {
         Ok(Verdict::AllGood)
     } else {
-        Err(Error::Failed(format!("not installed: {}", failed.join(", "))))
+        Err(Error::Failed(format!(
+            "not installed: {}",
+            failed.join(", ")
+        )))
     }
 }

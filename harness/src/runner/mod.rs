@@ -130,7 +130,7 @@ pub async fn run(scenario: &Scenario, target: &Target, opts: &RunOptions) -> Tri
     let mut trial = Trial::new(scenario, &target.name, &target.version);
     let key = target.dialect.expect_key();
     let as_written = TargetExpect::default();
-    let expect = match scenario.file.expect.get(key) {
+    let expect = match crate::expectation::for_version(&scenario.file.expect, key, &target.version) {
         Some(expect) => expect,
         None if opts.without_expectation => {
             let note = format!("no expectation for {key}: ran as written, for comparison");

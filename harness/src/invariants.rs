@@ -254,11 +254,21 @@ pub fn exit_code_matches_result(output: &Output, exit: &Exit) -> Option<Divergen
     )
 }
 
-/// The session id a request carries in `metadata.user_id` (a JSON object as a string).
+/// The session id a request carries in `metadata.user_id`.
 fn request_session(entry: &JournalEntry) -> Option<String> {
-    let user_id = entry.body().pointer("/metadata/user_id")?.as_str()?;
-    let inner: Value = serde_json::from_str(user_id).ok()?;
-    inner.get("session_id")?.as_str().map(str::to_string)
+    user_id_session(entry.body().pointer("/metadata/user_id")?.as_str()?)
+}
+
+/// A JSON object as a string (`{"session_id": ..}`), or the flat
+/// `user_<hash>_account_<id>_session_<uuid>` of Claude Code 2.1.74 and older.
+fn user_id_session(user_id: &str) -> Option<String> {
+    match serde_json::from_str::<Value>(user_id) {
+        Ok(inner) => inner.get("session_id")?.as_str().map(str::to_string),
+        Err(_) => user_id
+            .rsplit_once("_session_")
+            .map(|(_, id)| id.to_string())
+            .filter(|id| !id.is_empty()),
+    }
 }
 
 /// [`Invariant::SessionMatchesRequest`]: the first `session_id` printed is one the CLI
@@ -290,6 +300,17 @@ pub fn session_matches_request(output: &Output, journal: &[JournalEntry]) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn user_id_session_reads_both_forms() {
+        let id = "5e55a1d0-0000-4000-8000-000000000001";
+        let json = format!(r#"{{"device_id":"d","session_id":"{id}"}}"#);
+        assert_eq!(user_id_session(&json).as_deref(), Some(id));
+        let flat = format!("user_abc123_account__session_{id}");
+        assert_eq!(user_id_session(&flat).as_deref(), Some(id));
+        assert_eq!(user_id_session("user_abc123"), None);
+        assert_eq!(user_id_session("user_abc_session_"), None);
+    }
 
     fn run(text: &str) -> Vec<Divergence> {
         check(&Output::parse(text.as_bytes()), &Invariant::ALL, false)

@@ -553,9 +553,11 @@ fn fake_caliban(dir: &Path) -> Target {
         name: "caliban".into(),
         dialect: Dialect::Caliban,
         program,
+        lead_args: Vec::new(),
         version: "0.15.0".into(),
         features: Default::default(),
         known: Default::default(),
+        tools: Default::default(),
         env: Default::default(),
     }
 }

@@ -148,6 +148,15 @@ pub fn with_paths(script: &Script, vars: &Vars) -> Script {
 mod tests {
     use super::*;
 
+    fn bash_scenario() -> Scenario {
+        Scenario::parse(
+            "description: d\nprompt: p\nstub:\n  steps:\n    - message: {content: [{tool_use: {id: t1, name: Bash, input: {command: ls}}}]}\nexpect: {qwen-code: {}}\n",
+            Path::new("scenarios/x.yaml"),
+            Path::new("scenarios"),
+        )
+        .unwrap()
+    }
+
     #[test]
     fn the_stub_script_names_the_sandbox_paths() {
         let scenario = Scenario::parse(
@@ -179,6 +188,13 @@ mod tests {
             .stub_script(&scenario, Dialect::Caliban, &ToolMap::default())
             .builtin_rules
             .contains(&title));
+        let qwen = ToolMap::parse("Bash: {name: run_shell_command}").unwrap();
+        let script = sandbox.stub_script(&bash_scenario(), Dialect::QwenCode, &qwen);
+        let json = serde_json::to_string(&script).unwrap();
+        assert!(json.contains(r#""name":"run_shell_command""#) && !json.contains("Bash"));
+        assert!(script
+            .builtin_rules
+            .contains(&BuiltinRule::QwenCodeMemoryExtraction));
         let root = sandbox.workspace.parent().unwrap().to_path_buf();
         drop(sandbox);
         assert!(!root.exists(), "the sandbox is removed with its owner");

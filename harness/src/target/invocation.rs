@@ -198,7 +198,10 @@ impl Target {
         });
         if let Some((_, sdk_args)) = &profile {
             // The SDK's exact command line; the scenario's args come after it.
-            args.extend(sdk_args.iter().cloned());
+            match self.dialect {
+                Dialect::QwenCode => args.extend(qwen::translate_args(sdk_args, &self.tools)),
+                _ => args.extend(sdk_args.iter().cloned()),
+            }
         } else if file.default_args {
             args.extend(self.default_args(scenario, expect));
         }

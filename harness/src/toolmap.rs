@@ -66,6 +66,13 @@ impl ToolMap {
         self.tools.get(neutral).map_or(neutral, |t| t.name.as_str())
     }
 
+    /// The neutral name of one of this target's tools.
+    pub fn neutral_name(&self, target_name: &str) -> Option<&str> {
+        let mut all = self.tools.iter();
+        all.find(|(_, t)| t.name == target_name)
+            .map(|(neutral, _)| neutral.as_str())
+    }
+
     /// A comma-separated tool list (`Bash,Read`, `Bash(git:*)`) in the target's names.
     pub fn list(&self, neutral: &str) -> String {
         let one = |t: &str| match t.split_once('(') {

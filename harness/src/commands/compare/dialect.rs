@@ -83,7 +83,8 @@ impl Neutral {
 /// Maps a dialect's frames into neutral events.
 pub fn neutral(dialect: Dialect, frames: &[Value]) -> Neutral {
     match dialect {
-        Dialect::ClaudeCode | Dialect::QwenCode => ClaudeCode::default().read(frames),
+        Dialect::ClaudeCode => ClaudeCode::default().read(frames),
+        Dialect::QwenCode => super::qwen::adapt(ClaudeCode::default().read(frames), frames),
         Dialect::Caliban => Caliban::default().read(frames),
     }
 }

@@ -40,6 +40,7 @@ pub mod suite;
 pub mod supported;
 pub mod target;
 pub mod text;
+pub mod toolmap;
 pub mod version_range;
 
 pub use runner::output;

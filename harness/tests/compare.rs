@@ -1,5 +1,5 @@
 //! Parity: the per-dialect adapters and the comparison, on real captures of Claude Code
-//! 2.1.197 and caliban 0.15.0 (copied from the project's observed captures into
+//! 2.1.197, caliban 0.15.0 and Qwen Code 0.24.4 (copied from the project's observed captures into
 //! tests/fixtures/observed), plus the runner's run-without-expectation mode.
 
 use serde_json::{json, Value};
@@ -553,9 +553,11 @@ fn fake_caliban(dir: &Path) -> Target {
         name: "caliban".into(),
         dialect: Dialect::Caliban,
         program,
+        lead_args: Vec::new(),
         version: "0.15.0".into(),
         features: Default::default(),
         known: Default::default(),
+        tools: Default::default(),
         env: Default::default(),
     }
 }
@@ -717,4 +719,84 @@ expect:
         sp.differences
     );
     assert!(sp.differences[0].contains("claude-code exits 0"));
+}
+
+const QWEN: &str = "qwen-code-0.24.4";
+
+/// Real Qwen Code 0.24.4 captures (`qwen-code-0.24.4/`), read by its adapter: its tool is
+/// named by the neutral name, its own stream events are listed by type, and the shape
+/// differences the parity baseline names hold in the captures themselves.
+#[test]
+fn qwen_code_captures_read_as_claude_code_with_neutral_tool_names() {
+    let run = capture(QWEN, "bash_tool");
+    let n = adapt(Dialect::QwenCode, &run);
+    let calls: Vec<&str> = n
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCall { name, .. } => Some(name.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        ["Bash"],
+        "run_shell_command is Bash in neutral terms"
+    );
+    assert!(n
+        .events
+        .iter()
+        .any(|e| matches!(e, Event::ToolResult { text, .. } if text == "hi-from-tool")));
+    assert!(n.unmapped.contains("stream_event/goal_state"));
+    let init = &run.frames[0];
+    assert_eq!(init["subtype"], "init");
+    assert!(init.get("permission_mode").is_some() && init.get("permissionMode").is_none());
+    assert!(init.get("qwen_code_version").is_some() && init.get("claude_code_version").is_none());
+    let result = run.frames.last().unwrap();
+    for absent in ["total_cost_usd", "modelUsage", "stop_reason"] {
+        assert!(
+            result.get(absent).is_none(),
+            "{absent} in Qwen Code's result"
+        );
+    }
+}
+
+#[test]
+fn qwen_code_streams_no_message_delta_and_prints_assistant_after_block_stop() {
+    let kinds = |r: &Recorded| -> Vec<String> {
+        r.frames
+            .iter()
+            .map(|f| match f["type"].as_str() {
+                Some("stream_event") => f["event"]["type"].as_str().unwrap_or("").to_string(),
+                other => other.unwrap_or("").to_string(),
+            })
+            .collect()
+    };
+    let qwen = kinds(&capture(QWEN, "partial_tool"));
+    let claude = kinds(&capture("claude-code-2.1.328", "partial_tool"));
+    assert!(claude.contains(&"message_delta".to_string()));
+    assert!(!qwen.contains(&"message_delta".to_string()));
+    let after = |k: &[String], a: &str, b: &str| {
+        k.iter().position(|x| x == a).unwrap() < k.iter().position(|x| x == b).unwrap()
+    };
+    assert!(after(&claude, "assistant", "content_block_stop"));
+    assert!(after(&qwen, "content_block_stop", "assistant"));
+    // Both adapters still see one call, its result and the final text.
+    let a = adapt(
+        Dialect::ClaudeCode,
+        &capture("claude-code-2.1.328", "partial_tool"),
+    );
+    let b = adapt(Dialect::QwenCode, &capture(QWEN, "partial_tool"));
+    let names = |n: &Neutral| -> Vec<String> {
+        n.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::ToolCall { name, .. } => Some(name.clone()),
+                Event::Result { subtype, .. } => Some(subtype.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(names(&b), ["Bash", "success"]);
+    assert_eq!(names(&a).last(), names(&b).last());
 }

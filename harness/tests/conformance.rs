@@ -3,7 +3,8 @@
 //! `cargo test -p streamcheck --test conformance [FILTER]`. Targets come from
 //! `STREAMCHECK_TARGETS` (comma-separated, default `claude-code`); a target that is
 //! not installed is installed first (claude-code) or its trials are ignored with the
-//! install command (caliban, which takes about 10 minutes to build; `streamcheck install --target caliban`).
+//! install command (caliban, which takes about 10 minutes to build; `streamcheck install --target caliban`;
+//! qwen-code, `streamcheck install --target qwen-code`).
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::Path;
@@ -32,12 +33,13 @@ fn main() {
     let project = Project {
         root: root.to_path_buf(),
     };
-    // caliban takes about 10 minutes to build: by default it runs only if already built;
-    // naming it in STREAMCHECK_TARGETS builds it.
+    // caliban takes about 10 minutes to build and Qwen Code brings its own Node: by
+    // default they run only if already installed; naming them in STREAMCHECK_TARGETS
+    // installs them.
     let asked = std::env::var("STREAMCHECK_TARGETS").ok();
     let names = asked
         .clone()
-        .unwrap_or_else(|| "claude-code,caliban".into());
+        .unwrap_or_else(|| "claude-code,caliban,qwen-code".into());
     let (scenarios, errors) = scenario::load_all(&project.scenarios_dir());
     let mut trials: Vec<Trial> = errors
         .into_iter()

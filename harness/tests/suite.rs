@@ -22,9 +22,11 @@ fn target() -> Target {
         name: "fake".into(),
         dialect: Dialect::ClaudeCode,
         program: "/bin/false".into(),
+        lead_args: Vec::new(),
         version: "0.0.0".into(),
         features: Default::default(),
         known: Default::default(),
+        tools: Default::default(),
         env: Default::default(),
     }
 }

@@ -80,12 +80,17 @@ pub enum BuiltinRule {
     /// asking for a `title` property), answered with `{"title":"Stub session"}`.
     #[serde(rename = "claude-code-session-title")]
     ClaudeCodeSessionTitle,
+    /// Qwen Code's background memory-extraction request (a system prompt that opens as
+    /// its "managed memory extraction subagent"), answered with a text that saves nothing.
+    #[serde(rename = "qwen-code-memory-extraction")]
+    QwenCodeMemoryExtraction,
 }
 
 impl BuiltinRule {
     pub fn rule(&self) -> Rule {
         match self {
             BuiltinRule::ClaudeCodeSessionTitle => Rule::claude_code_session_title(),
+            BuiltinRule::QwenCodeMemoryExtraction => Rule::qwen_code_memory_extraction(),
         }
     }
 }
@@ -114,6 +119,7 @@ pub struct Rule {
 
 impl Rule {
     pub const CLAUDE_CODE_SESSION_TITLE: &'static str = "claude-code-session-title";
+    pub const QWEN_CODE_MEMORY_EXTRACTION: &'static str = "qwen-code-memory-extraction";
 
     /// Claude Code 2.1.197 asks for a session title with the main model, no tools and
     /// `output_config.format` = a JSON schema with a `title` property.
@@ -127,6 +133,23 @@ impl Rule {
             },
             times: Times::Forever,
             response: Response::Message(Message::text(r#"{"title":"Stub session"}"#)),
+        }
+    }
+}
+
+impl Rule {
+    /// Qwen Code 0.24.4 runs a "managed memory extraction subagent" beside a plain run:
+    /// a request with tools whose system prompt names that subagent.
+    pub fn qwen_code_memory_extraction() -> Rule {
+        Rule {
+            name: Self::QWEN_CODE_MEMORY_EXTRACTION.to_string(),
+            matcher: Match {
+                has_tools: Some(true),
+                system_contains: Some("managed memory extraction subagent".to_string()),
+                ..Match::default()
+            },
+            times: Times::Forever,
+            response: Response::Message(Message::text("Nothing worth remembering.")),
         }
     }
 }

@@ -165,6 +165,51 @@ steps:
     assert!(server.unscripted().is_empty());
 }
 
+/// Qwen Code 0.24.4, captured from a real run: its main request (line 0) and the
+/// memory-extraction request it sends beside it (line 1), both with `Authorization: Bearer`
+/// and no `x-api-key`.
+#[tokio::test]
+async fn qwen_memory_extraction_goes_to_the_builtin_rule_and_bearer_auth_is_accepted() {
+    let yaml = r#"
+builtin_rules: [qwen-code-memory-extraction]
+steps:
+  - message: {content: [{text: "main answer"}]}
+"#;
+    let server = StubServer::start(script(yaml)).await.unwrap();
+    let file = "qwen_memory_extraction.requests.jsonl";
+    let (main, memory) = (observed_body_raw(file, 0), observed_body_raw(file, 1));
+    let addr = server.addr();
+    let send = |body: String| async move {
+        let bearer = [("authorization", "Bearer sk-ant-streamcheck-dummy-key")];
+        let mut conn = Conn::connect(addr).await;
+        conn.send("POST", "/v1/messages", &bearer, body.as_bytes())
+            .await
+    };
+    // The side request first, as if it raced ahead of the main one.
+    let resp = send(memory).await;
+    assert_eq!(resp.status, 200);
+    assert_eq!(server.steps_used(), 0, "the side request consumes no step");
+    let resp = send(main).await;
+    assert_eq!(resp.status, 200);
+    let text: Vec<String> = resp
+        .events()
+        .iter()
+        .filter(|e| e.name == "content_block_delta")
+        .map(|e| e.json()["delta"]["text"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(text, ["main answer"]);
+    let journal = server.journal();
+    assert_eq!(
+        journal[0].answer,
+        Answer::Background {
+            rule: Rule::QWEN_CODE_MEMORY_EXTRACTION.into()
+        }
+    );
+    assert_eq!(journal[1].answer, Answer::Step { step: 0, repeat: 0 });
+    assert_eq!(journal[1].headers["authorization"], "[redacted]");
+    assert!(server.unscripted().is_empty());
+}
+
 #[tokio::test]
 async fn explicit_background_rules_come_first_and_count_their_times() {
     let yaml = r#"

@@ -24,7 +24,7 @@ fn parse_shard(s: &str) -> Result<(usize, usize), String> {
 /// Which targets a command runs.
 #[derive(clap::Args, Clone)]
 pub struct TargetArgs {
-    /// Target to run: claude-code (default), claude-code@VERSION, claude-code@supported (every version in targets/claude-code/versions.yaml), claude-code@latest (asks npm), caliban, caliban@VERSION. Repeatable.
+    /// Target to run: claude-code (default), claude-code@VERSION, claude-code@supported (every version in targets/claude-code/versions.yaml), claude-code@latest (asks npm), caliban, caliban@VERSION, qwen-code, qwen-code@VERSION. Repeatable.
     #[arg(long = "target", short = 't')]
     pub targets: Vec<String>,
     /// An executable that speaks Claude Code's conventions (a wrapper, a fork).

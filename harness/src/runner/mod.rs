@@ -215,7 +215,11 @@ async fn execute_in(
     trial: &mut Trial,
 ) -> Result<(), Divergence> {
     trial.vars = sandbox.vars();
-    let server = StubServer::start(sandbox.stub_script(scenario, target.dialect))
+    target
+        .prepare_home(&sandbox.home)
+        .map_err(|e| spawn_error(&format!("cannot prepare the CLI's HOME: {e}")))?;
+    let script = sandbox.stub_script(scenario, target.dialect, &target.tools);
+    let server = StubServer::start(script)
         .await
         .map_err(|e| spawn_error(&format!("cannot start the stub: {e}")))?;
     let base_url = server.base_url();

@@ -6,6 +6,7 @@
 use crate::pattern::Vars;
 use crate::scenario::{FileContent, Scenario};
 use crate::target::{self, Dialect};
+use crate::toolmap::ToolMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use stub_api::{BuiltinRule, Script};
@@ -84,13 +85,18 @@ impl SandboxDir {
         }
     }
 
-    /// The scenario's stub script for this sandbox: its paths substituted, and for Claude
-    /// Code the built-in rule that answers its session-title side request.
-    pub fn stub_script(&self, scenario: &Scenario, dialect: Dialect) -> Script {
-        let mut script = with_paths(&scenario.file.stub, &self.vars());
-        let title = BuiltinRule::ClaudeCodeSessionTitle;
-        if dialect == Dialect::ClaudeCode && !script.builtin_rules.contains(&title) {
-            script.builtin_rules.push(title);
+    /// The scenario's stub script for this sandbox: its paths substituted, its tools named
+    /// as the target names them, and the built-in rule that answers the dialect's own side
+    /// request (Claude Code's session title, Qwen Code's memory extraction).
+    pub fn stub_script(&self, scenario: &Scenario, dialect: Dialect, tools: &ToolMap) -> Script {
+        let mut script = tools.translate(&with_paths(&scenario.file.stub, &self.vars()));
+        let side = match dialect {
+            Dialect::ClaudeCode => Some(BuiltinRule::ClaudeCodeSessionTitle),
+            Dialect::QwenCode => Some(BuiltinRule::QwenCodeMemoryExtraction),
+            Dialect::Caliban => None,
+        };
+        if let Some(rule) = side.filter(|r| !script.builtin_rules.contains(r)) {
+            script.builtin_rules.push(rule);
         }
         script
     }
@@ -142,6 +148,15 @@ pub fn with_paths(script: &Script, vars: &Vars) -> Script {
 mod tests {
     use super::*;
 
+    fn bash_scenario() -> Scenario {
+        Scenario::parse(
+            "description: d\nprompt: p\nstub:\n  steps:\n    - message: {content: [{tool_use: {id: t1, name: Bash, input: {command: ls}}}]}\nexpect: {qwen-code: {}}\n",
+            Path::new("scenarios/x.yaml"),
+            Path::new("scenarios"),
+        )
+        .unwrap()
+    }
+
     #[test]
     fn the_stub_script_names_the_sandbox_paths() {
         let scenario = Scenario::parse(
@@ -156,19 +171,30 @@ mod tests {
             "hi"
         );
         assert!(sandbox.home.join(".cfg").exists() && sandbox.tmp.is_dir());
-        let script =
-            serde_json::to_string(&sandbox.stub_script(&scenario, Dialect::ClaudeCode)).unwrap();
+        let script = serde_json::to_string(&sandbox.stub_script(
+            &scenario,
+            Dialect::ClaudeCode,
+            &ToolMap::default(),
+        ))
+        .unwrap();
         let vars = sandbox.vars();
         assert!(script.contains(&format!("open {}/a/b.txt in {}", vars.workspace, vars.home)));
         let title = BuiltinRule::ClaudeCodeSessionTitle;
         assert!(sandbox
-            .stub_script(&scenario, Dialect::ClaudeCode)
+            .stub_script(&scenario, Dialect::ClaudeCode, &ToolMap::default())
             .builtin_rules
             .contains(&title));
         assert!(!sandbox
-            .stub_script(&scenario, Dialect::Caliban)
+            .stub_script(&scenario, Dialect::Caliban, &ToolMap::default())
             .builtin_rules
             .contains(&title));
+        let qwen = ToolMap::parse("Bash: {name: run_shell_command}").unwrap();
+        let script = sandbox.stub_script(&bash_scenario(), Dialect::QwenCode, &qwen);
+        let json = serde_json::to_string(&script).unwrap();
+        assert!(json.contains(r#""name":"run_shell_command""#) && !json.contains("Bash"));
+        assert!(script
+            .builtin_rules
+            .contains(&BuiltinRule::QwenCodeMemoryExtraction));
         let root = sandbox.workspace.parent().unwrap().to_path_buf();
         drop(sandbox);
         assert!(!root.exists(), "the sandbox is removed with its owner");

@@ -23,6 +23,8 @@ pub fn capture_side(dir: &Path) -> (TargetSide, Dialect) {
     };
     let dialect = if base.contains("caliban") {
         Dialect::Caliban
+    } else if base.contains("qwen") {
+        Dialect::QwenCode
     } else {
         Dialect::ClaudeCode
     };
@@ -92,6 +94,7 @@ fn case_key(name: &str, other: Dialect) -> String {
     let other = match other {
         Dialect::ClaudeCode => "claude",
         Dialect::Caliban => "caliban",
+        Dialect::QwenCode => "qwen",
     };
     if name == format!("input_{other}_shape") {
         "input_foreign_shape".to_string()

@@ -84,6 +84,7 @@ impl Neutral {
 pub fn neutral(dialect: Dialect, frames: &[Value]) -> Neutral {
     match dialect {
         Dialect::ClaudeCode => ClaudeCode::default().read(frames),
+        Dialect::QwenCode => super::qwen::adapt(ClaudeCode::default().read(frames), frames),
         Dialect::Caliban => Caliban::default().read(frames),
     }
 }
@@ -93,7 +94,7 @@ pub fn neutral(dialect: Dialect, frames: &[Value]) -> Neutral {
 /// `time_budget`). Claude Code's `error_max_turns` is `max_turns`, and so on.
 pub fn neutral_subtype(dialect: Dialect, raw: &str) -> String {
     match (dialect, raw) {
-        (Dialect::ClaudeCode, "error_max_turns") => "max_turns",
+        (Dialect::ClaudeCode | Dialect::QwenCode, "error_max_turns") => "max_turns",
         (Dialect::ClaudeCode, "error_max_budget_usd") => "budget_exceeded",
         (Dialect::ClaudeCode, "error_during_execution") => "error",
         (Dialect::ClaudeCode, "error_max_structured_output_retries") => "error",

@@ -19,6 +19,7 @@ mod aspects;
 mod captures;
 pub mod dialect;
 mod parity;
+mod qwen;
 mod recorded;
 mod render;
 mod trials;

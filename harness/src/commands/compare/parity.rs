@@ -188,16 +188,18 @@ pub(super) fn dialect_name(d: Dialect) -> String {
 
 /// The dialect [`dialect_name`] named.
 fn dialect_of(name: &str) -> Option<Dialect> {
-    [Dialect::ClaudeCode, Dialect::Caliban]
-        .into_iter()
-        .find(|d| dialect_name(*d) == name)
+    Dialect::ALL.into_iter().find(|d| dialect_name(*d) == name)
 }
 
-/// The shape differences between Claude Code's and caliban's stream-json, as the
-/// adapters absorb them (`shape_differences.md`). Empty when both sides speak one dialect.
+/// The shape differences between two dialects' stream-json, as the adapters absorb them:
+/// Claude Code and caliban (`shape_differences.md`), Claude Code and Qwen Code
+/// (`shape_differences_qwen.md`). Empty when both sides speak one dialect.
 pub fn known_shape_differences(a: Option<Dialect>, b: Option<Dialect>) -> Vec<String> {
     if a == b || a.is_none() || b.is_none() {
         return Vec::new();
+    }
+    if a == Some(Dialect::QwenCode) || b == Some(Dialect::QwenCode) {
+        return markdown_items(include_str!("shape_differences_qwen.md"));
     }
     markdown_items(include_str!("shape_differences.md"))
 }
@@ -239,7 +241,7 @@ mod tests {
 
     #[test]
     fn dialect_names_round_trip() {
-        for d in [Dialect::ClaudeCode, Dialect::Caliban] {
+        for d in Dialect::ALL {
             assert_eq!(dialect_of(&dialect_name(d)), Some(d));
         }
         assert_eq!(dialect_of(""), None);

@@ -229,7 +229,7 @@ fn rejected(dialect: Dialect, r: &Recorded) -> bool {
     let usage = match dialect {
         // sysexits EX_USAGE for bad flags and malformed stdin; clap's own exit 2.
         Dialect::Caliban => matches!(r.exit_code, Some(64) | Some(2)),
-        Dialect::ClaudeCode => r.exit_code == Some(1),
+        Dialect::ClaudeCode | Dialect::QwenCode => r.exit_code == Some(1),
     };
     usage && r.requests.unwrap_or(0) == 0 && !r.stderr.trim().is_empty()
 }

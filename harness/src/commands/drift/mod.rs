@@ -70,6 +70,7 @@ fn kind_of(dialect: Dialect) -> &'static str {
     match dialect {
         Dialect::ClaudeCode => "Claude Code",
         Dialect::Caliban => "caliban",
+        Dialect::QwenCode => "Qwen Code",
     }
 }
 

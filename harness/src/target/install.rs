@@ -1,0 +1,216 @@
+//! Installing a target and reading its version: [`resolve`], one function per [`Source`].
+
+use super::{features, Dialect, NotInstalled, NpmPin, Project, Source, Target, TargetSpec};
+use crate::toolmap::ToolMap;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A missing target's reason and the command that installs it.
+type Missing = (String, String);
+
+/// Installs a target when `install` allows it and it is missing, then reads its version.
+pub fn resolve(
+    spec: &TargetSpec,
+    project: &Project,
+    install: bool,
+) -> Result<Target, NotInstalled> {
+    let not = |(reason, install): Missing| NotInstalled {
+        target: spec.name.clone(),
+        reason,
+        install,
+    };
+    let (program, lead_args, version) = match &spec.source {
+        Source::PinnedNpm => {
+            let pin = NpmPin::of(spec.dialect).map_err(|e| not((e, "-".into())))?;
+            pinned_npm(pin, project, install).map_err(not)?
+        }
+        Source::Npm { version } => {
+            let pin = NpmPin::of(spec.dialect).map_err(|e| not((e, "-".into())))?;
+            cached_npm(pin, version, project, install).map_err(not)?
+        }
+        Source::Cargo { version } => {
+            let program = cargo_install(version, project, install).map_err(not)?;
+            (program, Vec::new(), version.clone())
+        }
+        Source::Command { path, .. } => {
+            // Trials run in their own working directory: make the path absolute.
+            let path = std::fs::canonicalize(path)
+                .map_err(|e| not((format!("{}: {e}", path.display()), "-".into())))?;
+            let version = command_version(&path).unwrap_or_else(|| "unknown".into());
+            (path, Vec::new(), version)
+        }
+    };
+    let known = load_known(project, spec.dialect).map_err(|e| not((e, "-".into())))?;
+    let tools = ToolMap::load(&project.root, spec.dialect.expect_key())
+        .map_err(|e| not((e, "-".into())))?;
+    Ok(Target {
+        name: spec.name.clone(),
+        dialect: spec.dialect,
+        program,
+        lead_args,
+        version,
+        features: features(spec.dialect, &tools),
+        known,
+        tools,
+        env: match &spec.source {
+            Source::Command { env, .. } => env.clone(),
+            _ => Vec::new(),
+        },
+    })
+}
+
+type Installed = (PathBuf, Vec<String>, String);
+
+/// The CLI pinned in `targets/<name>/package-lock.json`, installed with `npm ci`.
+fn pinned_npm(pin: &NpmPin, project: &Project, install: bool) -> Result<Installed, Missing> {
+    let dir = project.root.join(pin.dir);
+    let cmd = format!("npm ci --prefix {}", pin.dir);
+    let (program, lead_args) = pin.launch(&dir);
+    if !program.exists() {
+        if !install {
+            return Err(("not installed".into(), cmd));
+        }
+        eprintln!(
+            "streamcheck: installing the pinned {} ({cmd}) ...",
+            pin.title
+        );
+        run_install(
+            Command::new("npm")
+                .args(["ci", "--no-audit", "--no-fund", "--prefix"])
+                .arg(&dir),
+        )
+        .map_err(|e| (e, cmd.clone()))?;
+    }
+    let version = npm_package_version(&dir, pin.package).map_err(|e| (e, cmd))?;
+    Ok((program, lead_args, version))
+}
+
+/// Another version from npm, installed side by side in the cache beside its runtime.
+fn cached_npm(
+    pin: &NpmPin,
+    version: &str,
+    project: &Project,
+    install: bool,
+) -> Result<Installed, Missing> {
+    let dir = project
+        .cache_dir()
+        .join(format!("{}@{version}", pin.target));
+    let cmd = format!(
+        "streamcheck run --target {}@{version} (without --no-install)",
+        pin.target
+    );
+    let (program, lead_args) = pin.launch(&dir);
+    if !program.exists() {
+        if !install {
+            return Err(("not installed".into(), cmd));
+        }
+        eprintln!(
+            "streamcheck: installing {} {version} from npm into {} ...",
+            pin.title,
+            dir.display()
+        );
+        std::fs::create_dir_all(&dir).map_err(|e| (e.to_string(), cmd.clone()))?;
+        std::fs::write(dir.join("package.json"), "{\"private\":true}\n")
+            .map_err(|e| (e.to_string(), cmd.clone()))?;
+        run_install(
+            Command::new("npm")
+                .args([
+                    "install",
+                    "--no-audit",
+                    "--no-fund",
+                    "--save-exact",
+                    "--prefix",
+                ])
+                .arg(&dir)
+                .arg(format!("{}@{version}", pin.package))
+                .args(pin.runtime),
+        )
+        .map_err(|e| (e, cmd.clone()))?;
+    }
+    let installed = npm_package_version(&dir, pin.package).map_err(|e| (e, cmd))?;
+    Ok((program, lead_args, installed))
+}
+
+/// caliban from crates.io, built with `cargo install` into the cache.
+fn cargo_install(version: &str, project: &Project, install: bool) -> Result<PathBuf, Missing> {
+    let dir = project.cache_dir().join(format!("caliban@{version}"));
+    let cmd = format!(
+        "cargo install caliban --version {version} --locked --no-default-features --root {}",
+        dir.display()
+    );
+    let program = dir.join("bin/caliban");
+    if !program.exists() {
+        if !install {
+            return Err(("not built yet".into(), cmd));
+        }
+        eprintln!("streamcheck: building caliban {version} from crates.io (20-25 minutes on 2 cores, once) ...");
+        run_install(
+            Command::new("cargo")
+                .args(["install", "caliban", "--version", version])
+                .args(["--locked", "--no-default-features", "--root"])
+                .arg(&dir),
+        )
+        .map_err(|e| (e, cmd.clone()))?;
+    }
+    Ok(program)
+}
+
+/// `targets/<dialect>/known-divergences.yaml`: scenario id -> reason. Missing file: none.
+fn load_known(project: &Project, dialect: Dialect) -> Result<BTreeMap<String, String>, String> {
+    let path = project.root.join(known_file(dialect));
+    match std::fs::read_to_string(&path) {
+        Err(_) => Ok(BTreeMap::new()),
+        Ok(text) if text.trim().is_empty() => Ok(BTreeMap::new()),
+        Ok(text) => serde_yaml::from_str(&text).map_err(|e| {
+            format!(
+                "{}: {e} (write `scenario/id: reason` lines)",
+                path.display()
+            )
+        }),
+    }
+}
+
+pub(super) fn known_file(dialect: Dialect) -> String {
+    format!("targets/{}/known-divergences.yaml", dialect.expect_key())
+}
+
+fn run_install(cmd: &mut Command) -> Result<(), String> {
+    let status = cmd
+        .stdin(std::process::Stdio::null())
+        .status()
+        .map_err(|e| format!("cannot run the installer: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("the installer failed ({status})"))
+    }
+}
+
+fn npm_package_version(prefix: &Path, package: &str) -> Result<String, String> {
+    let manifest = prefix
+        .join("node_modules")
+        .join(package)
+        .join("package.json");
+    let text = std::fs::read_to_string(&manifest)
+        .map_err(|e| format!("cannot read {}: {e}", manifest.display()))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", manifest.display()))?;
+    v["version"]
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| format!("{} has no version", manifest.display()))
+}
+
+fn command_version(path: &Path) -> Option<String> {
+    let out = Command::new(path)
+        .arg("--version")
+        .env_clear()
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.split_whitespace()
+        .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        .map(str::to_string)
+}

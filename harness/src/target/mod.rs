@@ -1,0 +1,440 @@
+//! Targets: how to install, version, point at the stub and invoke one CLI.
+//!
+//! To add a target: give it a [`Dialect`] (how its flags and env look) and a
+//! [`Source`] (where its binary comes from), then parse its name in [`TargetSpec::parse`].
+
+mod install;
+mod invocation;
+pub mod qwen;
+
+pub use install::resolve;
+use invocation::features;
+pub use invocation::{shell_quote, Invocation, Sandbox};
+
+use crate::toolmap::ToolMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The pinned Claude Code lives here (package.json + package-lock.json, `npm ci`).
+pub const CLAUDE_CODE_DIR: &str = "targets/claude-code";
+pub const CLAUDE_CODE_PACKAGE: &str = "@anthropic-ai/claude-code";
+pub const CALIBAN_VERSION: &str = "0.15.0";
+/// A key that looks real enough for the CLI, and is worth nothing anywhere.
+pub const DUMMY_API_KEY: &str = "sk-ant-streamcheck-dummy-key";
+
+/// The flag and environment conventions of a family of CLIs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    ClaudeCode,
+    Caliban,
+    /// Qwen Code: Claude Code's frames, its own flags, tool names and settings file.
+    QwenCode,
+}
+
+impl Dialect {
+    pub const ALL: [Dialect; 3] = [Dialect::ClaudeCode, Dialect::Caliban, Dialect::QwenCode];
+
+    /// The key a scenario's `expect` uses for this dialect.
+    pub fn expect_key(self) -> &'static str {
+        match self {
+            Dialect::ClaudeCode => "claude-code",
+            Dialect::Caliban => "caliban",
+            Dialect::QwenCode => "qwen-code",
+        }
+    }
+
+    /// The dialect a target file or an expectation key names.
+    pub fn from_key(key: &str) -> Option<Dialect> {
+        Dialect::ALL.into_iter().find(|d| d.expect_key() == key)
+    }
+}
+
+/// A CLI pinned with npm in `targets/<target>/` (package.json + package-lock.json).
+#[derive(Debug)]
+pub struct NpmPin {
+    /// The target's name, also the cache folder's prefix for other versions.
+    pub target: &'static str,
+    pub title: &'static str,
+    pub dir: &'static str,
+    pub package: &'static str,
+    /// Its command in `node_modules/.bin`.
+    pub bin: &'static str,
+    /// Started as `node_modules/node/bin/node <package>/<entry>` (a pinned runtime) when set.
+    pub node_entry: Option<&'static str>,
+    /// Other packages installed beside it for another version (its runtime).
+    pub runtime: &'static [&'static str],
+}
+
+pub const CLAUDE_CODE_PIN: NpmPin = NpmPin {
+    target: "claude-code",
+    title: "Claude Code",
+    dir: CLAUDE_CODE_DIR,
+    package: CLAUDE_CODE_PACKAGE,
+    bin: "claude",
+    node_entry: None,
+    runtime: &[],
+};
+
+/// Qwen Code needs Node 22 or newer: the npm package `node` ships the binary.
+pub const QWEN_CODE_PIN: NpmPin = NpmPin {
+    target: "qwen-code",
+    title: "Qwen Code",
+    dir: "targets/qwen-code",
+    package: "@qwen-code/qwen-code",
+    bin: "qwen",
+    node_entry: Some("cli-entry.js"),
+    runtime: &["node@22.23.3"],
+};
+
+impl NpmPin {
+    pub fn of(dialect: Dialect) -> Result<&'static NpmPin, String> {
+        match dialect {
+            Dialect::ClaudeCode => Ok(&CLAUDE_CODE_PIN),
+            Dialect::QwenCode => Ok(&QWEN_CODE_PIN),
+            Dialect::Caliban => Err("caliban is not installed from npm".into()),
+        }
+    }
+
+    /// The program to start in an install prefix, and the arguments before the CLI's own.
+    pub fn launch(&self, prefix: &Path) -> (PathBuf, Vec<String>) {
+        let modules = prefix.join("node_modules");
+        let Some(entry) = self.node_entry else {
+            return (modules.join(".bin").join(self.bin), Vec::new());
+        };
+        // The pinned node runs the CLI's entry script: no system node is involved.
+        let entry = modules.join(self.package).join(entry);
+        (
+            modules.join("node/bin/node"),
+            vec![entry.display().to_string()],
+        )
+    }
+}
+
+/// Where a target's binary comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// The Claude Code pinned in `targets/claude-code/package-lock.json`.
+    PinnedNpm,
+    /// Another Claude Code version from npm, installed side by side in the cache ([`Project::cache_dir`]).
+    Npm { version: String },
+    /// caliban from crates.io, built with `cargo install` into the cache.
+    Cargo { version: String },
+    /// Any executable that follows the dialect's conventions, with extra environment.
+    Command {
+        path: PathBuf,
+        env: Vec<(String, String)>,
+    },
+}
+
+/// A target as named on the command line: `claude-code`, `claude-code@2.1.330`,
+/// `caliban`, `caliban@0.15.0`, or a command given with `--target-command`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetSpec {
+    pub name: String,
+    pub dialect: Dialect,
+    pub source: Source,
+}
+
+impl TargetSpec {
+    pub fn parse(s: &str) -> Result<TargetSpec, String> {
+        if s.ends_with(".yaml") || s.ends_with(".yml") {
+            return TargetSpec::from_file(Path::new(s));
+        }
+        let (base, version) = match s.split_once('@') {
+            Some((b, v)) if !v.is_empty() => (b, Some(v.to_string())),
+            Some(_) => return Err(format!("`{s}`: give a version after `@`")),
+            None => (s, None),
+        };
+        match base {
+            "claude-code" => Ok(TargetSpec {
+                name: s.to_string(),
+                dialect: Dialect::ClaudeCode,
+                source: match version {
+                    None => Source::PinnedNpm,
+                    Some(version) => Source::Npm { version },
+                },
+            }),
+            "qwen-code" => Ok(TargetSpec {
+                name: s.to_string(),
+                dialect: Dialect::QwenCode,
+                source: match version {
+                    None => Source::PinnedNpm,
+                    Some(version) => Source::Npm { version },
+                },
+            }),
+            "caliban" => {
+                let version = version.unwrap_or_else(|| CALIBAN_VERSION.to_string());
+                Ok(TargetSpec {
+                    name: format!("caliban@{version}").replace(&format!("@{CALIBAN_VERSION}"), ""),
+                    dialect: Dialect::Caliban,
+                    source: Source::Cargo { version },
+                })
+            }
+            other => Err(format!(
+                "unknown target `{other}`: use claude-code, claude-code@VERSION, qwen-code, qwen-code@VERSION, caliban, caliban@VERSION, or --target-command PATH"
+            )),
+        }
+    }
+
+    /// A target file: `{name, command, dialect: claude-code|caliban|qwen-code, env: {..}}`, the
+    /// command relative to the file.
+    pub fn from_file(path: &Path) -> Result<TargetSpec, String> {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct TargetFile {
+            name: String,
+            command: PathBuf,
+            #[serde(default)]
+            dialect: Option<String>,
+            #[serde(default)]
+            env: std::collections::BTreeMap<String, String>,
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let file: TargetFile =
+            serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let dialect = match file.dialect.as_deref() {
+            None => Dialect::ClaudeCode,
+            Some(name) => Dialect::from_key(name).ok_or_else(|| {
+                format!(
+                    "{}: unknown dialect `{name}` (claude-code, caliban, qwen-code)",
+                    path.display()
+                )
+            })?,
+        };
+        let base = path.parent().unwrap_or(Path::new("."));
+        Ok(TargetSpec {
+            name: file.name,
+            dialect,
+            source: Source::Command {
+                path: base.join(file.command),
+                env: file.env.into_iter().collect(),
+            },
+        })
+    }
+
+    /// A CLI at `path` that speaks Claude Code's conventions (a wrapper, a fork).
+    pub fn command(path: &Path, dialect: Dialect) -> TargetSpec {
+        let stem = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "command".into());
+        TargetSpec {
+            name: format!("command:{stem}"),
+            dialect,
+            source: Source::Command {
+                path: path.to_path_buf(),
+                env: Vec::new(),
+            },
+        }
+    }
+}
+
+impl fmt::Display for TargetSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
+/// A target ready to run: its binary exists and its version is known.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub name: String,
+    pub dialect: Dialect,
+    pub program: PathBuf,
+    /// Arguments before the CLI's own (the entry script when `program` is its runtime).
+    pub lead_args: Vec<String>,
+    pub version: String,
+    pub features: BTreeSet<String>,
+    /// Scenario id -> why this target is known to diverge there (WPT-style expectations).
+    pub known: BTreeMap<String, String>,
+    /// Neutral tool names -> this target's (`targets/<target>/tools.yaml`).
+    pub tools: ToolMap,
+    /// Extra environment from a target file.
+    pub env: Vec<(String, String)>,
+}
+
+/// Why a target cannot run; its scenarios are skipped with this.
+#[derive(Debug, Clone)]
+pub struct NotInstalled {
+    pub target: String,
+    pub reason: String,
+    /// The command that installs it.
+    pub install: String,
+}
+
+impl fmt::Display for NotInstalled {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} is not available: {} (install: {})",
+            self.target, self.reason, self.install
+        )
+    }
+}
+
+/// Where the project keeps targets and caches.
+#[derive(Debug, Clone)]
+pub struct Project {
+    pub root: PathBuf,
+}
+
+impl Project {
+    /// The folder holding `scenarios/`, from `start` upwards.
+    pub fn discover(start: &Path) -> Option<Project> {
+        start
+            .ancestors()
+            .find(|d| d.join("scenarios").is_dir() && d.join(CLAUDE_CODE_DIR).is_dir())
+            .map(|d| Project {
+                root: d.to_path_buf(),
+            })
+    }
+
+    pub fn scenarios_dir(&self) -> PathBuf {
+        self.root.join("scenarios")
+    }
+
+    /// Where other CLI versions and caliban are installed, shared by every checkout on
+    /// the machine: `$STREAMCHECK_CACHE`, else `$XDG_CACHE_HOME/streamcheck`, else
+    /// `~/.cache/streamcheck` (`.cache/` in the project when there is no home at all).
+    pub fn cache_dir(&self) -> PathBuf {
+        let var = |name: &str| std::env::var_os(name).map(PathBuf::from);
+        cache_dir_of(var("STREAMCHECK_CACHE"), var("XDG_CACHE_HOME"), var("HOME"))
+            .unwrap_or_else(|| self.root.join(".cache"))
+    }
+}
+
+/// [`Project::cache_dir`] from its environment variables. An empty or relative
+/// `XDG_CACHE_HOME` is ignored, as the XDG specification says.
+fn cache_dir_of(
+    own: Option<PathBuf>,
+    xdg: Option<PathBuf>,
+    home: Option<PathBuf>,
+) -> Option<PathBuf> {
+    let set = |p: Option<PathBuf>| p.filter(|p| !p.as_os_str().is_empty());
+    set(own)
+        .or_else(|| {
+            set(xdg)
+                .filter(|p| p.is_absolute())
+                .map(|p| p.join("streamcheck"))
+        })
+        .or_else(|| set(home).map(|h| h.join(".cache/streamcheck")))
+}
+
+/// Compares dotted numeric versions (`2.1.197` < `2.1.330`); a non-numeric part compares as 0.
+pub fn version_lt(a: &str, b: &str) -> bool {
+    let parse = |v: &str| -> Vec<u64> {
+        v.split(['.', '-', '+'])
+            .map(|p| p.parse().unwrap_or(0))
+            .collect()
+    };
+    let (mut x, mut y) = (parse(a), parse(b));
+    let n = x.len().max(y.len());
+    x.resize(n, 0);
+    y.resize(n, 0);
+    x < y
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cache_is_per_user_unless_streamcheck_cache_says_otherwise() {
+        let p = |s: &str| Some(PathBuf::from(s));
+        assert_eq!(cache_dir_of(p("/c"), p("/x"), p("/h")), p("/c"));
+        assert_eq!(cache_dir_of(None, p("/x"), p("/h")), p("/x/streamcheck"));
+        assert_eq!(
+            cache_dir_of(p(""), p("rel"), p("/h")),
+            p("/h/.cache/streamcheck")
+        );
+        assert_eq!(cache_dir_of(None, None, None), None);
+    }
+
+    #[test]
+    fn target_names() {
+        let t = TargetSpec::parse("claude-code").unwrap();
+        assert_eq!(t.source, Source::PinnedNpm);
+        let t = TargetSpec::parse("claude-code@2.1.330").unwrap();
+        assert_eq!(
+            t.source,
+            Source::Npm {
+                version: "2.1.330".into()
+            }
+        );
+        assert_eq!(t.name, "claude-code@2.1.330");
+        let t = TargetSpec::parse("qwen-code").unwrap();
+        assert_eq!(
+            (t.dialect, t.source),
+            (Dialect::QwenCode, Source::PinnedNpm)
+        );
+        let t = TargetSpec::parse("qwen-code@0.24.0").unwrap();
+        assert_eq!(t.name, "qwen-code@0.24.0");
+        let t = TargetSpec::parse("caliban").unwrap();
+        assert_eq!(t.dialect, Dialect::Caliban);
+        assert_eq!(t.name, "caliban");
+        assert!(TargetSpec::parse("gemini")
+            .unwrap_err()
+            .contains("unknown target `gemini`"));
+        assert!(TargetSpec::parse("claude-code@").is_err());
+    }
+
+    #[test]
+    fn target_files_name_a_command_its_dialect_and_env() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("wrapper.yaml");
+        std::fs::write(
+            &file,
+            "name: my-wrapper\ncommand: bin/wrap.sh\nenv: {WRAP_MODE: strict}\n",
+        )
+        .unwrap();
+        let spec = TargetSpec::parse(file.to_str().unwrap()).unwrap();
+        assert_eq!(spec.name, "my-wrapper");
+        assert_eq!(spec.dialect, Dialect::ClaudeCode);
+        assert_eq!(
+            spec.source,
+            Source::Command {
+                path: dir.path().join("bin/wrap.sh"),
+                env: vec![("WRAP_MODE".into(), "strict".into())],
+            }
+        );
+        std::fs::write(&file, "name: x\ncommand: y\ndialect: gemini\n").unwrap();
+        assert!(TargetSpec::parse(file.to_str().unwrap())
+            .unwrap_err()
+            .contains("unknown dialect `gemini`"));
+    }
+
+    #[test]
+    fn qwen_code_runs_on_its_pinned_node() {
+        let (program, lead) = QWEN_CODE_PIN.launch(Path::new("p"));
+        assert_eq!(program, Path::new("p/node_modules/node/bin/node"));
+        assert_eq!(lead, ["p/node_modules/@qwen-code/qwen-code/cli-entry.js"]);
+        let (program, lead) = CLAUDE_CODE_PIN.launch(Path::new("p"));
+        assert_eq!(program, Path::new("p/node_modules/.bin/claude"));
+        assert!(lead.is_empty());
+        // The runtime installed beside another version is the one the lockfile pins.
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let lock = std::fs::read_to_string(root.join(QWEN_CODE_PIN.dir).join("package-lock.json"));
+        let lock: serde_json::Value = serde_json::from_str(&lock.unwrap()).unwrap();
+        let node = &lock["packages"]["node_modules/node"]["version"];
+        assert_eq!(
+            QWEN_CODE_PIN.runtime,
+            [format!("node@{}", node.as_str().unwrap())]
+        );
+    }
+
+    #[test]
+    fn versions_compare_numerically() {
+        assert!(version_lt("2.1.74", "2.1.197"));
+        assert!(!version_lt("2.1.197", "2.1.197"));
+        assert!(version_lt("1.0.100", "2.0"));
+        assert!(!version_lt("2.1.330", "2.1.197"));
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(shell_quote("say hello"), "'say hello'");
+        assert_eq!(shell_quote("--verbose"), "--verbose");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+    }
+}

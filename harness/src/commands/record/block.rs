@@ -148,14 +148,10 @@ fn compare(
     }
     let mut merge = Map::new();
     for (k, v) in keys {
-        let one = json!({ k: v });
-        let ok =
-            Pattern::compile(&one).is_ok_and(|p| p.check(actual, vars, &mut caps.clone()).is_ok());
-        if !ok {
-            merge.insert(
-                k.clone(),
-                recorded.get(k).cloned().unwrap_or_else(|| "$absent".into()),
-            );
+        let got = actual.get(k);
+        if !sub_matches(v, got, vars, caps) {
+            let rec = recorded_value(recorded.get(k), got);
+            merge.insert(k.clone(), repair(v, &rec, got, vars, caps));
         }
     }
     if merge.len() == keys.len() || frame_kind(pattern) != frame_kind(recorded) {
@@ -168,6 +164,52 @@ fn compare(
         let _ = p.check(actual, vars, caps);
     }
     Plan::Merge(merge)
+}
+
+/// What the recording says of a key: its pattern, `$absent` when the frame lacks the key.
+fn recorded_value(recorded: Option<&Value>, actual: Option<&Value>) -> Value {
+    match (recorded, actual) {
+        (Some(r), _) => r.clone(),
+        (None, None) => "$absent".into(),
+        (None, Some(a)) => a.clone(),
+    }
+}
+
+/// Whether a pattern matches a value (a missing key: `None`), captures left as they are.
+fn sub_matches(pattern: &Value, actual: Option<&Value>, vars: &Vars, caps: &Captures) -> bool {
+    let probe = json!({ "v": pattern });
+    let value = actual.map_or_else(|| json!({}), |a| json!({ "v": a }));
+    Pattern::compile(&probe).is_ok_and(|p| p.check(&value, vars, &mut caps.clone()).is_ok())
+}
+
+/// `pattern` with only what no longer matches replaced by the recording, key by key in
+/// objects, so ids it captured or referred to stay as written.
+fn repair(
+    pattern: &Value,
+    recorded: &Value,
+    actual: Option<&Value>,
+    vars: &Vars,
+    caps: &Captures,
+) -> Value {
+    let (Value::Object(p), Some(Value::Object(a)), Value::Object(r)) = (pattern, actual, recorded)
+    else {
+        return recorded.clone();
+    };
+    if is_operator(pattern) {
+        return recorded.clone();
+    }
+    let mut out = Map::new();
+    for (k, v) in p {
+        let fixed = match sub_matches(v, a.get(k), vars, caps) {
+            true => v.clone(),
+            false => {
+                let rec = recorded_value(r.get(k), a.get(k));
+                repair(v, &rec, a.get(k), vars, caps)
+            }
+        };
+        out.insert(k.clone(), fixed);
+    }
+    Value::Object(out)
 }
 
 /// The plan as `frames_patch` entries (see the format in `expectation`).
@@ -248,4 +290,66 @@ pub fn as_frames(values: &[Value]) -> Vec<Frame> {
             value: value.clone(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_patch_states_only_what_differs_and_keeps_what_the_parent_captured() {
+        let parent = [
+            json!({"type": "system", "subtype": "init", "session_id": {"$capture": "s"}}),
+            json!({"type": "control_response", "response": {"request_id": {"$capture": "r"}, "subtype": "success", "n": 1}}),
+            json!({"type": "assistant"}),
+            json!({"type": "result", "is_error": false, "model": "m", "session_id": {"$ref": "s"}}),
+        ];
+        let actual = [
+            json!({"type": "system", "subtype": "init", "session_id": "abc"}),
+            json!({"type": "control_response", "response": {"request_id": "req_9", "subtype": "success", "n": 2}}),
+            json!({"type": "system", "subtype": "status"}),
+            json!({"type": "result", "is_error": true, "session_id": "abc"}),
+            json!({"type": "system", "subtype": "late"}),
+        ];
+        let recorded: Vec<Value> = actual
+            .iter()
+            .map(|f| {
+                let mut f = f.clone();
+                if f.get("session_id").is_some() {
+                    f["session_id"] = json!({"$ref": "s"});
+                }
+                f
+            })
+            .collect();
+        let patch = frames_patch(&parent, Mode::Exact, &recorded, &actual, &Vars::default());
+        let expected = BTreeMap::from([
+            (
+                1,
+                json!({"$merge": {"response": {"request_id": {"$capture": "r"}, "subtype": "success", "n": 2}}}),
+            ),
+            // The assistant frame is gone, a status frame came in its place.
+            (2, json!([{"type": "system", "subtype": "status"}])),
+            (3, json!({"$merge": {"is_error": true, "model": "$absent"}})),
+            (4, json!([{"type": "system", "subtype": "late"}])),
+        ]);
+        assert_eq!(patch, expected);
+        let parent_expect: TargetExpect =
+            serde_json::from_value(json!({"frames": parent})).unwrap();
+        verify(
+            &parent_expect,
+            &patch,
+            &as_frames(&actual),
+            &Vars::default(),
+        )
+        .unwrap();
+        let mut wrong = patch.clone();
+        wrong.remove(&4);
+        assert!(verify(
+            &parent_expect,
+            &wrong,
+            &as_frames(&actual),
+            &Vars::default()
+        )
+        .is_err());
+    }
 }

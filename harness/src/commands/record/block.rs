@@ -82,13 +82,15 @@ enum Plan {
 /// matches is left alone, one that matches but for some keys gets `{$merge: ..}` of those
 /// keys (taken from `recorded`, `$absent` where the frame lost the key), others are
 /// replaced; gone frames are `null`, new ones spliced in (not for `subsequence`, where
-/// extra frames are allowed anyway). `recorded[i]` is the pattern recorded for `actual[i]`.
+/// extra frames are allowed anyway). `recorded[i]` is the pattern recorded for `actual[i]`;
+/// `seed` holds what is bound before the frames (the scripted client's request ids).
 pub fn frames_patch(
     parent: &[Value],
     mode: Mode,
     recorded: &[Value],
     actual: &[Value],
     vars: &Vars,
+    seed: &Captures,
 ) -> BTreeMap<usize, Value> {
     let old: Vec<PatKind> = parent
         .iter()
@@ -107,7 +109,7 @@ pub fn frames_patch(
     let _ = similar::algorithms::myers::diff(&mut capture, &old, 0..old.len(), &new, 0..new.len());
     let mut plan: Vec<Plan> = parent.iter().map(|_| Plan::Keep).collect();
     let mut before: Vec<Vec<Value>> = vec![Vec::new(); parent.len() + 1];
-    let mut caps = Captures::new();
+    let mut caps = seed.clone();
     for op in capture.into_ops() {
         let (tag, old_range, new_range) = op.as_tag_tuple();
         if tag == similar::DiffTag::Equal {
@@ -251,12 +253,14 @@ fn emit(parent: &[Value], plan: Vec<Plan>, mut before: Vec<Vec<Value>>) -> BTree
     out
 }
 
-/// Checks that `parent` with `patch` applied matches `actual`; the divergence if not.
+/// Checks that `parent` with `patch` applied matches `actual` (`seed` as in
+/// [`frames_patch`]); the divergence if not.
 pub fn verify(
     parent: &TargetExpect,
     patch: &BTreeMap<usize, Value>,
     actual: &[Frame],
     vars: &Vars,
+    seed: &Captures,
 ) -> Result<(), String> {
     let frames: Vec<Value> = parent.frames.iter().map(|e| e.0.source()).collect();
     let patched = apply_frames_patch(&frames, patch)?;
@@ -272,7 +276,7 @@ pub fn verify(
         absent: &[],
         mode: parent.mode,
     };
-    match matcher::match_frames(&rules, actual, vars, &mut Captures::new()).first() {
+    match matcher::match_frames(&rules, actual, vars, &mut seed.clone()).first() {
         Some(d) => Err(format!("the version block does not match its own run: {d}")),
         None => Ok(()),
     }
@@ -321,7 +325,15 @@ mod tests {
                 f
             })
             .collect();
-        let patch = frames_patch(&parent, Mode::Exact, &recorded, &actual, &Vars::default());
+        let none = Captures::new();
+        let patch = frames_patch(
+            &parent,
+            Mode::Exact,
+            &recorded,
+            &actual,
+            &Vars::default(),
+            &none,
+        );
         let expected = BTreeMap::from([
             (
                 1,
@@ -340,6 +352,7 @@ mod tests {
             &patch,
             &as_frames(&actual),
             &Vars::default(),
+            &none,
         )
         .unwrap();
         let mut wrong = patch.clone();
@@ -348,7 +361,8 @@ mod tests {
             &parent_expect,
             &wrong,
             &as_frames(&actual),
-            &Vars::default()
+            &Vars::default(),
+            &none
         )
         .is_err());
     }

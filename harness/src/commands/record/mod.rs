@@ -170,9 +170,15 @@ fn block_pending(
         Some(recorded) => {
             let actual = kept_frames(first, parent);
             let parent_frames: Vec<Value> = parent.frames.iter().map(|e| e.0.source()).collect();
-            let patch =
-                block::frames_patch(&parent_frames, parent.mode, &recorded, &actual, &first.vars);
-            if let Err(why) = block::verify(parent, &patch, &first.output.frames, &first.vars) {
+            // Expectations `{$ref: initialize}` the scripted client's request ids.
+            let seed = first
+                .client
+                .as_ref()
+                .map(|l| l.captures())
+                .unwrap_or_default();
+            let (mode, vars) = (parent.mode, &first.vars);
+            let patch = block::frames_patch(&parent_frames, mode, &recorded, &actual, vars, &seed);
+            if let Err(why) = block::verify(parent, &patch, &first.output.frames, vars, &seed) {
                 return Outcome::NotRecorded(why);
             }
             patch

@@ -282,6 +282,57 @@ pub fn verify(
     }
 }
 
+/// Values for the `{$ref: X}` the parent's frames use but never `$capture` (ids the scripted
+/// client bound, when its log is not at hand: outputs saved by drift), read from the frame of
+/// the same kind at the same place. A wrong guess only makes [`verify`] refuse the block.
+pub fn infer_refs(parent: &[Value], actual: &[Value]) -> Captures {
+    fn captured(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::String(n)) = m.get("$capture") {
+                    out.push(n.clone());
+                }
+                m.values().for_each(|x| captured(x, out));
+            }
+            Value::Array(a) => a.iter().for_each(|x| captured(x, out)),
+            _ => {}
+        }
+    }
+    fn bind(p: &Value, a: &Value, skip: &[String], caps: &mut Captures) {
+        match (p, a) {
+            (Value::Object(m), _) if m.len() == 1 && m.contains_key("$ref") => {
+                if let Some(n) = m["$ref"].as_str().filter(|n| !skip.iter().any(|s| s == n)) {
+                    caps.entry(n.to_string()).or_insert_with(|| a.clone());
+                }
+            }
+            (Value::Object(m), Value::Object(x)) if !is_operator(p) => {
+                for (k, v) in m {
+                    if let Some(y) = x.get(k) {
+                        bind(v, y, skip, caps);
+                    }
+                }
+            }
+            (Value::Array(m), Value::Array(x)) => {
+                m.iter().zip(x).for_each(|(v, y)| bind(v, y, skip, caps));
+            }
+            _ => {}
+        }
+    }
+    let mut skip = Vec::new();
+    parent.iter().for_each(|p| captured(p, &mut skip));
+    let mut caps = Captures::new();
+    let mut next = 0;
+    for p in parent {
+        let kind = frame_kind(p);
+        // A kind the output lacks consumes nothing.
+        if let Some(i) = (next..actual.len()).find(|&i| frame_kind(&actual[i]) == kind) {
+            bind(p, &actual[i], &skip, &mut caps);
+            next = i + 1;
+        }
+    }
+    caps
+}
+
 /// Frames as the matcher takes them, from values (stdout lines numbered from 1).
 pub fn as_frames(values: &[Value]) -> Vec<Frame> {
     values
@@ -355,6 +406,21 @@ mod tests {
             &none,
         )
         .unwrap();
+        let refs = infer_refs(
+            &[
+                json!({"type": "user"}),
+                json!({"type": "control_response", "response": {"request_id": {"$ref": "init"}}}),
+            ],
+            &[
+                json!({"type": "system"}),
+                json!({"type": "control_response", "response": {"request_id": "req_1_ab"}}),
+            ],
+        );
+        assert_eq!(refs.get("init"), Some(&json!("req_1_ab")));
+        assert!(
+            infer_refs(&parent, &actual).is_empty(),
+            "captured names are not guessed"
+        );
         let mut wrong = patch.clone();
         wrong.remove(&4);
         assert!(verify(

@@ -171,11 +171,10 @@ fn block_pending(
             let actual = kept_frames(first, parent);
             let parent_frames: Vec<Value> = parent.frames.iter().map(|e| e.0.source()).collect();
             // Expectations `{$ref: initialize}` the scripted client's request ids.
-            let seed = first
-                .client
-                .as_ref()
-                .map(|l| l.captures())
-                .unwrap_or_default();
+            let seed = match &first.client {
+                Some(log) => log.captures(),
+                None => block::infer_refs(&parent_frames, &actual),
+            };
             let (mode, vars) = (parent.mode, &first.vars);
             let patch = block::frames_patch(&parent_frames, mode, &recorded, &actual, vars, &seed);
             if let Err(why) = block::verify(parent, &patch, &first.output.frames, vars, &seed) {

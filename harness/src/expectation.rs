@@ -250,6 +250,28 @@ fn deep_merge(base: &mut Mapping, layer: &Mapping) {
     }
 }
 
+/// `frames` (patterns as written) with a `frames_patch` applied, as a version block
+/// would apply it.
+pub fn apply_frames_patch(
+    frames: &[serde_json::Value],
+    patch: &BTreeMap<usize, serde_json::Value>,
+) -> Result<Vec<serde_json::Value>, String> {
+    let yaml = |v: &serde_json::Value| serde_yaml::to_value(v).map_err(|e| e.to_string());
+    let mut base = Mapping::new();
+    base.insert(
+        "frames".into(),
+        yaml(&serde_json::Value::from(frames.to_vec()))?,
+    );
+    let mut entries = Mapping::new();
+    for (i, v) in patch {
+        entries.insert(Value::from(*i as u64), yaml(v)?);
+    }
+    patch_frames(&mut base, &entries)?;
+    let frames: serde_json::Value =
+        serde_yaml::from_value(base["frames"].clone()).map_err(|e| e.to_string())?;
+    Ok(frames.as_array().cloned().unwrap_or_default())
+}
+
 /// Applies `frames_patch` (see [`FramePatch`]). Indexes are those of the frames being
 /// refined, whatever the other entries do.
 fn patch_frames(base: &mut Mapping, patch: &Mapping) -> Result<(), String> {

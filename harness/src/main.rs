@@ -96,6 +96,10 @@ enum Cmd {
         /// Record only scenarios whose current expectation fails.
         #[arg(long)]
         failing_only: bool,
+        /// Record every key the CLI printed (catalogues, usage, model names...), not only
+        /// the protocol `targets/<dialect>/record-profile.yaml` keeps.
+        #[arg(long)]
+        full: bool,
     },
     /// Show pending recordings as diffs and accept or reject them.
     Review {
@@ -191,10 +195,12 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
             report_dir,
             runs,
             failing_only,
+            full,
         } => {
             let args = cli::record::RecordArgs {
                 runs,
                 failing_only,
+                full,
                 report_dir,
             };
             cli::record::record(Context::load(root, &select)?, &targets, &exec, args)

@@ -28,6 +28,14 @@ fn project() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().canonicalize().unwrap().join("proj");
     copy_dir(&fixture_root(), &root);
+    // The project's own record profile, so the tests check the real one.
+    let profile =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../targets/claude-code/record-profile.yaml");
+    std::fs::copy(
+        profile,
+        root.join("targets/claude-code/record-profile.yaml"),
+    )
+    .unwrap();
     (tmp, root)
 }
 
@@ -107,8 +115,8 @@ fn recorded_expectations_pass_and_catch_a_changed_frame() {
     let (_tmp, root) = project();
     let before = scenario_files(&root);
 
-    // Record: pending files only.
-    let (code, out) = with_cli(&root, "record", "fake-cli.sh", &["--runs", "2"]);
+    // Record everything (--full): pending files only.
+    let (code, out) = with_cli(&root, "record", "fake-cli.sh", &["--runs", "2", "--full"]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("3 pending, 0 unchanged"), "{out}");
     assert_eq!(
@@ -148,9 +156,9 @@ fn recorded_expectations_pass_and_catch_a_changed_frame() {
         "# A fixture for record/review: comments and the other target must survive a rewrite.\n",
         "    skip: \"the fake speaks claude-code only\"   # caliban's own comment\n    frames:\n      - {type: system, subtype: init}\n  # the fake speaks claude-code\n  claude-code:\n    mode: subsequence\n    frames:\n",
         "    exit_code: 0\n    timeout: 20\n",
-        "{type: system, subtype: init, cwd: $WORKSPACE, session_id: {$capture: session}, tools: [Bash, Read], model: fake-model, claude_code_version: $string, uuid: $uuid, memory_paths: {auto: $string}, tmp: $string, $$schema: $$literal}",
+        "{type: system, subtype: init, cwd: $WORKSPACE, session_id: {$capture: session}, tools: [Bash, Read], model: fake-model, claude_code_version: $string, uuid: $uuid, memory_paths: {auto: $string}, tmp: $string, $$schema: $$literal, slash_commands: [clear], skills: [s1], agents: [a1]}",
         "timestamp: $string",
-        "duration_ms: $number, total_cost_usd: $number",
+        "duration_ms: $number, total_cost_usd: $number, num_turns: 2, usage: {input_tokens: 12}",
     ] {
         assert!(hello.contains(kept), "{kept:?} missing in:\n{hello}");
     }
@@ -173,7 +181,7 @@ fn recorded_expectations_pass_and_catch_a_changed_frame() {
     assert_eq!(last_line(&out), "3 passed, 0 failed, 0 skipped", "{out}");
 
     // Re-recording the same CLI brings nothing new.
-    let (code, out) = with_cli(&root, "record", "fake-cli.sh", &[]);
+    let (code, out) = with_cli(&root, "record", "fake-cli.sh", &["--full"]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("0 pending, 3 unchanged"), "{out}");
     assert!(pending(&root).is_empty());
@@ -259,4 +267,109 @@ fn pending_recordings_never_reach_a_scenario_without_review() {
     assert!(out.contains("flow style"), "{out}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), flow);
     assert_eq!(pending(&root).len(), 1);
+}
+
+/// The hello scenario's `expect: claude-code:` frames, one per line, after accepting.
+fn frame_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .skip_while(|l| *l != "  claude-code:")
+        .filter(|l| l.trim_start().starts_with("- {"))
+        .collect()
+}
+
+#[test]
+fn by_default_a_recording_keeps_the_protocol_and_leaves_catalogues_usage_and_models_out() {
+    let (_tmp, root) = project();
+    let (code, out) = with_cli(&root, "record", "fake-cli.sh", &["--filter", "hello"]);
+    assert_eq!(code, 0, "{out}");
+    let (code, out) = streamcheck(&root, &["review", "--accept-all"]);
+    assert_eq!(code, 0, "{out}");
+    let hello = scenario_files(&root)["hello"].clone();
+    let frames = frame_lines(&hello);
+    assert_eq!(frames.len(), 5, "{hello}");
+    assert_eq!(
+        frames[0].trim(),
+        "- {type: system, subtype: init, cwd: $WORKSPACE, session_id: {$capture: session}}",
+        "the init loses tools, slash_commands, skills, agents, model, version: {hello}"
+    );
+    assert!(
+        frames[1].contains("content: [{type: tool_use, id: toolu_1, name: Write, input: {file_path: $WORKSPACE/out.txt, content: x}}]"),
+        "a tool_use keeps its id, name and input: {}",
+        frames[1]
+    );
+    assert!(
+        frames[2].contains("{type: tool_result, tool_use_id: toolu_1"),
+        "{}",
+        frames[2]
+    );
+    assert!(
+        frames[4].starts_with(
+            "      - {type: result, subtype: success, is_error: false, result: {$regex: "
+        ) && frames[4].ends_with(", num_turns: 2, session_id: {$ref: session}}"),
+        "{}",
+        frames[4]
+    );
+    for gone in [
+        "tools:",
+        "slash_commands",
+        "skills",
+        "agents",
+        "model",
+        "usage",
+        "uuid",
+        "duration_ms",
+        "total_cost_usd",
+    ] {
+        assert!(
+            !frames.iter().any(|f| f.contains(gone)),
+            "{gone} in {hello}"
+        );
+    }
+    // The recording still passes, and a changed text still fails.
+    let (code, out) = with_cli(&root, "run", "fake-cli.sh", &["--filter", "hello"]);
+    assert_eq!(code, 0, "{out}");
+    let (code, out) = with_cli(&root, "run", "fake-cli-changed.sh", &["--filter", "hello"]);
+    assert_eq!(code, 1, "{out}");
+}
+
+#[test]
+fn recording_another_version_writes_a_version_block_with_only_what_differs() {
+    let (_tmp, root) = project();
+    with_cli(&root, "record", "fake-cli.sh", &["--filter", "hello"]);
+    let (code, out) = streamcheck(&root, &["review", "--accept-all"]);
+    assert_eq!(code, 0, "{out}");
+    let general = scenario_files(&root)["hello"].clone();
+
+    // 9.8.0 is not the pinned 9.9.9: a pending version block, not a copy of the frames.
+    let (code, out) = with_cli(&root, "record", "fake-cli-old.sh", &["--filter", "hello"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(pending(&root), ["basic/hello.command_fake-cli-old.sh.yaml"]);
+    let file = std::fs::read_to_string(
+        root.join("reports/pending/basic/hello.command_fake-cli-old.sh.yaml"),
+    )
+    .unwrap();
+    assert!(file.contains("expect: \"claude-code@9.8.0\"\n"), "{file}");
+    assert!(file.contains("refines: claude-code\n"), "{file}");
+    assert!(
+        file.ends_with("exit_code: 1\nframes_patch:\n  4: {$merge: {is_error: true}}\n"),
+        "{file}"
+    );
+    assert!(!file.contains("\nframes:"), "never the full frames: {file}");
+    assert_eq!(scenario_files(&root)["hello"], general);
+
+    // Accepting inserts the block and keeps everything else.
+    let (code, out) = streamcheck(&root, &["review", "--accept-all"]);
+    assert_eq!(code, 0, "{out}");
+    let hello = scenario_files(&root)["hello"].clone();
+    assert_eq!(
+        hello,
+        format!("{general}  claude-code@9.8.0:\n    exit_code: 1\n    frames_patch:\n      4: {{$merge: {{is_error: true}}}}\n")
+    );
+    for cli in ["fake-cli-old.sh", "fake-cli.sh"] {
+        let (code, out) = with_cli(&root, "run", cli, &["--filter", "hello"]);
+        assert_eq!(code, 0, "{cli}: {out}");
+    }
+    // Recording the old version again: its block already holds, nothing pending.
+    let (_, out) = with_cli(&root, "record", "fake-cli-old.sh", &["--filter", "hello"]);
+    assert!(out.contains("0 pending, 1 unchanged"), "{out}");
 }

@@ -34,7 +34,7 @@ pub fn drift(
         notes: args.notes,
     };
     let file = match &args.replay {
-        Some(outputs) => drift::replay(outputs, &opts)?,
+        Some(outputs) => drift::replay(outputs, Some((&ctx.project, &ctx.scenarios)), &opts)?,
         None => super::args::runtime()?.block_on(drift::run(
             &ctx.project,
             ctx.scenarios.clone(),

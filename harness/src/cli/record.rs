@@ -12,6 +12,7 @@ use streamcheck::report::ReportWriter;
 pub struct RecordArgs {
     pub runs: usize,
     pub failing_only: bool,
+    pub full: bool,
     pub report_dir: Option<std::path::PathBuf>,
 }
 
@@ -27,6 +28,7 @@ pub fn record(
         run: exec.run_options(),
         runs: args.runs,
         failing_only: args.failing_only,
+        full: args.full,
         report_dir: args
             .report_dir
             .unwrap_or_else(|| ReportWriter::default_dir(&ctx.project.root)),

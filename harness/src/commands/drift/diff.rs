@@ -123,7 +123,7 @@ pub fn diff_pair(a: &VersionOutputs, b: &VersionOutputs) -> PairDrift {
         .filter(|c| c.from.ran() && c.to.ran())
         .collect();
     let kinds = FrameKinds::of(&common);
-    let (tools_added, tools_removed) = tools(&common);
+    let tools = tools(&common);
     let mut d = PairDrift {
         from: a.target.clone(),
         to: b.target.clone(),
@@ -135,10 +135,12 @@ pub fn diff_pair(a: &VersionOutputs, b: &VersionOutputs) -> PairDrift {
         sequences: sequences(&common),
         exit_codes: exit_codes(&common),
         result_subtypes: result_subtypes(&common),
-        tools_added,
-        tools_removed,
+        tools_added: tools.added,
+        tools_removed: tools.removed,
+        tool_scenarios: tools.scenarios,
         values: values(&common),
         verdict: Vec::new(),
+        pending: Vec::new(),
     };
     for k in d
         .frame_types_added
@@ -354,7 +356,9 @@ fn sequences(common: &[Common]) -> Vec<SequenceChange> {
         if sx == sy {
             continue;
         }
-        let change = if sx.is_empty() || sy.is_empty() {
+        let change = if sx.is_empty() {
+            SequenceChangeKind::NowRuns
+        } else if sy.is_empty() {
             SequenceChangeKind::NoOutput
         } else {
             let (mut ox, mut oy) = (sx.clone(), sy.clone());
@@ -403,6 +407,7 @@ fn exit_codes(common: &[Common]) -> Vec<ScenarioChange> {
             scenario: c.id.clone(),
             from: with_stderr(c.from),
             to: with_stderr(c.to),
+            new_fields: Vec::new(),
         })
         .collect()
 }
@@ -424,20 +429,82 @@ fn result_subtypes(common: &[Common]) -> Vec<ScenarioChange> {
                 scenario: c.id.clone(),
                 from: list_or_none(&rx),
                 to: list_or_none(&ry),
+                new_fields: new_result_fields(c.from, c.to),
             });
         }
     }
     out
 }
 
-/// Tools in `system/init` added and removed, over the compared scenarios.
-fn tools(common: &[Common]) -> (Vec<String>, Vec<String>) {
-    let ta = init_tools(common.iter().flat_map(|c| &c.from.frames));
-    let tb = init_tools(common.iter().flat_map(|c| &c.to.frames));
-    (
-        tb.difference(&ta).cloned().collect(),
-        ta.difference(&tb).cloned().collect(),
-    )
+/// What is new in the newer result frames: top-level fields the older ones lack or had
+/// empty (`errors[]`), durations and costs aside, and the result text when it turned into
+/// an error.
+fn new_result_fields(from: &ScenarioOutput, to: &ScenarioOutput) -> Vec<String> {
+    let results = |o: &ScenarioOutput| -> Schema {
+        let frames = o.frames.iter().filter(|f| crate::frame::is_result(f));
+        schema_of(frames)
+            .into_iter()
+            .filter(|(p, _)| !p.contains('.') && !p.trim_end_matches("[]").contains('['))
+            .filter(|(p, _)| !crate::normalize::is_volatile_key(p.trim_end_matches("[]")))
+            .collect()
+    };
+    let (a, b) = (results(from), results(to));
+    let mut out: Vec<String> = b
+        .keys()
+        .filter(|p| !a.contains_key(*p))
+        .filter(|p| !b.contains_key(&format!("{p}[]")) || a.contains_key(*p))
+        .cloned()
+        .collect();
+    let last_result = |o: &ScenarioOutput| {
+        o.frames
+            .iter()
+            .rev()
+            .find(|f| crate::frame::is_result(f))
+            .cloned()
+    };
+    if let (Some(x), Some(y)) = (last_result(from), last_result(to)) {
+        let error = y.get("is_error") == Some(&Value::Bool(true));
+        if error && x.get("result") != y.get("result") {
+            if let Some(text) = y.get("result").and_then(Value::as_str) {
+                out.push(format!("result {}", clip(&format!("{text:?}"), 80)));
+            }
+        }
+    }
+    out
+}
+
+/// Tools in `system/init` added and removed between the versions.
+struct ToolDrift {
+    added: Vec<String>,
+    removed: Vec<String>,
+    scenarios: BTreeMap<String, Vec<String>>,
+}
+
+/// Tools in `system/init` added and removed, scenario by scenario (a tool one scenario
+/// enables does not hide that another lost it), over the scenarios where both printed an init.
+fn tools(common: &[Common]) -> ToolDrift {
+    let mut added: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut removed: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let has_init = |o: &ScenarioOutput| o.frames.iter().any(|f| frame_kind(f) == "system/init");
+    for c in common.iter().filter(|c| has_init(c.from) && has_init(c.to)) {
+        let (ta, tb) = (init_tools(&c.from.frames), init_tools(&c.to.frames));
+        for t in tb.difference(&ta) {
+            added.entry(t.clone()).or_default().push(c.id.clone());
+        }
+        for t in ta.difference(&tb) {
+            removed.entry(t.clone()).or_default().push(c.id.clone());
+        }
+    }
+    let mut scenarios = BTreeMap::new();
+    for (t, mut s) in added.clone().into_iter().chain(removed.clone()) {
+        s.truncate(EXAMPLES);
+        scenarios.insert(t, s);
+    }
+    ToolDrift {
+        added: added.into_keys().collect(),
+        removed: removed.into_keys().collect(),
+        scenarios,
+    }
 }
 
 fn init_tools<'a>(frames: impl IntoIterator<Item = &'a Value>) -> BTreeSet<String> {

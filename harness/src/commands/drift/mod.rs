@@ -14,6 +14,7 @@
 
 pub mod diff;
 pub mod model;
+pub mod pending;
 pub mod render;
 pub mod verdict;
 
@@ -100,7 +101,7 @@ pub async fn run(
             Err(e) => eprintln!("streamcheck: {e}"),
         }
     }
-    let outputs = run_all(scenarios, specs, &targets, opts).await?;
+    let outputs = run_all(scenarios.clone(), specs, &targets, opts).await?;
     let outputs_path = opts.run_dir.join("outputs.json");
     let json = serde_json::to_string(&outputs).map_err(|e| e.to_string())?;
     write_atomic(&outputs_path, json.as_bytes())
@@ -115,6 +116,7 @@ pub async fn run(
     ));
     write(
         &outputs,
+        Some((project, &scenarios)),
         &opts.report_dir,
         &opts.command,
         notes,
@@ -175,14 +177,20 @@ async fn run_all(
     Ok(outputs)
 }
 
-/// Diffs saved outputs (an `outputs.json` of an earlier run) and writes the report.
-pub fn replay(outputs: &Path, opts: &DriftOptions) -> Result<DriftFile, String> {
+/// Diffs saved outputs (an `outputs.json` of an earlier run) and writes the report; with
+/// `scenarios`, opens pending version blocks as a run does.
+pub fn replay(
+    outputs: &Path,
+    scenarios: Option<(&Project, &[Scenario])>,
+    opts: &DriftOptions,
+) -> Result<DriftFile, String> {
     let text =
         std::fs::read_to_string(outputs).map_err(|e| format!("{}: {e}", outputs.display()))?;
     let versions: Vec<VersionOutputs> =
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", outputs.display()))?;
     write(
         &versions,
+        scenarios,
         &opts.report_dir,
         &opts.command,
         opts.notes.clone(),
@@ -190,15 +198,20 @@ pub fn replay(outputs: &Path, opts: &DriftOptions) -> Result<DriftFile, String> 
     )
 }
 
-/// Diffs the versions and writes drift.md and drift.json into `dir`.
+/// Diffs the versions, opens pending version blocks for the breaking changes (when the
+/// scenarios are given) and writes drift.md and drift.json into `dir`.
 fn write(
     versions: &[VersionOutputs],
+    scenarios: Option<(&Project, &[Scenario])>,
     dir: &Path,
     command: &str,
     notes: Vec<String>,
     duration_ms: u64,
 ) -> Result<DriftFile, String> {
-    let drift = diff(versions);
+    let mut drift = diff(versions);
+    if let Some((project, scenarios)) = scenarios {
+        pending::open(project, scenarios, versions, &mut drift)?;
+    }
     let md = render_md(&drift, command, &notes);
     let file = DriftFile {
         command: command.to_string(),

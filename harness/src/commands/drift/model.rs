@@ -250,13 +250,22 @@ pub struct PairDrift {
     pub sequences: Vec<SequenceChange>,
     pub exit_codes: Vec<ScenarioChange>,
     pub result_subtypes: Vec<ScenarioChange>,
+    /// Tools in `system/init` added and removed: in some scenario both ran, one version's
+    /// init lists the tool and the other's does not.
     pub tools_added: Vec<String>,
     pub tools_removed: Vec<String>,
+    /// Per tool added or removed, the scenarios where it was.
+    #[serde(default)]
+    pub tool_scenarios: BTreeMap<String, Vec<String>>,
     pub status_flips: Vec<StatusFlip>,
     pub values: Vec<ValueChange>,
     /// Every change above classified breaking or additive, breaking first.
     #[serde(default)]
     pub verdict: Vec<super::verdict::Change>,
+    /// Pending version blocks the breaking changes opened (`reports/pending/...`), for
+    /// `streamcheck review`.
+    #[serde(default)]
+    pub pending: Vec<String>,
 }
 
 impl PairDrift {
@@ -308,8 +317,10 @@ pub enum SequenceChangeKind {
     /// The same frame types, in another order.
     Reordered,
     Changed,
-    /// One side printed no frame.
+    /// The newer version printed no frame, the older one did.
     NoOutput,
+    /// The older version printed no frame (refused the flag...), the newer one does.
+    NowRuns,
 }
 
 impl fmt::Display for SequenceChangeKind {
@@ -317,7 +328,8 @@ impl fmt::Display for SequenceChangeKind {
         f.write_str(match self {
             SequenceChangeKind::Reordered => "reordered",
             SequenceChangeKind::Changed => "changed",
-            SequenceChangeKind::NoOutput => "no output",
+            SequenceChangeKind::NoOutput => "no output any more",
+            SequenceChangeKind::NowRuns => "output now, none before",
         })
     }
 }
@@ -336,6 +348,9 @@ pub struct ScenarioChange {
     pub scenario: String,
     pub from: String,
     pub to: String,
+    /// Result changes: top-level fields the newer result frames have and the older lack.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub new_fields: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

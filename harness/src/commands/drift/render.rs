@@ -53,6 +53,15 @@ fn verdicts(s: &mut String, pairs: &[PairDrift]) {
         if n.breaking > 0 {
             s.push('\n');
         }
+        if !p.pending.is_empty() {
+            let _ = writeln!(
+                s,
+                "Opened {} pending version block(s) for {} (only what differs from the expectation it refines), to accept or reject with `streamcheck review`: {}\n",
+                p.pending.len(),
+                p.to,
+                p.pending.iter().map(|x| format!("`{x}`")).collect::<Vec<_>>().join(", ")
+            );
+        }
     }
 }
 

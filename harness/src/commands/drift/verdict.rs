@@ -1,8 +1,11 @@
 //! The verdict on a pair of versions: each change the differ found, classified as
 //! **breaking** (a client written for the older version may break: a frame type, field
-//! or tool gone, a field's type changed, frame order changed, exit code or result
-//! subtype changed) or **additive** (new frame types, new fields, new tools, frames
-//! inserted into an otherwise unchanged sequence).
+//! or tool gone, a field's type changed to one the old type is not part of, frame order
+//! changed, a scenario printing nothing any more, exit code or result subtype/`is_error`
+//! changed) or **additive** (new frame types, new fields, new tools, a field widened to
+//! a union holding its old type or seen with fewer of its types, frames inserted into an
+//! otherwise unchanged sequence, and a scenario the older version refused outright,
+//! printing no frame, that runs now).
 
 use super::model::*;
 use serde::{Deserialize, Serialize};
@@ -17,13 +20,17 @@ pub enum What {
     FieldTypeChanged,
     ToolGone,
     OrderChanged,
-    NoOutput,
+    NoOutputAnyMore,
     ExitCodeChanged,
     ResultChanged,
     FrameTypeAdded,
     FieldAdded,
+    FieldWidened,
+    FieldNarrowed,
     ToolAdded,
     FramesInserted,
+    /// The older version printed no frame (it refused the flag), the newer one runs.
+    NowRuns,
 }
 
 impl fmt::Display for What {
@@ -34,13 +41,16 @@ impl fmt::Display for What {
             What::FieldTypeChanged => "field type changed",
             What::ToolGone => "tool gone from init",
             What::OrderChanged => "frame order changed",
-            What::NoOutput => "no output any more",
+            What::NoOutputAnyMore => "no output any more",
             What::ExitCodeChanged => "exit code changed",
             What::ResultChanged => "result changed",
             What::FrameTypeAdded => "frame type added",
             What::FieldAdded => "field added",
+            What::FieldWidened => "field type widened",
+            What::FieldNarrowed => "field seen with fewer types",
             What::ToolAdded => "tool added to init",
             What::FramesInserted => "frames inserted",
+            What::NowRuns => "runs now (printed no frame before)",
         })
     }
 }
@@ -129,66 +139,64 @@ pub fn classify(p: &PairDrift) -> Vec<Change> {
         out.push(Change::Additive(f));
     }
     out.extend(p.fields.iter().map(field));
-    for (tools, what) in [
-        (&p.tools_removed, What::ToolGone),
-        (&p.tools_added, What::ToolAdded),
-    ] {
-        for t in tools {
-            let mut f = finding(what, None, "system/init", "tools[]");
-            f.from = if what == What::ToolGone {
-                t.clone()
-            } else {
-                String::new()
-            };
-            f.to = if what == What::ToolAdded {
-                t.clone()
-            } else {
-                String::new()
-            };
-            out.push(tool_change(f));
-        }
-    }
+    out.extend(tool_changes(p));
     out.extend(p.sequences.iter().map(sequence));
-    out.extend(
-        p.exit_codes
+    let now_runs = |c: &ScenarioChange| {
+        p.sequences
             .iter()
-            .map(|c| scenario_change(c, What::ExitCodeChanged)),
-    );
-    out.extend(
-        p.result_subtypes
-            .iter()
-            .map(|c| scenario_change(c, What::ResultChanged)),
-    );
+            .any(|s| s.scenario == c.scenario && s.change == SequenceChangeKind::NowRuns)
+    };
+    for (list, what) in [
+        (&p.exit_codes, What::ExitCodeChanged),
+        (&p.result_subtypes, What::ResultChanged),
+    ] {
+        out.extend(list.iter().map(|c| scenario_change(c, what, now_runs(c))));
+    }
     out.sort_by_key(|c| !c.is_breaking());
     out
 }
 
-fn tool_change(f: Finding) -> Change {
-    match f.what {
-        What::ToolGone => Change::Breaking(f),
-        _ => Change::Additive(f),
+/// Tools gone from (breaking) or added to (additive) `system/init`, each with the first
+/// scenario whose init shows it.
+fn tool_changes(p: &PairDrift) -> Vec<Change> {
+    let mut out = Vec::new();
+    let first = |t: &String| p.tool_scenarios.get(t).and_then(|s| s.first());
+    for t in &p.tools_removed {
+        let mut f = finding(What::ToolGone, first(t), "system/init", "tools[]");
+        f.from = t.clone();
+        out.push(Change::Breaking(f));
     }
+    for t in &p.tools_added {
+        let mut f = finding(What::ToolAdded, first(t), "system/init", "tools[]");
+        f.to = t.clone();
+        out.push(Change::Additive(f));
+    }
+    out
 }
 
 fn field(c: &FieldChange) -> Change {
+    let within = |a: &[String], b: &[String]| a.iter().all(|t| b.contains(t));
     let what = match c.change {
         FieldChangeKind::Added => What::FieldAdded,
         FieldChangeKind::Removed => What::FieldGone,
+        FieldChangeKind::TypeChanged if within(&c.from_types, &c.to_types) => What::FieldWidened,
+        FieldChangeKind::TypeChanged if within(&c.to_types, &c.from_types) => What::FieldNarrowed,
         FieldChangeKind::TypeChanged => What::FieldTypeChanged,
     };
     let mut f = finding(what, c.scenarios.first(), &c.frame_type, &c.path);
     f.from = c.from_types.join("|");
     f.to = c.to_types.join("|");
     match what {
-        What::FieldAdded => Change::Additive(f),
-        _ => Change::Breaking(f),
+        What::FieldGone | What::FieldTypeChanged => Change::Breaking(f),
+        _ => Change::Additive(f),
     }
 }
 
 fn sequence(c: &SequenceChange) -> Change {
     let what = match c.change {
         SequenceChangeKind::Reordered => What::OrderChanged,
-        SequenceChangeKind::NoOutput => What::NoOutput,
+        SequenceChangeKind::NoOutput => What::NoOutputAnyMore,
+        SequenceChangeKind::NowRuns => What::NowRuns,
         SequenceChangeKind::Changed if is_subsequence(&c.from, &c.to) => What::FramesInserted,
         SequenceChangeKind::Changed => What::OrderChanged,
     };
@@ -196,7 +204,7 @@ fn sequence(c: &SequenceChange) -> Change {
     f.from = c.from.join(" ");
     f.to = c.to.join(" ");
     match what {
-        What::FramesInserted => Change::Additive(f),
+        What::FramesInserted | What::NowRuns => Change::Additive(f),
         _ => Change::Breaking(f),
     }
 }
@@ -207,7 +215,9 @@ fn is_subsequence(from: &[String], to: &[String]) -> bool {
     from.iter().all(|x| rest.any(|y| y == x))
 }
 
-fn scenario_change(c: &ScenarioChange, what: What) -> Change {
+/// An exit code or result change; additive when the older version printed no frame at
+/// all (the scenario runs now), breaking otherwise.
+fn scenario_change(c: &ScenarioChange, what: What, now_runs: bool) -> Change {
     let (frame, path) = match what {
         What::ExitCodeChanged => ("(process)", "exit_code"),
         _ if base(&c.from) == base(&c.to) => ("result", "is_error"),
@@ -215,8 +225,14 @@ fn scenario_change(c: &ScenarioChange, what: What) -> Change {
     };
     let mut f = finding(what, Some(&c.scenario), frame, path);
     f.from = c.from.clone();
-    f.to = c.to.clone();
-    Change::Breaking(f)
+    f.to = match c.new_fields.is_empty() {
+        true => c.to.clone(),
+        false => format!("{} with new {}", c.to, c.new_fields.join(", ")),
+    };
+    match now_runs {
+        true => Change::Additive(f),
+        false => Change::Breaking(f),
+    }
 }
 
 /// A result-subtypes text without its ` (is_error)` marks.

@@ -9,8 +9,10 @@
 //! `frames:` and `exit_code:` under `expect: <target>:` ([`yaml_edit`]), textually, so
 //! comments and other targets stay as written.
 
+pub mod block;
 pub mod generalise;
 pub mod pending;
+pub mod profile;
 pub mod review;
 pub mod yaml_edit;
 
@@ -19,16 +21,18 @@ pub use pending::{pending_dir, pending_files, Pending};
 use crate::divergence::Kind;
 use crate::matcher::{self, Expected, FrameRules, Mode};
 use crate::pattern::{Captures, Pattern};
-use crate::report::{timestamp, write_atomic, ReportWriter};
+use crate::report::{write_atomic, ReportWriter};
 use crate::runner::{Exit, RunOptions, Status, Trial};
 use crate::scenario::{OutputFormat, Scenario, TargetExpect};
 use crate::suite;
-use crate::target::{NotInstalled, Project, Target};
+use crate::supported::Versions;
+use crate::target::{Dialect, NotInstalled, Project, Target};
+use crate::version_range::parse_version;
 use generalise::{covers, generalise, merge_runs, session_capture_name, Volatile};
+use profile::{Contract, RecordProfile};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::time::SystemTime;
 
 /// What the runs of one scenario on one target come to. `P` is how a pending recording
 /// is carried: first the [`Pending`] itself, then, once `record` wrote it, its file.
@@ -59,10 +63,28 @@ pub struct Recorded {
     pub outcome: Outcome,
 }
 
+/// What `record` needs besides the runs.
+#[derive(Debug, Clone, Copy)]
+pub struct Recorder<'a> {
+    pub project: &'a Project,
+    /// The dialect's record profile; `None` records every key (`--full`).
+    pub profile: Option<&'a RecordProfile>,
+    /// The version the general expectation is written for (`targets/<dialect>/versions.yaml`);
+    /// a recording on another version becomes a version block.
+    pub pinned: Option<&'a str>,
+}
+
+impl Recorder<'_> {
+    /// True when a recording on `version` goes into a version block.
+    fn is_other_version(&self, version: &str) -> bool {
+        self.pinned.is_some_and(|p| p != version) && parse_version(version).is_some()
+    }
+}
+
 /// Turns the runs of one scenario on one target into a pending expectation, or says
 /// why not. Pure but for the clock (`recorded_at`): `trials` are the runs (at least one).
 pub fn pending_for(
-    project: &Project,
+    rec: &Recorder,
     scenario: &Scenario,
     expect_key: &str,
     trials: &[Trial],
@@ -73,6 +95,9 @@ pub fn pending_for(
     if let Status::Skipped(why) = &first.status {
         return Outcome::Skipped(why.clone());
     }
+    if rec.is_other_version(&first.target_version) {
+        return block_pending(rec, scenario, expect_key, trials);
+    }
     let Some(expect) = scenario.file.expect.get(expect_key) else {
         return Outcome::Skipped(format!("no expectation for {expect_key}"));
     };
@@ -80,13 +105,9 @@ pub fn pending_for(
         return Outcome::NotRecorded(why);
     }
     let mut notes = Vec::new();
-    let frames = if scenario.file.output_format == OutputFormat::Text {
-        None
-    } else {
-        match recorded_frames(trials, expect) {
-            Ok(frames) => Some(frames),
-            Err(why) => return Outcome::NotRecorded(why),
-        }
+    let frames = match frames_of(rec, scenario, trials, expect) {
+        Ok(frames) => frames,
+        Err(why) => return Outcome::NotRecorded(why),
     };
     if frames.is_some() && has_any_order(first) {
         notes.push("the current expectation has any_order groups; this recording pins the order of one run".into());
@@ -97,23 +118,80 @@ pub fn pending_for(
     if first.status == Status::Passed {
         notes.push("the current expectation passes; this recording pins the full frames".into());
     }
-    let file = scenario
-        .path
-        .strip_prefix(&project.root)
-        .unwrap_or(&scenario.path)
-        .to_string_lossy()
-        .replace('\\', "/");
-    Outcome::Pending(Box::new(Pending {
-        scenario: scenario.id.clone(),
-        file,
-        expect: expect_key.to_string(),
-        target: first.target.clone(),
-        version: first.target_version.clone(),
-        recorded_at: Some(timestamp(SystemTime::now())),
-        notes,
-        exit_code: first.exit.code,
-        frames,
-    }))
+    let mut p = Pending::new(rec.project, scenario, expect_key, first);
+    p.notes = notes;
+    p.exit_code = first.exit.code;
+    p.frames = frames;
+    Outcome::Pending(Box::new(p))
+}
+
+/// The recorded frames, or `None` for an output format without frames.
+fn frames_of(
+    rec: &Recorder,
+    scenario: &Scenario,
+    trials: &[Trial],
+    expect: &TargetExpect,
+) -> Result<Option<Vec<Value>>, String> {
+    if scenario.file.output_format == OutputFormat::Text {
+        return Ok(None);
+    }
+    let named: Vec<Value> = expect.frames.iter().map(|e| e.0.source()).collect();
+    let contract = rec.profile.map(|p| p.contract(&named, &scenario.file.tags));
+    recorded_frames(trials, expect, contract.as_ref()).map(Some)
+}
+
+/// A recording on a version other than the pinned one: a version block holding what
+/// differs from the expectation that version gets without it.
+fn block_pending(
+    rec: &Recorder,
+    scenario: &Scenario,
+    target: &str,
+    trials: &[Trial],
+) -> Outcome<Box<Pending>> {
+    let first = &trials[0];
+    let version = first.target_version.as_str();
+    let expect = &scenario.file.expect;
+    let key = block::block_key(expect, target, version);
+    let Some((parent_key, parent)) = block::parent(expect, &key, target, version) else {
+        return Outcome::Skipped(format!("no expectation for {target}"));
+    };
+    if first.status == Status::Passed {
+        return Outcome::Unchanged;
+    }
+    if let Err(why) = runs_agree(trials) {
+        return Outcome::NotRecorded(why);
+    }
+    let recorded = match frames_of(rec, scenario, trials, parent) {
+        Ok(frames) => frames,
+        Err(why) => return Outcome::NotRecorded(why),
+    };
+    let delta = match recorded {
+        None => BTreeMap::new(),
+        Some(recorded) => {
+            let actual = kept_frames(first, parent);
+            let parent_frames: Vec<Value> = parent.frames.iter().map(|e| e.0.source()).collect();
+            // Expectations `{$ref: initialize}` the scripted client's request ids.
+            let seed = match &first.client {
+                Some(log) => log.captures(),
+                None => block::infer_refs(&parent_frames, &actual),
+            };
+            let (mode, vars) = (parent.mode, &first.vars);
+            let patch = block::frames_patch(&parent_frames, mode, &recorded, &actual, vars, &seed);
+            if let Err(why) = block::verify(parent, &patch, &first.output.frames, vars, &seed) {
+                return Outcome::NotRecorded(why);
+            }
+            patch
+        }
+    };
+    let exit_code = first.exit.code.filter(|c| Some(*c) != parent.exit_code);
+    if delta.is_empty() && exit_code.is_none() {
+        return Outcome::Unchanged;
+    }
+    let mut p = Pending::new(rec.project, scenario, &key, first);
+    p.refines = Some(parent_key);
+    p.exit_code = exit_code;
+    p.frames_patch = Some(delta);
+    Outcome::Pending(Box::new(p))
 }
 
 /// Fails when a run did not start, was killed, or exited unlike the first.
@@ -147,22 +225,19 @@ fn killed_by_harness(exit: &Exit) -> Option<String> {
 
 /// The runs' frames (those `ignore` does not drop), generalised and merged; checked to
 /// match every run they came from.
-fn recorded_frames(trials: &[Trial], expect: &TargetExpect) -> Result<Vec<Value>, String> {
+fn recorded_frames(
+    trials: &[Trial],
+    expect: &TargetExpect,
+    contract: Option<&Contract>,
+) -> Result<Vec<Value>, String> {
     let ignore: Vec<Pattern> = expect.ignore.iter().map(|p| p.0.clone()).collect();
     let session =
         session_capture_name(&trials[0].expected_frames).unwrap_or_else(|| "session".into());
     let mut merged: Option<Vec<Value>> = None;
     for t in trials {
-        let kept: Vec<Value> = t
-            .output
-            .frames
+        let kept: Vec<Value> = kept_frames(t, expect)
             .iter()
-            .filter(|f| {
-                !ignore
-                    .iter()
-                    .any(|p| p.is_match(&f.value, &t.vars, &Captures::new()))
-            })
-            .map(|f| f.value.clone())
+            .map(|f| contract.map_or_else(|| f.clone(), |c| c.apply(f)))
             .collect();
         let version = (!t.target_version.is_empty()).then_some(t.target_version.as_str());
         let this = generalise(
@@ -199,6 +274,21 @@ fn recorded_frames(trials: &[Trial], expect: &TargetExpect) -> Result<Vec<Value>
     Ok(frames)
 }
 
+/// The frames of a run that the expectation's `ignore` does not drop.
+fn kept_frames(t: &Trial, expect: &TargetExpect) -> Vec<Value> {
+    let ignore: Vec<Pattern> = expect.ignore.iter().map(|p| p.0.clone()).collect();
+    t.output
+        .frames
+        .iter()
+        .filter(|f| {
+            !ignore
+                .iter()
+                .any(|p| p.is_match(&f.value, &t.vars, &Captures::new()))
+        })
+        .map(|f| f.value.clone())
+        .collect()
+}
+
 fn has_any_order(trial: &Trial) -> bool {
     trial
         .expected_frames
@@ -229,6 +319,8 @@ pub struct RecordOptions {
     pub runs: usize,
     /// Record only scenarios whose current expectation fails.
     pub failing_only: bool,
+    /// Record every key the CLI printed, not only the dialect's record profile.
+    pub full: bool,
     /// Where the runs' reports go.
     pub report_dir: PathBuf,
 }
@@ -242,11 +334,22 @@ pub async fn record(
     opts: &RecordOptions,
     mut on_trial: impl FnMut(&Trial, usize),
 ) -> Result<Vec<Recorded>, String> {
-    let keys: BTreeMap<String, &'static str> = targets
+    let dialects: BTreeMap<String, Dialect> = targets
         .iter()
         .filter_map(|t| t.as_ref().ok())
-        .map(|t| (t.name.clone(), t.dialect.expect_key()))
+        .map(|t| (t.name.clone(), t.dialect))
         .collect();
+    let mut profiles: BTreeMap<&str, (Option<RecordProfile>, Option<String>)> = BTreeMap::new();
+    for d in dialects.values() {
+        let profile = match opts.full {
+            true => None,
+            false => RecordProfile::load(project, *d)?,
+        };
+        let pinned = Versions::load(project, d.expect_key())
+            .ok()
+            .map(|v| v.pinned);
+        profiles.insert(d.expect_key(), (profile, pinned));
+    }
     let mut runs: BTreeMap<(String, String), Vec<Trial>> = BTreeMap::new();
     for k in 1..=opts.runs.max(1) {
         let dir = if k == 1 {
@@ -268,8 +371,20 @@ pub async fn record(
         let Some(scenario) = scenarios.iter().find(|s| s.id == id) else {
             continue;
         };
-        let key = keys.get(&target).copied().unwrap_or("claude-code");
-        let outcome = match pending_for(project, scenario, key, &trials) {
+        let dialect = dialects
+            .get(&target)
+            .copied()
+            .unwrap_or(Dialect::ClaudeCode);
+        let (profile, pinned) = profiles
+            .get(dialect.expect_key())
+            .cloned()
+            .unwrap_or_default();
+        let rec = Recorder {
+            project,
+            profile: profile.as_ref(),
+            pinned: pinned.as_deref(),
+        };
+        let outcome = match pending_for(&rec, scenario, dialect.expect_key(), &trials) {
             Outcome::Pending(_) if opts.failing_only && trials[0].status == Status::Passed => {
                 Outcome::Skipped("passes (--failing-only)".into())
             }

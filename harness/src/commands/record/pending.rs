@@ -2,11 +2,16 @@
 //! and target under `reports/pending/` (git-ignored).
 
 use super::yaml_edit::{to_yaml_flow, yaml_str};
+use crate::report::timestamp;
+use crate::runner::Trial;
+use crate::scenario::Scenario;
 use crate::target::Project;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 use walkdir::WalkDir;
 
 /// `reports/pending/` under the project root.
@@ -34,15 +39,53 @@ pub struct Pending {
     /// `None` for output formats without frames (`text`): `frames:` is left alone.
     #[serde(default)]
     pub frames: Option<Vec<Value>>,
+    /// For a version block (`expect` is `claude-code@X`): the block it refines...
+    #[serde(default)]
+    pub refines: Option<String>,
+    /// ...and the frames that differ from it; accepting writes the block (its
+    /// `frames_patch` and `exit_code`), keeping everything else.
+    #[serde(default)]
+    pub frames_patch: Option<BTreeMap<usize, Value>>,
 }
 
 impl Pending {
+    /// A pending file for `scenario` under `expect: <key>:`, recorded from `trial`,
+    /// saying nothing yet.
+    pub fn new(project: &Project, scenario: &Scenario, key: &str, trial: &Trial) -> Pending {
+        let file = scenario
+            .path
+            .strip_prefix(&project.root)
+            .unwrap_or(&scenario.path)
+            .to_string_lossy()
+            .replace('\\', "/");
+        Pending {
+            scenario: scenario.id.clone(),
+            file,
+            expect: key.to_string(),
+            target: trial.target.clone(),
+            version: trial.target_version.clone(),
+            recorded_at: Some(timestamp(SystemTime::now())),
+            notes: Vec::new(),
+            exit_code: None,
+            frames: None,
+            refines: None,
+            frames_patch: None,
+        }
+    }
+
+    /// True for a version block (see [`Pending::frames_patch`]).
+    pub fn is_block(&self) -> bool {
+        self.frames_patch.is_some()
+    }
+
     pub fn to_yaml(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "# Recorded by `streamcheck record`; nothing was changed in the scenario.\n# Review with `streamcheck review` (accept rewrites `expect: {}:` in {}).",
-            self.expect, self.file
+            "# Recorded by `streamcheck record`; nothing was changed in the scenario.\n# Review with `streamcheck review` (accept {} `expect: {}:` in {}).",
+            if self.is_block() { "writes the version block" } else { "rewrites" },
+            self.expect,
+            self.file
         );
         for (k, v) in [
             ("scenario", &self.scenario),
@@ -62,8 +105,21 @@ impl Pending {
                 let _ = writeln!(s, "  - {}", yaml_str(n));
             }
         }
+        if let Some(r) = &self.refines {
+            let _ = writeln!(s, "refines: {}", yaml_str(r));
+        }
         if let Some(code) = self.exit_code {
             let _ = writeln!(s, "exit_code: {code}");
+        }
+        match &self.frames_patch {
+            None => {}
+            Some(p) if p.is_empty() => s.push_str("frames_patch: {}\n"),
+            Some(p) => {
+                s.push_str("frames_patch:\n");
+                for (i, v) in p {
+                    let _ = writeln!(s, "  {i}: {}", to_yaml_flow(v));
+                }
+            }
         }
         match &self.frames {
             None => {}
@@ -137,7 +193,22 @@ mod tests {
             frames: Some(vec![
                 json!({"type": "system", "session_id": {"$capture": "session"}, "x": "$$lit"}),
             ]),
+            refines: None,
+            frames_patch: None,
         };
+        assert_eq!(Pending::parse(&p.to_yaml()).unwrap(), p);
+        let block = Pending {
+            expect: "claude-code@2.1.74".into(),
+            frames: None,
+            refines: Some("claude-code".into()),
+            frames_patch: Some(BTreeMap::from([
+                (0, json!({"$merge": {"model": "$absent"}})),
+                (2, Value::Null),
+                (3, json!([{"type": "user"}])),
+            ])),
+            ..p.clone()
+        };
+        assert_eq!(Pending::parse(&block.to_yaml()).unwrap(), block);
         assert_eq!(Pending::parse(&p.to_yaml()).unwrap(), p);
         assert_eq!(
             p.path_in(Path::new("/p")),

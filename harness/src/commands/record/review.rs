@@ -2,7 +2,9 @@
 //! and the decision applied. Asking and printing are the binary's (`cli::review`).
 
 use super::pending::Pending;
-use super::yaml_edit::{rewrite_expectation, validate_rewrite};
+use super::yaml_edit::{
+    rewrite_expectation, validate_rewrite, validate_version_block, write_version_block,
+};
 use crate::report::write_atomic;
 use crate::target::Project;
 use std::path::{Path, PathBuf};
@@ -35,17 +37,22 @@ impl PendingChange {
         let scenario_path = project.root.join(&pending.file);
         let old = std::fs::read_to_string(&scenario_path)
             .map_err(|e| format!("{}: {e}", scenario_path.display()))?;
-        let frames = pending.frames.as_deref();
-        let new = rewrite_expectation(&old, &pending.expect, frames, pending.exit_code)?;
-        validate_rewrite(
-            &old,
-            &new,
-            &scenario_path,
-            &project.scenarios_dir(),
-            &pending.expect,
-            frames,
-            pending.exit_code,
-        )?;
+        let root = project.scenarios_dir();
+        let new = match &pending.frames_patch {
+            Some(patch) => {
+                let (key, code) = (&pending.expect, pending.exit_code);
+                let new = write_version_block(&old, key, code, patch)?;
+                validate_version_block(&old, &new, &scenario_path, &root, key, code, patch)?;
+                new
+            }
+            None => {
+                let frames = pending.frames.as_deref();
+                let (key, code) = (&pending.expect, pending.exit_code);
+                let new = rewrite_expectation(&old, key, frames, code)?;
+                validate_rewrite(&old, &new, &scenario_path, &root, key, frames, code)?;
+                new
+            }
+        };
         Ok(PendingChange {
             pending_path: pending_path.to_path_buf(),
             pending,
@@ -133,6 +140,8 @@ mod tests {
             notes: vec![],
             exit_code: Some(3),
             frames: None,
+            refines: None,
+            frames_patch: None,
         };
         let path = pending.path_in(&pending_dir(&project));
         write_atomic(&path, pending.to_yaml().as_bytes()).unwrap();

@@ -7,6 +7,7 @@
 
 use crate::scenario::Scenario;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -178,6 +179,27 @@ impl TargetBlock {
         })
     }
 
+    /// The end (exclusive) of the value of the field at line `at`: deeper lines, and
+    /// `- ` items at the field's own indentation; trailing blank and comment lines stay out.
+    fn value_end(&self, lines: &[String], at: usize) -> usize {
+        let field = self.field_indent;
+        let mut stop = at + 1;
+        let mut last = at + 1;
+        while stop < self.end {
+            let l = &lines[stop];
+            if is_content(l) {
+                let i = indent_of(l);
+                let item = i == field && l.trim_start().starts_with('-');
+                if i < field || (i == field && !item) {
+                    break;
+                }
+                last = stop + 1;
+            }
+            stop += 1;
+        }
+        last
+    }
+
     /// The line of the field `name:`, if the block has one.
     fn field(&self, lines: &[String], name: &str) -> Option<usize> {
         (self.key_line + 1..self.end).find(|&i| {
@@ -231,21 +253,7 @@ fn replace_frames(lines: &mut Vec<String>, key: &str, frames: &[Value]) -> Resul
         lines.splice(block.end..block.end, new);
         return Ok(());
     };
-    // The value: deeper lines, and `- ` items at the key's own indentation.
-    let mut stop = at + 1;
-    let mut last = at + 1;
-    while stop < block.end {
-        let l = &lines[stop];
-        if is_content(l) {
-            let i = indent_of(l);
-            let item = i == field && l.trim_start().starts_with('-');
-            if i < field || (i == field && !item) {
-                break;
-            }
-            last = stop + 1;
-        }
-        stop += 1;
-    }
+    let last = block.value_end(lines, at);
     lines.splice(at..last, new);
     Ok(())
 }
@@ -277,6 +285,123 @@ fn replace_exit_code(lines: &mut Vec<String>, key: &str, code: i32) -> Result<()
         })
         .unwrap_or(block.end);
     lines.insert(after, new);
+    Ok(())
+}
+
+/// Writes the version block `expect: <key>:` (`claude-code@2.1.74`): its `frames_patch`
+/// (left out when empty) and `exit_code` (left out when `None`). A block the file already
+/// has keeps every other field; a new one goes at the end of `expect:`.
+pub fn write_version_block(
+    text: &str,
+    key: &str,
+    exit_code: Option<i32>,
+    patch: &BTreeMap<usize, Value>,
+) -> Result<String, String> {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    match TargetBlock::locate(&lines, key) {
+        Ok(block) => {
+            let pad = " ".repeat(block.field_indent);
+            let mut fields = Vec::new();
+            if let Some(code) = exit_code {
+                fields.push(format!("{pad}exit_code: {code}"));
+            }
+            fields.extend(patch_lines(&pad, patch));
+            // Remove the old fields (last first, so the earlier line numbers hold), then
+            // put the new ones where the block ends.
+            let mut old: Vec<(usize, usize)> = ["exit_code", "frames_patch"]
+                .iter()
+                .filter_map(|f| block.field(&lines, f))
+                .map(|at| (at, block.value_end(&lines, at)))
+                .collect();
+            old.sort_by_key(|r| std::cmp::Reverse(r.0));
+            let mut end = block.end;
+            for (at, stop) in old {
+                lines.drain(at..stop);
+                end -= stop - at;
+            }
+            lines.splice(end..end, fields);
+        }
+        Err(e) if e.starts_with("no `") => {
+            let expect = lines
+                .iter()
+                .position(|l| indent_of(l) == 0 && key_value(l, "expect").is_some())
+                .ok_or("the file has no top-level `expect:` line")?;
+            let end = block_end(&lines, expect, 0);
+            let child = first_content_indent(&lines[expect + 1..end]).unwrap_or(2);
+            let pad = " ".repeat(child + 2);
+            let mut new = vec![format!("{}{key}:", " ".repeat(child))];
+            if let Some(code) = exit_code {
+                new.push(format!("{pad}exit_code: {code}"));
+            }
+            new.extend(patch_lines(&pad, patch));
+            lines.splice(end..end, new);
+        }
+        Err(e) => return Err(e),
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    Ok(out)
+}
+
+fn patch_lines(pad: &str, patch: &BTreeMap<usize, Value>) -> Vec<String> {
+    if patch.is_empty() {
+        return Vec::new();
+    }
+    let mut out = vec![format!("{pad}frames_patch:")];
+    out.extend(
+        patch
+            .iter()
+            .map(|(i, v)| format!("{pad}  {i}: {}", to_yaml_flow(v))),
+    );
+    out
+}
+
+/// Checks a scenario after [`write_version_block`]: it parses (ranges and patch indexes
+/// included), `expect.<key>` holds exactly `exit_code` and `frames_patch`, and nothing
+/// else in the file changed meaning.
+pub fn validate_version_block(
+    old: &str,
+    new: &str,
+    path: &Path,
+    scenarios_root: &Path,
+    key: &str,
+    exit_code: Option<i32>,
+    patch: &BTreeMap<usize, Value>,
+) -> Result<(), String> {
+    use serde_yaml::Value as Yaml;
+    Scenario::parse(new, path, scenarios_root).map_err(|e| e.to_string())?;
+    let parse = |t: &str| -> Result<Yaml, String> {
+        serde_yaml::from_str(t).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    let (mut a, mut b) = (parse(old)?, parse(new)?);
+    let block = b["expect"][key].clone();
+    let want_patch = match patch.is_empty() {
+        true => Yaml::Null,
+        false => serde_yaml::to_value(patch).map_err(|e| e.to_string())?,
+    };
+    let want_exit = exit_code.map_or(Yaml::Null, |c| Yaml::from(c as i64));
+    if block["frames_patch"] != want_patch || block["exit_code"] != want_exit {
+        return Err(format!(
+            "after the rewrite `expect.{key}` does not hold the recorded frames_patch and exit_code"
+        ));
+    }
+    for v in [&mut a, &mut b] {
+        let Some(expect) = v.get_mut("expect").and_then(Yaml::as_mapping_mut) else {
+            continue;
+        };
+        if let Some(m) = expect.get_mut(key).and_then(Yaml::as_mapping_mut) {
+            m.remove("frames_patch");
+            m.remove("exit_code");
+            if m.is_empty() {
+                expect.remove(key);
+            }
+        }
+    }
+    if a != b {
+        return Err(format!(
+            "the rewrite would change more than `expect.{key}`'s frames_patch and exit_code"
+        ));
+    }
     Ok(())
 }
 
@@ -411,5 +536,38 @@ expect:
         assert!(rewrite_expectation(FILE, "nope", Some(&[]), None)
             .unwrap_err()
             .contains("no `nope:`"));
+    }
+
+    #[test]
+    fn a_version_block_is_added_or_rewritten_and_nothing_else_changes() {
+        let patch = BTreeMap::from([
+            (0, json!({"$merge": {"model": "$absent"}})),
+            (1, Value::Null),
+            (2, json!([{"type": "user"}, {"type": "result"}])),
+        ]);
+        let root = Path::new("scenarios");
+        let path = root.join("t/x.yaml");
+        let check = |text: &str, key: &str, code: Option<i32>| {
+            let new = write_version_block(text, key, code, &patch).unwrap();
+            validate_version_block(text, &new, &path, root, key, code, &patch)
+                .unwrap_or_else(|e| panic!("{e}\n{new}"));
+            new
+        };
+        let file = "description: d\nprompt: p\nexpect:\n  claude-code:\n    frames:\n      - {type: system, model: m}\n      - {type: assistant}\n      - {type: result}\n    exit_code: 0\n# trailing comment\n";
+        let new = check(file, "claude-code@2.1.74", Some(1));
+        assert!(new.ends_with("    exit_code: 0\n  claude-code@2.1.74:\n    exit_code: 1\n    frames_patch:\n      0: {$merge: {model: $absent}}\n      1: null\n      2: [{type: user}, {type: result}]\n# trailing comment\n"), "{new}");
+        // Rewriting it: the old fields go, a field the block had besides stays.
+        let with_more = new.replace(
+            "  claude-code@2.1.74:\n",
+            "  claude-code@2.1.74:\n    timeout: 9 # kept\n",
+        );
+        let again = check(&with_more, "claude-code@2.1.74", None);
+        assert!(
+            again.contains(
+                "  claude-code@2.1.74:\n    timeout: 9 # kept\n    frames_patch:\n      0: "
+            ),
+            "{again}"
+        );
+        assert!(!again.contains("exit_code: 1"), "{again}");
     }
 }

@@ -176,8 +176,13 @@ mod tests {
         let ts = get("sdk-ts").unwrap();
         assert_eq!(
             ts.argv(&BTreeMap::new()).unwrap().join(" "),
-            "--output-format stream-json --verbose --input-format stream-json --permission-mode default"
+            "--output-format stream-json --verbose --input-format stream-json"
         );
+        let plan: BTreeMap<String, Value> = [("permission_mode".into(), json!("plan"))].into();
+        assert!(ts
+            .argv(&plan)
+            .unwrap()
+            .contains(&"--permission-mode=plan".to_string()));
         let bad: BTreeMap<String, Value> = [("maxturns".into(), json!(1))].into();
         assert!(py.argv(&bad).unwrap_err().contains("`maxturns`"));
         assert!(get("sdk-go").unwrap_err().contains("sdk-py, sdk-ts"));

@@ -197,18 +197,8 @@ pub fn apply(m: Mutation, r: &Recorded) -> Option<Recorded> {
                 .find_map(|(_, v)| v.get("session_id")?.as_str().map(str::to_string))?;
             Some(rewrite_all(r, &sid, "00000000-0000-4000-8000-0000000000ff"))
         }
-        Mutation::ChangeExitCode => {
-            let mut out = r.clone();
-            let code = r.exit.code?;
-            out.exit.code = Some(if code == 0 { 1 } else { 0 });
-            Some(out)
-        }
-        Mutation::InsertNonJson => {
-            let mut out = r.clone();
-            let at = frames.first().map_or(0, |(i, _)| i + 1);
-            out.lines.insert(at, "mutated: not a JSON line".into());
-            Some(out)
-        }
+        Mutation::ChangeExitCode => change_exit_code(r),
+        Mutation::InsertNonJson => Some(insert_non_json(r, &frames)),
         Mutation::FrameAfterResult => frame_after_result(r, &frames),
         Mutation::HangAfterResult => hang_after_result(r, &frames),
         Mutation::KeyOrder => Some(r.map_frames(|v| reversed_keys(v).to_string())),
@@ -229,6 +219,20 @@ fn swap_after_init(r: &Recorded, frames: &[(usize, Value)]) -> Option<Recorded> 
         out.lines.swap(*a, *b);
         out
     })
+}
+
+fn change_exit_code(r: &Recorded) -> Option<Recorded> {
+    let code = r.exit.code?;
+    let mut out = r.clone();
+    out.exit.code = Some(if code == 0 { 1 } else { 0 });
+    Some(out)
+}
+
+fn insert_non_json(r: &Recorded, frames: &[(usize, Value)]) -> Recorded {
+    let mut out = r.clone();
+    let at = frames.first().map_or(0, |(i, _)| i + 1);
+    out.lines.insert(at, "mutated: not a JSON line".into());
+    out
 }
 
 fn frame_after_result(r: &Recorded, frames: &[(usize, Value)]) -> Option<Recorded> {

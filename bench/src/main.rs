@@ -78,6 +78,9 @@ enum Part {
     Scaling,
     Matcher,
     Stub,
+    /// Only the differ at 100k frames, each diff once: small enough to count its
+    /// instructions under `valgrind --tool=callgrind` (not part of the default run).
+    Differ,
 }
 
 /// Which scenarios the scaling part runs.
@@ -173,7 +176,8 @@ fn run(cli: Cli) -> Result<()> {
         streamcheck: cli.streamcheck.unwrap_or_else(|| beside("streamcheck")),
     };
     let parts = if cli.parts.is_empty() {
-        Part::value_variants().to_vec()
+        let all = Part::value_variants().iter();
+        all.copied().filter(|p| *p != Part::Differ).collect()
     } else {
         cli.parts
     };
@@ -197,6 +201,7 @@ fn run_parts(project: &Project, parts: &[Part], opts: &Options) -> String {
             Part::Scaling => scaling::part(project, opts),
             Part::Matcher => Ok(matcher::part(&opts.sizes)),
             Part::Stub => Ok(stub::part(&opts.stub)),
+            Part::Differ => Ok(matcher::differ_once(100_000)),
         }
         .unwrap_or_else(|e| format!("could not run: {e:#}\n"));
         let _ = writeln!(

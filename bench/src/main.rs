@@ -7,7 +7,8 @@
 //! - [`scaling`]: a fixed subset of the suite at `--jobs 1, 2, 4`: speed-up, and the CPU the
 //!   CLI itself burns per run (getrusage of reaped children), which is where it saturates.
 //! - [`matcher`]: synthetic stream-json outputs of 1k..100k frames through
-//!   `matcher::match_frames` and `report::frame_diff`, and pathological any_order groups.
+//!   `matcher::match_frames` and `report::frame_diff`, and pathological any_order groups;
+//!   `--part differ` diffs 100k frames once each, to count instructions under callgrind.
 //! - [`stub`]: req/s, p99 and RSS of the stub-api binary beside aimock (npm
 //!   `@copilotkit/aimock`, installed into a temp dir), same reply, same load generator
 //!   (`stub_api::loadgen`), same connection count.
@@ -41,7 +42,7 @@ struct Cli {
     /// The project folder (holding scenarios/ and targets/); found from the current folder by default.
     #[arg(long)]
     root: Option<PathBuf>,
-    /// Parts to run (default: all). Comma-separated or repeated.
+    /// Parts to run (default: all but `differ`). Comma-separated or repeated.
     #[arg(long = "part", value_enum, value_delimiter = ',')]
     parts: Vec<Part>,
     /// Paired repetitions per scenario in the overhead part.
@@ -78,6 +79,9 @@ enum Part {
     Scaling,
     Matcher,
     Stub,
+    /// Only the differ at 100k frames, each diff once: small enough to count its
+    /// instructions under `valgrind --tool=callgrind` (not part of the default run).
+    Differ,
 }
 
 /// Which scenarios the scaling part runs.
@@ -173,7 +177,8 @@ fn run(cli: Cli) -> Result<()> {
         streamcheck: cli.streamcheck.unwrap_or_else(|| beside("streamcheck")),
     };
     let parts = if cli.parts.is_empty() {
-        Part::value_variants().to_vec()
+        let all = Part::value_variants().iter();
+        all.copied().filter(|p| *p != Part::Differ).collect()
     } else {
         cli.parts
     };
@@ -197,6 +202,7 @@ fn run_parts(project: &Project, parts: &[Part], opts: &Options) -> String {
             Part::Scaling => scaling::part(project, opts),
             Part::Matcher => Ok(matcher::part(&opts.sizes)),
             Part::Stub => Ok(stub::part(&opts.stub)),
+            Part::Differ => Ok(matcher::differ_once(100_000)),
         }
         .unwrap_or_else(|e| format!("could not run: {e:#}\n"));
         let _ = writeln!(

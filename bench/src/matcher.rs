@@ -176,6 +176,40 @@ pub fn part(sizes: &[usize]) -> String {
     md
 }
 
+/// A synthetic run of about `n` frames with one frame made wrong in the middle, and its
+/// expectation cut short to the 8 entries that are not deltas.
+fn with_one_wrong_frame(s: &Synthetic) -> (Vec<Value>, Vec<Value>) {
+    let mut actual: Vec<Value> = s.frames.iter().map(|f| f.value.clone()).collect();
+    let mid = (actual.len() / 2..actual.len())
+        .find(|&i| actual[i]["type"] == "stream_event")
+        .unwrap_or(0);
+    actual[mid]["event"]["delta"] = json!({"type": "input_json_delta", "partial_json": "{"});
+    let short: Vec<Value> = (s.sources.iter())
+        .filter(|v| v.get("type") != Some(&json!("stream_event")))
+        .cloned()
+        .collect();
+    (actual, short)
+}
+
+/// The aligned and the short diff of `n` frames, once each (for instruction counts).
+pub fn differ_once(n: usize) -> String {
+    let (vars, s) = (Vars::default(), synthetic(n));
+    let (actual, short) = with_one_wrong_frame(&s);
+    let (aligned, text) = time(1, || report::frame_diff(&s.sources, &actual, &vars));
+    let (vs_short, _) = time(1, || report::frame_diff(&short, &actual, &vars));
+    let ok = if text.contains("input_json_delta") {
+        ""
+    } else {
+        " (unexpected result!)"
+    };
+    format!(
+        "### Differ\n\n{} frames, one wrong: diff aligned {}, diff vs 8 entries {} (one call each){ok}.\n",
+        s.frames.len(),
+        duration(aligned),
+        duration(vs_short)
+    )
+}
+
 /// Times matching and diffing a synthetic run of about `n` frames; `ok` when the match
 /// passed and the diff shows the frame that was made wrong.
 fn time_size(n: usize) -> (SizeTimes, bool) {
@@ -186,18 +220,10 @@ fn time_size(n: usize) -> (SizeTimes, bool) {
     let (matched, divs) = time(reps, || {
         matcher::match_frames(&rules, &s.frames, &vars, &mut Captures::new())
     });
-    let mut actual: Vec<Value> = s.frames.iter().map(|f| f.value.clone()).collect();
-    let mid = (actual.len() / 2..actual.len())
-        .find(|&i| actual[i]["type"] == "stream_event")
-        .unwrap_or(0);
-    actual[mid]["event"]["delta"] = json!({"type": "input_json_delta", "partial_json": "{"});
+    let (actual, short) = with_one_wrong_frame(&s);
     let (diff, text) = time(reps.min(10), || {
         report::frame_diff(&s.sources, &actual, &vars)
     });
-    let short: Vec<Value> = (s.sources.iter())
-        .filter(|v| v.get("type") != Some(&json!("stream_event")))
-        .cloned()
-        .collect();
     let (diff_short, _) = time(reps.min(10), || report::frame_diff(&short, &actual, &vars));
     let ok = divs.is_empty() && text.contains("input_json_delta");
     let frames = s.frames.len();

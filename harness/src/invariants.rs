@@ -1,7 +1,7 @@
 //! Protocol invariants, checked in every stream-json scenario unless it opts out.
 
 use crate::divergence::{Divergence, Kind};
-use crate::runner::output::Output;
+use crate::runner::output::{Frame, Output};
 use crate::runner::process::Exit;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -108,121 +108,24 @@ pub fn check(output: &Output, enabled: &[Invariant], hung_after_result: bool) ->
     let on = |i: Invariant| enabled.contains(&i);
     let mut out = Vec::new();
     if on(Invariant::NdjsonOnly) {
-        for bad in output.bad_lines.iter().take(5) {
-            let mut d = Divergence::new(
-                Kind::NonJson,
-                format!(
-                    "stdout line {}: {}: {:?}",
-                    bad.line, bad.problem, bad.excerpt
-                ),
-            );
-            d.line = Some(bad.line);
-            out.push(d);
-        }
-        if output.bad_lines.len() > 5 {
-            out.push(Divergence::new(
-                Kind::NonJson,
-                format!("… and {} more bad stdout lines", output.bad_lines.len() - 5),
-            ));
-        }
+        out.extend(ndjson_only(output));
     }
     let frames = &output.frames;
-    let conversation: Vec<&crate::output::Frame> = frames
+    let conversation: Vec<&Frame> = frames
         .iter()
         .filter(|f| !is_beside_conversation(&f.value))
         .collect();
     if on(Invariant::InitFirst) {
-        if let Some(first) = conversation.first() {
-            if !is(&first.value, "system", Some("init")) {
-                out.push(
-                    Divergence::new(Kind::Invariant, "the first frame is not system/init")
-                        .at_frame(first.index, first.line)
-                        .expected(serde_json::json!({"type": "system", "subtype": "init"}))
-                        .actual(first.value.clone()),
-                );
-            }
-        }
+        out.extend(init_first(&conversation));
     }
     if on(Invariant::ResultEndsTurn) {
-        for pair in conversation.windows(2) {
-            if is(&pair[0].value, "result", None) && !starts_turn(&pair[1].value) {
-                out.push(
-                    Divergence::new(
-                        Kind::Invariant,
-                        format!(
-                            "frame {} follows the result of a turn without starting a new turn",
-                            pair[1].index
-                        ),
-                    )
-                    .at_frame(pair[1].index, pair[1].line)
-                    .actual(pair[1].value.clone()),
-                );
-                break;
-            }
-        }
+        out.extend(result_ends_turn(&conversation));
     }
     if on(Invariant::OneSession) {
-        let mut first: Option<(&str, usize)> = None;
-        for f in frames {
-            if let Some(sid) = f.value.get("session_id").and_then(Value::as_str) {
-                match first {
-                    None => first = Some((sid, f.index)),
-                    Some((s, at)) if s != sid => {
-                        out.push(
-                            Divergence::new(
-                                Kind::Invariant,
-                                format!(
-                                    "session_id changes: {s:?} since frame {at}, {sid:?} in frame {}",
-                                    f.index
-                                ),
-                            )
-                            .at_frame(f.index, f.line)
-                            .at_path("$.session_id")
-                            .expected(Value::String(s.to_string()))
-                            .actual(Value::String(sid.to_string())),
-                        );
-                        break;
-                    }
-                    Some(_) => {}
-                }
-            }
-        }
+        out.extend(one_session(frames));
     }
     if on(Invariant::ToolResultsReferToToolUses) {
-        let mut ids: HashSet<String> = HashSet::new();
-        'frames: for f in frames {
-            let mut orphan = None;
-            let mut seen_here = Vec::new();
-            for_each_object(&f.value, &mut |m| {
-                let ty = m.get("type").and_then(Value::as_str);
-                if ty == Some("tool_use") {
-                    if let Some(id) = m.get("id").and_then(Value::as_str) {
-                        seen_here.push(id.to_string());
-                    }
-                } else if ty == Some("tool_result") {
-                    if let Some(id) = m.get("tool_use_id").and_then(Value::as_str) {
-                        if !ids.contains(id) && orphan.is_none() {
-                            orphan = Some(id.to_string());
-                        }
-                    }
-                }
-            });
-            if let Some(id) = orphan {
-                out.push(
-                    Divergence::new(
-                        Kind::Invariant,
-                        format!(
-                            "frame {} has a tool_result for {id:?}, which no earlier tool_use has",
-                            f.index
-                        ),
-                    )
-                    .at_frame(f.index, f.line)
-                    .actual(f.value.clone()),
-                );
-                break 'frames;
-            }
-            ids.extend(seen_here);
-        }
+        out.extend(tool_results_refer_to_tool_uses(frames));
     }
     if on(Invariant::ExitsAfterResult) && hung_after_result {
         out.push(Divergence::new(
@@ -231,6 +134,124 @@ pub fn check(output: &Output, enabled: &[Invariant], hung_after_result: bool) ->
         ));
     }
     out
+}
+
+/// [`Invariant::NdjsonOnly`]: the first five bad lines, and how many more there were.
+fn ndjson_only(output: &Output) -> Vec<Divergence> {
+    let mut out = Vec::new();
+    for bad in output.bad_lines.iter().take(5) {
+        let mut d = Divergence::new(
+            Kind::NonJson,
+            format!(
+                "stdout line {}: {}: {:?}",
+                bad.line, bad.problem, bad.excerpt
+            ),
+        );
+        d.line = Some(bad.line);
+        out.push(d);
+    }
+    if output.bad_lines.len() > 5 {
+        out.push(Divergence::new(
+            Kind::NonJson,
+            format!("… and {} more bad stdout lines", output.bad_lines.len() - 5),
+        ));
+    }
+    out
+}
+
+/// [`Invariant::InitFirst`], on the frames of the conversation.
+fn init_first(conversation: &[&Frame]) -> Option<Divergence> {
+    let first = conversation.first()?;
+    if is(&first.value, "system", Some("init")) {
+        return None;
+    }
+    Some(
+        Divergence::new(Kind::Invariant, "the first frame is not system/init")
+            .at_frame(first.index, first.line)
+            .expected(serde_json::json!({"type": "system", "subtype": "init"}))
+            .actual(first.value.clone()),
+    )
+}
+
+/// [`Invariant::ResultEndsTurn`], on the frames of the conversation.
+fn result_ends_turn(conversation: &[&Frame]) -> Option<Divergence> {
+    let pair = conversation
+        .windows(2)
+        .find(|pair| is(&pair[0].value, "result", None) && !starts_turn(&pair[1].value))?;
+    let next = pair[1];
+    Some(
+        Divergence::new(
+            Kind::Invariant,
+            format!(
+                "frame {} follows the result of a turn without starting a new turn",
+                next.index
+            ),
+        )
+        .at_frame(next.index, next.line)
+        .actual(next.value.clone()),
+    )
+}
+
+/// [`Invariant::OneSession`]: the first frame whose session_id differs from the first one.
+fn one_session(frames: &[Frame]) -> Option<Divergence> {
+    let mut ids = frames.iter().filter_map(|f| {
+        let sid = f.value.get("session_id").and_then(Value::as_str)?;
+        Some((sid, f))
+    });
+    let (s, first) = ids.next()?;
+    let (sid, f) = ids.find(|(sid, _)| *sid != s)?;
+    Some(
+        Divergence::new(
+            Kind::Invariant,
+            format!(
+                "session_id changes: {s:?} since frame {}, {sid:?} in frame {}",
+                first.index, f.index
+            ),
+        )
+        .at_frame(f.index, f.line)
+        .at_path("$.session_id")
+        .expected(Value::String(s.to_string()))
+        .actual(Value::String(sid.to_string())),
+    )
+}
+
+/// [`Invariant::ToolResultsReferToToolUses`]: the first tool_result whose id no earlier
+/// frame's tool_use has.
+fn tool_results_refer_to_tool_uses(frames: &[Frame]) -> Option<Divergence> {
+    let mut ids: HashSet<String> = HashSet::new();
+    for f in frames {
+        let mut orphan = None;
+        let mut seen_here = Vec::new();
+        for_each_object(&f.value, &mut |m| {
+            let ty = m.get("type").and_then(Value::as_str);
+            if ty == Some("tool_use") {
+                if let Some(id) = m.get("id").and_then(Value::as_str) {
+                    seen_here.push(id.to_string());
+                }
+            } else if ty == Some("tool_result") {
+                if let Some(id) = m.get("tool_use_id").and_then(Value::as_str) {
+                    if !ids.contains(id) && orphan.is_none() {
+                        orphan = Some(id.to_string());
+                    }
+                }
+            }
+        });
+        if let Some(id) = orphan {
+            return Some(
+                Divergence::new(
+                    Kind::Invariant,
+                    format!(
+                        "frame {} has a tool_result for {id:?}, which no earlier tool_use has",
+                        f.index
+                    ),
+                )
+                .at_frame(f.index, f.line)
+                .actual(f.value.clone()),
+            );
+        }
+        ids.extend(seen_here);
+    }
+    None
 }
 
 /// [`Invariant::ExitCodeMatchesResult`]: checked when the CLI exited by itself with a

@@ -1,7 +1,7 @@
 //! Matches the frames a CLI printed against a scenario's expected frame sequence.
 
 use crate::divergence::{Divergence, Kind};
-use crate::pattern::{Captures, Pattern, Vars};
+use crate::pattern::{Captures, Mismatch, Pattern, Vars};
 use crate::runner::output::Frame;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
@@ -118,52 +118,14 @@ fn match_exact(
                     return Some(missing(p, e_idx, frames.last().copied()));
                 };
                 if let Err(m) = p.check(&frame.value, vars, caps) {
-                    // Tell an extra frame and a skipped one apart from a wrong field.
-                    if frames
-                        .get(i + 1)
-                        .is_some_and(|next| p.is_match(&next.value, vars, caps))
-                    {
-                        return Some(
-                            frame_div(
-                                Kind::UnexpectedFrame,
-                                format!(
-                                    "frame {} is not expected here (expected entry {e_idx} matches the frame after it)",
-                                    frame.index
-                                ),
-                                frame,
-                            )
-                            .expected(p.source().clone()),
-                        );
-                    }
-                    if let Some(Expected::Frame(next)) = expected.get(e_idx + 1) {
-                        if next.is_match(&frame.value, vars, caps) {
-                            return Some(
-                                frame_div(
-                                    Kind::MissingFrame,
-                                    format!(
-                                        "expected entry {e_idx} is missing before frame {} (which matches entry {})",
-                                        frame.index,
-                                        e_idx + 1
-                                    ),
-                                    frame,
-                                )
-                                .expected(p.source().clone()),
-                            );
-                        }
-                    }
-                    return Some(
-                        Divergence::new(
-                            Kind::FieldMismatch,
-                            format!(
-                                "frame {} vs expected entry {e_idx}: {}",
-                                frame.index, m.reason
-                            ),
-                        )
-                        .at_frame(frame.index, frame.line)
-                        .at_path(m.path)
-                        .expected(m.expected)
-                        .actual(m.actual.unwrap_or(serde_json::Value::Null)),
-                    );
+                    let next = frames.get(i + 1).copied();
+                    let found = FrameMismatch {
+                        p,
+                        e_idx,
+                        frame,
+                        m: *m,
+                    };
+                    return Some(found.explain(next, expected.get(e_idx + 1), vars, caps));
                 }
                 i += 1;
             }
@@ -202,6 +164,56 @@ fn match_exact(
             extra,
         )
     })
+}
+
+/// Expected entry `e_idx` (pattern `p`) does not match `frame`, for reason `m`.
+struct FrameMismatch<'a> {
+    p: &'a Pattern,
+    e_idx: usize,
+    frame: &'a Frame,
+    m: Mismatch,
+}
+
+impl FrameMismatch<'_> {
+    /// Tells an extra frame (the entry matches the next frame) and a skipped entry (the
+    /// next entry matches this frame) apart from a wrong field.
+    fn explain(
+        self,
+        next_frame: Option<&Frame>,
+        next_entry: Option<&Expected>,
+        vars: &Vars,
+        caps: &Captures,
+    ) -> Divergence {
+        let FrameMismatch { p, e_idx, frame, m } = self;
+        if next_frame.is_some_and(|next| p.is_match(&next.value, vars, caps)) {
+            let msg = format!(
+                "frame {} is not expected here (expected entry {e_idx} matches the frame after it)",
+                frame.index
+            );
+            return frame_div(Kind::UnexpectedFrame, msg, frame).expected(p.source().clone());
+        }
+        if let Some(Expected::Frame(next)) = next_entry {
+            if next.is_match(&frame.value, vars, caps) {
+                let msg = format!(
+                    "expected entry {e_idx} is missing before frame {} (which matches entry {})",
+                    frame.index,
+                    e_idx + 1
+                );
+                return frame_div(Kind::MissingFrame, msg, frame).expected(p.source().clone());
+            }
+        }
+        Divergence::new(
+            Kind::FieldMismatch,
+            format!(
+                "frame {} vs expected entry {e_idx}: {}",
+                frame.index, m.reason
+            ),
+        )
+        .at_frame(frame.index, frame.line)
+        .at_path(m.path)
+        .expected(m.expected)
+        .actual(m.actual.unwrap_or(serde_json::Value::Null))
+    }
 }
 
 fn missing(p: &Pattern, e_idx: usize, last: Option<&Frame>) -> Divergence {

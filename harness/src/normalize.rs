@@ -13,6 +13,7 @@
 use crate::pattern::{self, is_pattern_text, Vars};
 use regex::Regex;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::ops::Range;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -81,9 +82,14 @@ pub fn sandbox_token(vars: &Vars) -> Option<String> {
 
 /// The sandbox's workspace and home in a string written as `$WORKSPACE` and `$HOME`.
 pub fn redact_str(s: &str, vars: &Vars) -> String {
+    redact_str_cow(s, vars).into_owned()
+}
+
+/// [`redact_str`], borrowing `s` when it holds no sandbox path (most strings).
+fn redact_str_cow<'a>(s: &'a str, vars: &Vars) -> Cow<'a, str> {
     let holds = |p: &str| !p.is_empty() && s.contains(p);
     if !holds(&vars.workspace) && !holds(&vars.home) {
-        return s.to_string();
+        return Cow::Borrowed(s);
     }
     let mut out = s.to_string();
     if !vars.workspace.is_empty() {
@@ -92,7 +98,7 @@ pub fn redact_str(s: &str, vars: &Vars) -> String {
     if !vars.home.is_empty() {
         out = out.replace(&vars.home, "$HOME");
     }
-    out
+    Cow::Owned(out)
 }
 
 /// [`redact_str`] in every string of a value.
@@ -126,11 +132,8 @@ pub fn redact(v: &Value, vars: &Vars) -> Value {
         Value::Object(m) => Value::Object(
             m.iter()
                 .map(|(k, x)| {
-                    let hide = (is_volatile_key(k) || is_run_id_key(k))
-                        && !x.is_null()
-                        && !is_pattern_text(x);
-                    let x = if hide {
-                        Value::String(format!("<{k}>"))
+                    let x = if hides(k, x.is_null(), is_pattern_text(x)) {
+                        Value::String(hidden(k))
                     } else {
                         redact(x, vars)
                     };
@@ -142,6 +145,58 @@ pub fn redact(v: &Value, vars: &Vars) -> Value {
         Value::String(s) => Value::String(redact_str(s, vars)),
         other => other.clone(),
     }
+}
+
+/// Whether [`redact`] hides the value under key `k`, given whether that value is null and
+/// whether it is written in pattern syntax.
+pub fn hides(k: &str, null: bool, pattern_text: bool) -> bool {
+    (is_volatile_key(k) || is_run_id_key(k)) && !null && !pattern_text
+}
+
+/// What a hidden value of key `k` is shown as.
+pub fn hidden(k: &str) -> String {
+    format!("<{k}>")
+}
+
+/// [`redact`]`(v)` written as compact JSON into `out`, without building the redacted value
+/// (the differ does this for every frame of a run).
+pub fn write_redacted(out: &mut Vec<u8>, v: &Value, vars: &Vars) {
+    match v {
+        Value::Object(m) => {
+            out.push(b'{');
+            for (i, (k, x)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_json(out, k);
+                out.push(b':');
+                if hides(k, x.is_null(), is_pattern_text(x)) {
+                    write_json(out, &hidden(k));
+                } else {
+                    write_redacted(out, x, vars);
+                }
+            }
+            out.push(b'}');
+        }
+        Value::Array(a) => {
+            out.push(b'[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_redacted(out, x, vars);
+            }
+            out.push(b']');
+        }
+        Value::String(s) => write_json(out, redact_str_cow(s, vars).as_ref()),
+        other => write_json(out, other),
+    }
+}
+
+/// `v` as compact JSON, appended to `out`.
+pub fn write_json(out: &mut Vec<u8>, v: &(impl serde::Serialize + ?Sized)) {
+    // Writing to a Vec cannot fail, and these values (strings, JSON values) always serialize.
+    let _ = serde_json::to_writer(out, v);
 }
 
 /// For comparing two runs' frames: [`redact`]ed, uuids as `<uuid>`, and the CLI's own
@@ -186,6 +241,26 @@ pub(crate) mod tests {
         Vars {
             workspace: "/tmp/streamcheck-AbC123/work".into(),
             home: "/tmp/streamcheck-AbC123/home".into(),
+        }
+    }
+
+    #[test]
+    fn written_redaction_is_the_redacted_value_as_json() {
+        let vars = vars();
+        let values = [
+            json!({"session_id": "abc", "cwd": "/tmp/streamcheck-AbC123/work/a\"b", "x": [{"duration_ms": 5}, null, 1.5, -3, true]}),
+            json!({"uuid": null, "total_cost_usd": "$number", "timestamp": {"$regex": "^2"}, "t": "é\n\u{1}"}),
+            json!(["/tmp/streamcheck-AbC123/home/.claude", {"request_id": {"nested": 1}}, []]),
+            json!("plain"),
+            json!({}),
+        ];
+        for v in values {
+            let mut out = Vec::new();
+            write_redacted(&mut out, &v, &vars);
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                redact(&v, &vars).to_string()
+            );
         }
     }
 

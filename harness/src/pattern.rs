@@ -369,7 +369,7 @@ fn match_node(
     caps: &mut Captures,
     path: &mut String,
 ) -> Result<(), Box<Mismatch>> {
-    let fail = |path: &str, reason: String| {
+    let fail = |reason: String| {
         Box::new(Mismatch {
             path: path.to_string(),
             expected: source_of(node),
@@ -380,183 +380,197 @@ fn match_node(
     let Some(value) = actual else {
         return match node {
             Node::Absent => Ok(()),
-            Node::Not(inner) if matches!(**inner, Node::Absent) => {
-                Err(fail(path, "missing".into()))
-            }
+            Node::Not(inner) if matches!(**inner, Node::Absent) => Err(fail("missing".into())),
             Node::Not(_) => Ok(()),
-            _ => Err(fail(path, "missing".into())),
+            _ => Err(fail("missing".into())),
         };
     };
+    let reason = match node {
+        Node::Object(fields) => return match_object(fields, node, value, vars, caps, path),
+        Node::Array(items) => return match_array(items, node, value, vars, caps, path),
+        Node::Contains(items) => return match_contains(items, node, value, vars, caps, path),
+        _ => scalar_mismatch(node, value, vars, caps, path),
+    };
+    match reason {
+        None => Ok(()),
+        Some(reason) => Err(fail(reason)),
+    }
+}
+
+/// Why a value does not match a node with no children to descend into, if it does not.
+/// `$one_of` and `$not` try their options on a copy of the captures.
+fn scalar_mismatch(
+    node: &Node,
+    value: &Value,
+    vars: &Vars,
+    caps: &mut Captures,
+    path: &str,
+) -> Option<String> {
+    let ok = |yes: bool, why: &dyn Fn() -> String| if yes { None } else { Some(why()) };
     match node {
-        Node::Any => Ok(()),
-        Node::AnyString if value.is_string() => Ok(()),
-        Node::AnyNumber if value.is_number() => Ok(()),
-        Node::AnyBool if value.is_boolean() => Ok(()),
-        Node::AnyString | Node::AnyNumber | Node::AnyBool => Err(fail(
-            path,
-            format!("expected {}, found {}", type_wanted(node), type_name(value)),
-        )),
-        Node::Uuid => match value.as_str() {
-            Some(s) if is_uuid(s) => Ok(()),
-            _ => Err(fail(path, format!("expected a uuid, found {value}"))),
-        },
-        Node::Absent if value.is_null() => Ok(()),
-        Node::Absent => Err(fail(path, format!("expected no value, found {value}"))),
-        Node::Literal(want) => {
-            if numbers_equal(want, value) {
-                Ok(())
-            } else {
-                Err(fail(path, format!("expected {want}, found {value}")))
-            }
+        Node::Any => None,
+        Node::AnyString | Node::AnyNumber | Node::AnyBool => {
+            let yes = match node {
+                Node::AnyString => value.is_string(),
+                Node::AnyNumber => value.is_number(),
+                _ => value.is_boolean(),
+            };
+            ok(yes, &|| {
+                format!("expected {}, found {}", type_wanted(node), type_name(value))
+            })
         }
+        Node::Uuid => ok(value.as_str().is_some_and(is_uuid), &|| {
+            format!("expected a uuid, found {value}")
+        }),
+        Node::Absent => ok(value.is_null(), &|| {
+            format!("expected no value, found {value}")
+        }),
+        Node::Literal(want) => ok(numbers_equal(want, value), &|| {
+            format!("expected {want}, found {value}")
+        }),
         Node::Template(t) => {
             let want = vars.substitute(t);
-            if value.as_str() == Some(want.as_str()) {
-                Ok(())
-            } else {
-                Err(fail(path, format!("expected {want:?}, found {value}")))
-            }
-        }
-        Node::Object(fields) => {
-            let Some(map) = value.as_object() else {
-                return Err(fail(
-                    path,
-                    format!("expected an object, found {}", type_name(value)),
-                ));
-            };
-            for (key, sub) in fields {
-                let len = path.len();
-                push_key(path, key);
-                let r = match_node(sub, map.get(key), vars, caps, path);
-                path.truncate(len);
-                r?;
-            }
-            Ok(())
-        }
-        Node::Array(items) => {
-            let Some(arr) = value.as_array() else {
-                return Err(fail(
-                    path,
-                    format!("expected an array, found {}", type_name(value)),
-                ));
-            };
-            for (i, (sub, v)) in items.iter().zip(arr).enumerate() {
-                let len = path.len();
-                path.push_str(&format!("[{i}]"));
-                let r = match_node(sub, Some(v), vars, caps, path);
-                path.truncate(len);
-                r?;
-            }
-            if items.len() != arr.len() {
-                return Err(fail(
-                    path,
-                    format!(
-                        "expected {} element(s), found {} (write {{$contains: [...]}} to match some elements only)",
-                        items.len(),
-                        arr.len()
-                    ),
-                ));
-            }
-            Ok(())
-        }
-        Node::Contains(items) => {
-            let Some(arr) = value.as_array() else {
-                return Err(fail(
-                    path,
-                    format!("expected an array, found {}", type_name(value)),
-                ));
-            };
-            for (i, sub) in items.iter().enumerate() {
-                let found = arr.iter().any(|v| {
-                    let mut trial = caps.clone();
-                    let mut p = path.clone();
-                    if match_node(sub, Some(v), vars, &mut trial, &mut p).is_ok() {
-                        *caps = trial;
-                        true
-                    } else {
-                        false
-                    }
-                });
-                if !found {
-                    return Err(Box::new(Mismatch {
-                        path: path.clone(),
-                        expected: source_of(sub),
-                        actual: Some(value.clone()),
-                        reason: format!("no element matches $contains[{i}] {}", source_of(sub)),
-                    }));
-                }
-            }
-            Ok(())
+            ok(value.as_str() == Some(want.as_str()), &|| {
+                format!("expected {want:?}, found {value}")
+            })
         }
         Node::ContainsText(needle) => {
             let needle = vars.substitute(needle);
-            match value.as_str() {
-                Some(s) if s.contains(&needle) => Ok(()),
-                _ => Err(fail(
-                    path,
-                    format!("expected a string containing {needle:?}, found {value}"),
-                )),
-            }
+            ok(value.as_str().is_some_and(|s| s.contains(&needle)), &|| {
+                format!("expected a string containing {needle:?}, found {value}")
+            })
         }
-        Node::Regex(re) => match value.as_str() {
-            Some(s) if re.is_match(s) => Ok(()),
-            _ => Err(fail(
-                path,
-                format!(
-                    "expected a string matching /{}/, found {value}",
-                    re.as_str()
-                ),
-            )),
-        },
-        Node::Capture(name) => match caps.get(name) {
-            Some(bound) if bound != value => Err(fail(
-                path,
-                format!("expected the value captured as `{name}` ({bound}), found {value}"),
-            )),
-            Some(_) => Ok(()),
-            None => {
-                caps.insert(name.clone(), value.clone());
-                Ok(())
-            }
-        },
-        Node::Ref(name) => match caps.get(name) {
-            Some(bound) if bound == value => Ok(()),
-            Some(bound) => Err(fail(
-                path,
-                format!("expected the value captured as `{name}` ({bound}), found {value}"),
-            )),
-            None => Err(fail(
-                path,
-                format!("`{name}` was never captured before this point"),
-            )),
-        },
+        Node::Regex(re) => ok(value.as_str().is_some_and(|s| re.is_match(s)), &|| {
+            format!(
+                "expected a string matching /{}/, found {value}",
+                re.as_str()
+            )
+        }),
+        Node::Capture(name) | Node::Ref(name) => capture_mismatch(node, name, value, caps),
         Node::OneOf(options) => {
-            for option in options {
-                let mut trial = caps.clone();
-                let mut p = path.clone();
-                if match_node(option, Some(value), vars, &mut trial, &mut p).is_ok() {
-                    *caps = trial;
-                    return Ok(());
-                }
-            }
-            Err(fail(
-                path,
-                format!("matches none of the options, found {value}"),
-            ))
+            let matched = options.iter().any(|o| try_node(o, value, vars, caps, path));
+            ok(matched, &|| {
+                format!("matches none of the options, found {value}")
+            })
         }
         Node::Not(inner) => {
-            let mut trial = caps.clone();
-            let mut p = path.clone();
-            if match_node(inner, Some(value), vars, &mut trial, &mut p).is_ok() {
-                Err(fail(
-                    path,
-                    format!("expected anything but {}", source_of(inner)),
-                ))
-            } else {
-                Ok(())
-            }
+            let matched = try_node(inner, value, vars, &mut caps.clone(), path);
+            ok(!matched, &|| {
+                format!("expected anything but {}", source_of(inner))
+            })
+        }
+        Node::Object(_) | Node::Array(_) | Node::Contains(_) => {
+            unreachable!("match_node descends into containers itself")
         }
     }
+}
+
+/// `$capture` binds a value on first sight and then wants the same value; `$ref` only wants it.
+fn capture_mismatch(node: &Node, name: &str, value: &Value, caps: &mut Captures) -> Option<String> {
+    match caps.get(name) {
+        Some(bound) if bound == value => None,
+        Some(bound) => Some(format!(
+            "expected the value captured as `{name}` ({bound}), found {value}"
+        )),
+        None if matches!(node, Node::Capture(_)) => {
+            caps.insert(name.to_string(), value.clone());
+            None
+        }
+        None => Some(format!("`{name}` was never captured before this point")),
+    }
+}
+
+/// Whether `node` matches `value`; on a match the captures it bound are kept.
+fn try_node(node: &Node, value: &Value, vars: &Vars, caps: &mut Captures, path: &str) -> bool {
+    let mut trial = caps.clone();
+    let mut p = path.to_string();
+    let matched = match_node(node, Some(value), vars, &mut trial, &mut p).is_ok();
+    if matched {
+        *caps = trial;
+    }
+    matched
+}
+
+fn container_mismatch(node: &Node, value: &Value, path: &str, reason: String) -> Box<Mismatch> {
+    Box::new(Mismatch {
+        path: path.to_string(),
+        expected: source_of(node),
+        actual: Some(value.clone()),
+        reason,
+    })
+}
+
+fn match_object(
+    fields: &[(String, Node)],
+    node: &Node,
+    value: &Value,
+    vars: &Vars,
+    caps: &mut Captures,
+    path: &mut String,
+) -> Result<(), Box<Mismatch>> {
+    let Some(map) = value.as_object() else {
+        let reason = format!("expected an object, found {}", type_name(value));
+        return Err(container_mismatch(node, value, path, reason));
+    };
+    for (key, sub) in fields {
+        let len = path.len();
+        push_key(path, key);
+        let r = match_node(sub, map.get(key), vars, caps, path);
+        path.truncate(len);
+        r?;
+    }
+    Ok(())
+}
+
+fn match_array(
+    items: &[Node],
+    node: &Node,
+    value: &Value,
+    vars: &Vars,
+    caps: &mut Captures,
+    path: &mut String,
+) -> Result<(), Box<Mismatch>> {
+    let Some(arr) = value.as_array() else {
+        let reason = format!("expected an array, found {}", type_name(value));
+        return Err(container_mismatch(node, value, path, reason));
+    };
+    for (i, (sub, v)) in items.iter().zip(arr).enumerate() {
+        let len = path.len();
+        path.push_str(&format!("[{i}]"));
+        let r = match_node(sub, Some(v), vars, caps, path);
+        path.truncate(len);
+        r?;
+    }
+    if items.len() != arr.len() {
+        let reason = format!(
+            "expected {} element(s), found {} (write {{$contains: [...]}} to match some elements only)",
+            items.len(),
+            arr.len()
+        );
+        return Err(container_mismatch(node, value, path, reason));
+    }
+    Ok(())
+}
+
+fn match_contains(
+    items: &[Node],
+    node: &Node,
+    value: &Value,
+    vars: &Vars,
+    caps: &mut Captures,
+    path: &str,
+) -> Result<(), Box<Mismatch>> {
+    let Some(arr) = value.as_array() else {
+        let reason = format!("expected an array, found {}", type_name(value));
+        return Err(container_mismatch(node, value, path, reason));
+    };
+    for (i, sub) in items.iter().enumerate() {
+        if !arr.iter().any(|v| try_node(sub, v, vars, caps, path)) {
+            let reason = format!("no element matches $contains[{i}] {}", source_of(sub));
+            return Err(container_mismatch(sub, value, path, reason));
+        }
+    }
+    Ok(())
 }
 
 fn type_wanted(node: &Node) -> &'static str {

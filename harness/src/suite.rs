@@ -1,11 +1,12 @@
 //! A suite: which trials run (filters, shards), on which targets, how many at once.
 
 use crate::divergence::{Divergence, Kind};
-use crate::report::{ReportWriter, TargetInfo};
+use crate::report::{ReportWriter, Results, TargetInfo};
 use crate::runner::{self, RunOptions, Status, Trial};
 use crate::scenario::Scenario;
 use crate::target::{NotInstalled, Target};
 use std::collections::HashSet;
+use std::path::Path;
 use std::sync::Arc;
 use tokio::sync::{mpsc, Semaphore};
 
@@ -75,6 +76,62 @@ pub fn target_infos(targets: &[Result<Target, NotInstalled>]) -> Vec<TargetInfo>
         .collect()
 }
 
+/// Where a suite's trials go as they finish: the report writer, the terminal, a command
+/// collecting outputs. The suite knows nothing of what a sink does with them.
+pub trait TrialSink {
+    /// A planned trial ended, and how. An error stops the run (a report could not be written).
+    fn trial(&mut self, trial: Trial, how: Completion) -> std::io::Result<()>;
+}
+
+/// How a trial the suite delivers came to an end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Completion {
+    /// The trial ran and reported its own result.
+    Reported,
+    /// The trial's task panicked: a failed trial with a harness-error divergence.
+    Panicked,
+    /// The trial's task ended without reporting: a failed trial with a harness-error divergence.
+    NeverReported,
+    /// The run was interrupted before the trial finished: skipped.
+    Interrupted,
+    /// The target could not be resolved: skipped, never planned.
+    TargetUnavailable,
+}
+
+/// How a whole run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunEnd {
+    /// Every planned trial was delivered.
+    Finished,
+    /// Ctrl-C: running trials were stopped, the rest delivered as skipped.
+    Interrupted,
+}
+
+impl RunEnd {
+    pub fn finished(self) -> bool {
+        self == RunEnd::Finished
+    }
+}
+
+impl TrialSink for ReportWriter {
+    fn trial(&mut self, trial: Trial, _how: Completion) -> std::io::Result<()> {
+        self.record(trial)
+    }
+}
+
+/// A sink that shows each trial to `look` before passing it on to `inner`.
+pub struct Tee<'a, S: TrialSink + ?Sized, F: FnMut(&Trial, Completion)> {
+    pub look: F,
+    pub inner: &'a mut S,
+}
+
+impl<S: TrialSink + ?Sized, F: FnMut(&Trial, Completion)> TrialSink for Tee<'_, S, F> {
+    fn trial(&mut self, trial: Trial, how: Completion) -> std::io::Result<()> {
+        (self.look)(&trial, how);
+        self.inner.trial(trial, how)
+    }
+}
+
 /// Runs every scenario on every target, `jobs` at a time, recording each trial as it
 /// finishes and calling `on_trial` (for the terminal). Stops launching on Ctrl-C; what
 /// finished is still recorded. Every planned trial yields a result: a trial whose task
@@ -86,101 +143,177 @@ pub async fn run(
     jobs: usize,
     opts: RunOptions,
     writer: &mut ReportWriter,
-    on_trial: impl FnMut(&Trial),
+    mut on_trial: impl FnMut(&Trial),
 ) -> std::io::Result<bool> {
+    let mut sink = Tee {
+        look: |t: &Trial, _| on_trial(t),
+        inner: writer,
+    };
+    let end = run_into(scenarios, targets, jobs, opts, &mut sink).await?;
+    Ok(end.finished())
+}
+
+/// [`run`], delivering every trial to `sink`.
+pub async fn run_into(
+    scenarios: Vec<Scenario>,
+    targets: &[Result<Target, NotInstalled>],
+    jobs: usize,
+    opts: RunOptions,
+    sink: &mut (impl TrialSink + ?Sized),
+) -> std::io::Result<RunEnd> {
     let every_scenario = opts.without_expectation;
     let opts = Arc::new(opts);
     let plan = Plan {
         jobs,
         every_scenario,
     };
-    run_with(scenarios, targets, plan, writer, on_trial, move |s, t| {
+    run_with(scenarios, targets, plan, sink, move |s, t| {
         let opts = opts.clone();
         async move { runner::run(&s, &t, &opts).await }
     })
     .await
 }
 
-/// [`run`] with the trial itself supplied by the caller (tests make it panic or vanish).
+/// What a run writes and how it ended: the run-and-report skeleton every command shares.
+pub struct Reported {
+    pub results: Results,
+    pub end: RunEnd,
+}
+
+/// Creates the report folder `dir`, runs the suite into it (each trial also shown to
+/// `on_trial`), and marks the results complete when the run finished.
+pub async fn run_and_report(
+    dir: &Path,
+    scenarios: Vec<Scenario>,
+    targets: &[Result<Target, NotInstalled>],
+    jobs: usize,
+    opts: RunOptions,
+    scenario_errors: Vec<String>,
+    on_trial: impl FnMut(&Trial, Completion),
+) -> crate::error::Result<Reported> {
+    let io = |e| crate::error::Error::io(dir, e);
+    let mut writer =
+        ReportWriter::create(dir, target_infos(targets), scenario_errors).map_err(io)?;
+    let mut sink = Tee {
+        look: on_trial,
+        inner: &mut writer,
+    };
+    let end = run_into(scenarios, targets, jobs, opts, &mut sink)
+        .await
+        .map_err(io)?;
+    if end.finished() {
+        writer.finish().map_err(io)?;
+    }
+    Ok(Reported {
+        results: writer.into_results(),
+        end,
+    })
+}
+
+/// [`run_into`] with the trial itself supplied by the caller (tests make it panic or vanish).
 pub async fn run_with<F, Fut>(
     scenarios: Vec<Scenario>,
     targets: &[Result<Target, NotInstalled>],
     plan: Plan,
-    writer: &mut ReportWriter,
-    mut on_trial: impl FnMut(&Trial),
+    sink: &mut (impl TrialSink + ?Sized),
     trial_fn: F,
-) -> std::io::Result<bool>
+) -> std::io::Result<RunEnd>
 where
     F: Fn(Arc<Scenario>, Target) -> Fut + Send + Sync + 'static,
     Fut: std::future::Future<Output = Trial> + Send + 'static,
 {
-    let permits = Arc::new(Semaphore::new(plan.jobs.max(1)));
-    let trial_fn = Arc::new(trial_fn);
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let mut handles = Vec::new();
-    let mut planned: Vec<Planned> = Vec::new();
-    for scenario in scenarios {
-        let scenario = Arc::new(scenario);
-        for target in targets {
-            match target {
-                Err(e) => {
-                    let _ = tx.send(Trial::skipped(&scenario, &e.target, "-", e.to_string()));
-                }
-                Ok(t) if !plan.takes(&scenario, t) => {}
-                Ok(t) => {
-                    planned.push(Planned {
-                        scenario: scenario.clone(),
-                        target: t.clone(),
-                    });
-                    let (t, scenario, permits, tx, trial_fn) = (
-                        t.clone(),
-                        scenario.clone(),
-                        permits.clone(),
-                        tx.clone(),
-                        trial_fn.clone(),
-                    );
-                    handles.push(tokio::spawn(async move {
-                        let Ok(_permit) = permits.acquire_owned().await else {
-                            return;
-                        };
-                        let inner = tokio::spawn(trial_fn(scenario.clone(), t.clone()));
-                        let trial = match inner.await {
-                            Ok(trial) => trial,
-                            Err(e) => harness_error(&scenario, &t, &panic_message(e)),
-                        };
-                        let _ = tx.send(trial);
-                    }));
-                }
-            }
-        }
-    }
-    drop(tx);
-    let mut interrupted = false;
+    let (planned, handles) = launch(scenarios, targets, plan, tx, Arc::new(trial_fn));
+    let mut end = RunEnd::Finished;
     let mut reported: HashSet<(String, String)> = HashSet::new();
     loop {
         tokio::select! {
-            trial = rx.recv() => match trial {
-                Some(trial) => {
-                    reported.insert((trial.scenario.clone(), trial.target.clone()));
-                    on_trial(&trial);
-                    writer.record(trial)?;
+            done = rx.recv() => match done {
+                Some((trial, how)) => {
+                    if how != Completion::TargetUnavailable {
+                        reported.insert((trial.scenario.clone(), trial.target.clone()));
+                    }
+                    sink.trial(trial, how)?;
                 }
                 None => break,
             },
-            _ = tokio::signal::ctrl_c(), if !interrupted => {
+            _ = tokio::signal::ctrl_c(), if end == RunEnd::Finished => {
                 eprintln!("streamcheck: interrupted: stopping running trials, writing what finished");
-                interrupted = true;
+                end = RunEnd::Interrupted;
                 for h in &handles {
                     h.abort();
                 }
             }
         }
     }
-    for trial in unreported(planned, &reported, interrupted) {
-        on_trial(&trial);
-        writer.record(trial)?;
+    for (trial, how) in unreported(planned, &reported, end) {
+        sink.trial(trial, how)?;
     }
-    Ok(!interrupted)
+    Ok(end)
+}
+
+type Done = (Trial, Completion);
+
+/// Spawns one task per planned trial, each waiting for a permit; unavailable targets are
+/// delivered as skipped at once.
+fn launch<F, Fut>(
+    scenarios: Vec<Scenario>,
+    targets: &[Result<Target, NotInstalled>],
+    plan: Plan,
+    tx: mpsc::UnboundedSender<Done>,
+    trial_fn: Arc<F>,
+) -> (Vec<Planned>, Vec<tokio::task::JoinHandle<()>>)
+where
+    F: Fn(Arc<Scenario>, Target) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Trial> + Send + 'static,
+{
+    let permits = Arc::new(Semaphore::new(plan.jobs.max(1)));
+    let mut handles = Vec::new();
+    let mut planned: Vec<Planned> = Vec::new();
+    for scenario in scenarios {
+        let scenario = Arc::new(scenario);
+        for target in targets {
+            let t = match target {
+                Err(e) => {
+                    let why = e.to_string();
+                    let skipped = Trial::skipped(&scenario, &e.target, "-", why);
+                    let _ = tx.send((skipped, Completion::TargetUnavailable));
+                    continue;
+                }
+                Ok(t) if !plan.takes(&scenario, t) => continue,
+                Ok(t) => t.clone(),
+            };
+            planned.push(Planned {
+                scenario: scenario.clone(),
+                target: t.clone(),
+            });
+            let (scenario, permits, tx, trial_fn) = (
+                scenario.clone(),
+                permits.clone(),
+                tx.clone(),
+                trial_fn.clone(),
+            );
+            handles.push(tokio::spawn(async move {
+                let Ok(_permit) = permits.acquire_owned().await else {
+                    return;
+                };
+                let inner = tokio::spawn(trial_fn(scenario.clone(), t.clone()));
+                let done = match inner.await {
+                    Ok(trial) => (trial, Completion::Reported),
+                    Err(e) if !e.is_panic() => (
+                        harness_error(&scenario, &t, &panic_message(e)),
+                        Completion::NeverReported,
+                    ),
+                    Err(e) => (
+                        harness_error(&scenario, &t, &panic_message(e)),
+                        Completion::Panicked,
+                    ),
+                };
+                let _ = tx.send(done);
+            }));
+        }
+    }
+    (planned, handles)
 }
 
 struct Planned {
@@ -193,17 +326,23 @@ struct Planned {
 fn unreported(
     planned: Vec<Planned>,
     reported: &HashSet<(String, String)>,
-    interrupted: bool,
-) -> Vec<Trial> {
+    end: RunEnd,
+) -> Vec<Done> {
     planned
         .into_iter()
         .filter(|p| !reported.contains(&(p.scenario.id.clone(), p.target.name.clone())))
-        .map(|p| {
-            if interrupted {
+        .map(|p| match end {
+            RunEnd::Interrupted => {
                 let why = "interrupted before it finished".to_string();
-                Trial::skipped(&p.scenario, &p.target.name, &p.target.version, why)
-            } else {
-                harness_error(&p.scenario, &p.target, "the trial never reported a result")
+                let t = Trial::skipped(&p.scenario, &p.target.name, &p.target.version, why);
+                (t, Completion::Interrupted)
+            }
+            RunEnd::Finished => {
+                let why = "the trial never reported a result";
+                (
+                    harness_error(&p.scenario, &p.target, why),
+                    Completion::NeverReported,
+                )
             }
         })
         .collect()

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use streamcheck::commands::compare::dialect::{neutral, Event, Neutral};
 use streamcheck::commands::compare::{
-    self, compare, Aspect, Comparison, Parity, Recorded, ScenarioParity, Side, Verdict,
+    self, compare, Aspect, Comparison, Parity, Recorded, ScenarioParity, Side, TargetSide, Verdict,
 };
 use streamcheck::runner::{self, Exit, RunOptions, Status, Termination, Trial};
 use streamcheck::scenario::Scenario;
@@ -799,4 +799,66 @@ fn qwen_code_streams_no_message_delta_and_prints_assistant_after_block_stop() {
     };
     assert_eq!(names(&b), ["Bash", "success"]);
     assert_eq!(names(&a).last(), names(&b).last());
+}
+
+#[test]
+fn caliban_is_said_plainly_to_have_no_control_protocol() {
+    let s = scenario(
+        r#"
+description: a control/ scenario
+client:
+  profile: sdk-py
+  conversation:
+    - user: hi
+stub:
+  steps:
+    - message: {content: [{text: "Hello!"}]}
+expect:
+  claude-code:
+    frames: [{type: result}]
+"#,
+    );
+    let a = trial(
+        "claude-code",
+        vec![
+            json!({"type": "result", "subtype": "success", "is_error": false, "result": "Hello!"}),
+        ],
+        0,
+        "",
+    );
+    // However caliban's trial ended (here: a usage error), the reason is the protocol.
+    let b = trial("caliban", vec![], 64, "[caliban] input parse error\n");
+    let (sp, unmapped) =
+        compare::compare_trials(&s, (&a, Dialect::ClaudeCode), (&b, Dialect::Caliban));
+    assert_eq!(sp.no_control_protocol, ["caliban"]);
+    assert!(sp.cannot_run_as_written.is_empty());
+    let why = sp.not_compared.clone().unwrap();
+    assert!(
+        why.starts_with("caliban cannot run control/ scenarios: this scenario scripts an SDK client (`client:`)"),
+        "{why}"
+    );
+    let side = |name: &str, dialect: &str| TargetSide {
+        name: name.into(),
+        version: "1".into(),
+        dialect: dialect.into(),
+    };
+    let parity = Parity::new(
+        "streamcheck compare".into(),
+        side("claude-code", "claude-code"),
+        side("caliban", "caliban"),
+        vec![(sp, unmapped)],
+    );
+    assert_eq!(parity.counts.no_control_protocol, 1);
+    assert_eq!(parity.counts.not_compared, 1);
+    let plain = "caliban cannot run control/ scenarios (no control protocol): 1 scenario(s) with a `client:` section not compared.";
+    assert!(compare::render_md(&parity).contains(plain));
+    assert!(compare::summary(&parity).contains(plain));
+    assert!(
+        compare::render_md(&parity).contains("Not compared: caliban cannot run control/ scenarios")
+    );
+
+    // The same scenario between two Claude Codes is compared as usual.
+    let (sp, _) = compare::compare_trials(&s, (&a, Dialect::ClaudeCode), (&a, Dialect::ClaudeCode));
+    assert!(sp.no_control_protocol.is_empty());
+    assert!(sp.not_compared.is_none());
 }

@@ -11,8 +11,8 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use streamcheck::expectation;
 use streamcheck::runner::{self, RunOptions, Status};
-use streamcheck::scenario;
-use streamcheck::target::{self, Project, TargetSpec};
+use streamcheck::scenario::{self, Scenario};
+use streamcheck::target::{self, Project, Target, TargetSpec};
 
 fn runtime() -> &'static tokio::runtime::Runtime {
     static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
@@ -72,41 +72,36 @@ fn main() {
             .filter(|s| s.file.expect.contains_key(spec.dialect.expect_key()))
         {
             let trial_name = format!("{}::{}", spec.name, s.id);
-            match &resolved {
-                Err(_) => trials.push(Trial::test(trial_name, || Ok(())).with_ignored_flag(true)),
-                Ok(t) => {
-                    let (t, s) = (t.clone(), s.clone());
-                    let expect = expectation::for_version(
-                        &s.file.expect,
-                        t.dialect.expect_key(),
-                        &t.version,
-                    );
-                    let unmet = expect.map_or_else(
-                        || Some("no expectation for this target".to_string()),
-                        |e| t.unmet(&s, e),
-                    );
-                    let ignored = unmet.is_some();
-                    trials.push(
-                        Trial::test(trial_name, move || {
-                            let trial =
-                                runtime().block_on(runner::run(&s, &t, &RunOptions::default()));
-                            match trial.status {
-                                Status::Passed | Status::Skipped(_) | Status::Known(_) => Ok(()),
-                                Status::Failed => Err(Failed::from(
-                                    trial
-                                        .divergences
-                                        .iter()
-                                        .map(|d| d.to_string())
-                                        .collect::<Vec<_>>()
-                                        .join("\n"),
-                                )),
-                            }
-                        })
-                        .with_ignored_flag(ignored),
-                    );
-                }
-            }
+            trials.push(match &resolved {
+                Err(_) => Trial::test(trial_name, || Ok(())).with_ignored_flag(true),
+                Ok(t) => trial_of(trial_name, s.clone(), t.clone()),
+            });
         }
     }
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// One scenario on one resolved target as a test, ignored when the target cannot run it.
+fn trial_of(name: String, s: Scenario, t: Arc<Target>) -> Trial {
+    let expect = expectation::for_version(&s.file.expect, t.dialect.expect_key(), &t.version);
+    let unmet = expect.map_or_else(
+        || Some("no expectation for this target".to_string()),
+        |e| t.unmet(&s, e),
+    );
+    let ignored = unmet.is_some();
+    Trial::test(name, move || {
+        let trial = runtime().block_on(runner::run(&s, &t, &RunOptions::default()));
+        match trial.status {
+            Status::Passed | Status::Skipped(_) | Status::Known(_) => Ok(()),
+            Status::Failed => Err(Failed::from(
+                trial
+                    .divergences
+                    .iter()
+                    .map(|d| d.to_string())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            )),
+        }
+    })
+    .with_ignored_flag(ignored)
 }

@@ -61,21 +61,7 @@ fn run_sdk(prompt: &str, mcp: bool, partial: bool, script: &str) -> Result<SdkRu
     let (home, ws) = (base.join("home"), base.join("ws"));
     std::fs::create_dir_all(&home).unwrap();
     std::fs::create_dir_all(&ws).unwrap();
-    let wrapper = base.join("claude-wrapper.sh");
-    let recorder =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/control/record-cli.py");
-    std::fs::write(
-        &wrapper,
-        format!(
-            "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done > '{b}/argv'\nenv -0 > '{b}/env'\nexport RECORD_CLI='{cli}' RECORD_OUT='{b}/transcript.jsonl'\nexec python3 '{rec}' \"$@\"\n",
-            b = base.display(),
-            cli = repo().join("targets/claude-code/node_modules/.bin/claude").display(),
-            rec = recorder.display(),
-        ),
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let wrapper = write_wrapper(&base);
     let driver = json!({
         "sdk": sdk_dir().join("@anthropic-ai/claude-agent-sdk").display().to_string(),
         "zod": sdk_dir().join("zod/index.js").display().to_string(),
@@ -111,6 +97,32 @@ fn run_sdk(prompt: &str, mcp: bool, partial: bool, script: &str) -> Result<SdkRu
                 String::from_utf8_lossy(&out.stderr)
             )
         })?;
+    Ok(read_run(&base, summary))
+}
+
+/// A CLI wrapper that records its argv and env into `base`, then runs the pinned CLI
+/// under the transcript recorder.
+fn write_wrapper(base: &Path) -> PathBuf {
+    let wrapper = base.join("claude-wrapper.sh");
+    let recorder =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/control/record-cli.py");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done > '{b}/argv'\nenv -0 > '{b}/env'\nexport RECORD_CLI='{cli}' RECORD_OUT='{b}/transcript.jsonl'\nexec python3 '{rec}' \"$@\"\n",
+            b = base.display(),
+            cli = repo().join("targets/claude-code/node_modules/.bin/claude").display(),
+            rec = recorder.display(),
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    wrapper
+}
+
+/// What the wrapper and the recorder left in `base`.
+fn read_run(base: &Path, summary: Value) -> SdkRun {
     let read = |name: &str| std::fs::read(base.join(name)).unwrap_or_default();
     let split0 = |b: Vec<u8>| -> Vec<String> {
         b.split(|c| *c == 0)
@@ -129,12 +141,12 @@ fn run_sdk(prompt: &str, mcp: bool, partial: bool, script: &str) -> Result<SdkRu
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect();
-    Ok(SdkRun {
+    SdkRun {
         argv: split0(read("argv")),
         env,
         transcript,
         summary,
-    })
+    }
 }
 
 const HELLO: &str = "steps:\n  - message: {content: [{text: \"Hello!\"}]}\nbuiltin_rules: [claude-code-session-title]\n";
@@ -182,6 +194,20 @@ fn profile_matches_the_real_sdk() -> Result<(), Failed> {
             p.user_frame(&json!("say hello"))
         ));
     }
+    problems.extend(transcript_problems(&run, p));
+    if run.summary["result"]["subtype"] != "success" {
+        problems.push(format!("the SDK's run did not succeed: {}", run.summary));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n").into())
+    }
+}
+
+/// How the SDK ordered its first lines and named its request ids, against the profile.
+fn transcript_problems(run: &SdkRun, p: &profile::Profile) -> Vec<String> {
+    let mut problems = Vec::new();
     let first_out = run.transcript.iter().position(|e| e["dir"] == "out");
     let second_in = run
         .transcript
@@ -213,14 +239,7 @@ fn profile_matches_the_real_sdk() -> Result<(), Failed> {
             p.request_id
         ));
     }
-    if run.summary["result"]["subtype"] != "success" {
-        problems.push(format!("the SDK's run did not succeed: {}", run.summary));
-    }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(problems.join("\n").into())
-    }
+    problems
 }
 
 fn query_gets_the_scripted_answer() -> Result<(), Failed> {

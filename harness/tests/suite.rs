@@ -7,8 +7,8 @@ use streamcheck::divergence::Kind;
 use streamcheck::report::ReportWriter;
 use streamcheck::runner::{Status, Trial};
 use streamcheck::scenario::Scenario;
-use streamcheck::suite::{self, Plan};
-use streamcheck::target::{Dialect, Target};
+use streamcheck::suite::{self, Completion, Plan, RunEnd, Tee, TrialSink};
+use streamcheck::target::{Dialect, NotInstalled, Target};
 
 fn scenario(id: &str) -> Scenario {
     let root = Path::new("/nonexistent-root");
@@ -37,15 +37,18 @@ async fn a_panicking_or_vanished_trial_is_a_failed_trial() {
     let mut writer = ReportWriter::create(dir.path(), vec![], vec![]).unwrap();
     let scenarios = vec![scenario("ok"), scenario("panics")];
     let mut seen = Vec::new();
-    let finished = suite::run_with(
+    let mut sink = Tee {
+        look: |t: &Trial, how: Completion| seen.push((t.scenario.clone(), how)),
+        inner: &mut writer,
+    };
+    let end = suite::run_with(
         scenarios,
         &[Ok(target())],
         Plan {
             jobs: 2,
             every_scenario: false,
         },
-        &mut writer,
-        |t: &Trial| seen.push(t.scenario.clone()),
+        &mut sink,
         |s: Arc<Scenario>, t: Target| async move {
             match s.id.as_str() {
                 "panics" => panic!("boom in {}", s.id),
@@ -55,9 +58,15 @@ async fn a_panicking_or_vanished_trial_is_a_failed_trial() {
     )
     .await
     .unwrap();
-    assert!(finished);
-    seen.sort();
-    assert_eq!(seen, ["ok", "panics"]);
+    assert_eq!(end, RunEnd::Finished);
+    seen.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        seen,
+        [
+            ("ok".to_string(), Completion::Reported),
+            ("panics".to_string(), Completion::Panicked)
+        ]
+    );
     let results = writer.finish().unwrap();
     assert_eq!(results.counts.passed, 1);
     assert_eq!(results.counts.failed, 1);
@@ -81,4 +90,51 @@ impl TapPassed for Trial {
         self.divergences.clear();
         self
     }
+}
+
+/// A sink that keeps what it is given.
+#[derive(Default)]
+struct Collect(Vec<(Trial, Completion)>);
+
+impl TrialSink for Collect {
+    fn trial(&mut self, trial: Trial, how: Completion) -> std::io::Result<()> {
+        self.0.push((trial, how));
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_target_that_cannot_run_gives_skipped_trials_and_no_planned_ones() {
+    let mut sink = Collect::default();
+    let missing = NotInstalled {
+        target: "caliban".into(),
+        reason: "not built".into(),
+        install: "streamcheck install --target caliban".into(),
+    };
+    let plan = Plan {
+        jobs: 2,
+        every_scenario: false,
+    };
+    let end = suite::run_with(
+        vec![scenario("a")],
+        &[Ok(target()), Err(missing)],
+        plan,
+        &mut sink,
+        |s: Arc<Scenario>, t: Target| async move {
+            suite::harness_error(&s, &t, "stand-in").tap_passed()
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(end, RunEnd::Finished);
+    sink.0.sort_by(|a, b| a.0.target.cmp(&b.0.target));
+    let got: Vec<_> = sink
+        .0
+        .iter()
+        .map(|(t, how)| (t.target.as_str(), t.status.clone(), *how))
+        .collect();
+    assert_eq!(got[1], ("fake", Status::Passed, Completion::Reported));
+    assert_eq!(got[0].0, "caliban");
+    assert_eq!(got[0].2, Completion::TargetUnavailable);
+    assert!(matches!(&got[0].1, Status::Skipped(why) if why.contains("not built")));
 }

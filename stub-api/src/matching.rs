@@ -263,26 +263,32 @@ pub(crate) fn check(m: &Match, req: &RequestInfo) -> Result<(), String> {
         }
     }
     if m.tool_results.is_some() || m.tool_result_contains.is_some() {
-        let results = req.tool_results();
-        if let Some(want) = &m.tool_results {
-            let missing: Vec<&String> = want
-                .iter()
-                .filter(|id| !results.iter().any(|(have, _)| have == id))
-                .collect();
-            if !missing.is_empty() {
-                let have: Vec<&str> = results.iter().map(|(id, _)| *id).collect();
-                return Err(format!(
-                    "`tool_results: {want:?}` but the last user message has tool_results for {have:?} (missing {missing:?})"
-                ));
-            }
+        check_tool_results(m, req)?;
+    }
+    Ok(())
+}
+
+/// The `tool_results` and `tool_result_contains` predicates, on the last user message.
+fn check_tool_results(m: &Match, req: &RequestInfo) -> Result<(), String> {
+    let results = req.tool_results();
+    if let Some(want) = &m.tool_results {
+        let missing: Vec<&String> = want
+            .iter()
+            .filter(|id| !results.iter().any(|(have, _)| have == id))
+            .collect();
+        if !missing.is_empty() {
+            let have: Vec<&str> = results.iter().map(|(id, _)| *id).collect();
+            return Err(format!(
+                "`tool_results: {want:?}` but the last user message has tool_results for {have:?} (missing {missing:?})"
+            ));
         }
-        if let Some(want) = &m.tool_result_contains {
-            if !results.iter().any(|(_, text)| text.contains(want.as_str())) {
-                return Err(format!(
-                    "`tool_result_contains: {want:?}` but no tool_result in the last user message contains it ({} tool_results)",
-                    results.len()
-                ));
-            }
+    }
+    if let Some(want) = &m.tool_result_contains {
+        if !results.iter().any(|(_, text)| text.contains(want.as_str())) {
+            return Err(format!(
+                "`tool_result_contains: {want:?}` but no tool_result in the last user message contains it ({} tool_results)",
+                results.len()
+            ));
         }
     }
     Ok(())

@@ -67,80 +67,9 @@ pub(crate) fn render_sse(
     mark(out);
     event(out, "ping", &Typed { ty: "ping" });
     mark(out);
-
     for (index, block) in msg.content.iter().enumerate() {
-        let start = match block {
-            Block::Text(_) => WireBlock::Text { text: "" },
-            Block::Thinking { .. } => WireBlock::Thinking {
-                thinking: "",
-                signature: "",
-            },
-            Block::RedactedThinking(data) => WireBlock::RedactedThinking { data },
-            Block::ToolUse(t) => WireBlock::ToolUse {
-                id: &t.id,
-                name: &t.name,
-                input: Input::Empty(Empty {}),
-            },
-        };
-        event(
-            out,
-            "content_block_start",
-            &BlockStart {
-                ty: "content_block_start",
-                index,
-                content_block: start,
-            },
-        );
-        mark(out);
-        let delta = |out: &mut Vec<u8>, delta: Delta| {
-            event(
-                out,
-                "content_block_delta",
-                &BlockDelta {
-                    ty: "content_block_delta",
-                    index,
-                    delta,
-                },
-            );
-        };
-        match block {
-            Block::Text(text) => {
-                for part in split_chars(text, split) {
-                    delta(out, Delta::Text { text: part });
-                    mark(out);
-                }
-            }
-            Block::Thinking {
-                thinking,
-                signature,
-            } => {
-                for part in split_chars(thinking, split) {
-                    delta(out, Delta::Thinking { thinking: part });
-                    mark(out);
-                }
-                delta(out, Delta::Signature { signature });
-                mark(out);
-            }
-            Block::RedactedThinking(_) => {}
-            Block::ToolUse(t) => {
-                let json = t.input.to_string();
-                for part in split_chars(&json, split) {
-                    delta(out, Delta::InputJson { partial_json: part });
-                    mark(out);
-                }
-            }
-        }
-        event(
-            out,
-            "content_block_stop",
-            &BlockStop {
-                ty: "content_block_stop",
-                index,
-            },
-        );
-        mark(out);
+        block_events(index, block, split, out, &mut mark);
     }
-
     event(
         out,
         "message_delta",
@@ -155,6 +84,70 @@ pub(crate) fn render_sse(
     );
     mark(out);
     event(out, "message_stop", &Typed { ty: "message_stop" });
+    mark(out);
+}
+
+/// The events of one content block: its start, its deltas (`split` parts each), its stop.
+fn block_events(
+    index: usize,
+    block: &Block,
+    split: usize,
+    out: &mut Vec<u8>,
+    mark: &mut impl FnMut(&Vec<u8>),
+) {
+    let content_block = match block {
+        Block::Text(_) => WireBlock::Text { text: "" },
+        Block::Thinking { .. } => WireBlock::Thinking {
+            thinking: "",
+            signature: "",
+        },
+        Block::RedactedThinking(data) => WireBlock::RedactedThinking { data },
+        Block::ToolUse(t) => WireBlock::ToolUse {
+            id: &t.id,
+            name: &t.name,
+            input: Input::Empty(Empty {}),
+        },
+    };
+    event(
+        out,
+        "content_block_start",
+        &BlockStart {
+            ty: "content_block_start",
+            index,
+            content_block,
+        },
+    );
+    mark(out);
+    let mut delta = |out: &mut Vec<u8>, delta: Delta| {
+        let ty = "content_block_delta";
+        event(out, ty, &BlockDelta { ty, index, delta });
+        mark(out);
+    };
+    match block {
+        Block::Text(text) => {
+            for part in split_chars(text, split) {
+                delta(out, Delta::Text { text: part });
+            }
+        }
+        Block::Thinking {
+            thinking,
+            signature,
+        } => {
+            for part in split_chars(thinking, split) {
+                delta(out, Delta::Thinking { thinking: part });
+            }
+            delta(out, Delta::Signature { signature });
+        }
+        Block::RedactedThinking(_) => {}
+        Block::ToolUse(t) => {
+            let json = t.input.to_string();
+            for part in split_chars(&json, split) {
+                delta(out, Delta::InputJson { partial_json: part });
+            }
+        }
+    }
+    let ty = "content_block_stop";
+    event(out, ty, &BlockStop { ty, index });
     mark(out);
 }
 

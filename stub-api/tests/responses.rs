@@ -75,6 +75,35 @@ async fn text_message_streams_the_exact_event_sequence() {
     );
 }
 
+/// The events of a message with two thinking blocks, a redacted one, a text and a tool_use.
+const BLOCKS_EVENTS: &[&str] = &[
+    "message_start",
+    "ping",
+    // thinking with its signature
+    "content_block_start",
+    "content_block_delta",
+    "content_block_delta",
+    "content_block_stop",
+    // thinking with the default signature
+    "content_block_start",
+    "content_block_delta",
+    "content_block_delta",
+    "content_block_stop",
+    // redacted_thinking: no deltas
+    "content_block_start",
+    "content_block_stop",
+    // text
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    // tool_use
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    "message_delta",
+    "message_stop",
+];
+
 #[tokio::test]
 async fn thinking_redacted_and_tool_use_blocks() {
     let yaml = r#"
@@ -91,36 +120,7 @@ steps:
     let server = StubServer::start(script(yaml)).await.unwrap();
     let events = post(server.addr(), &body(true, "hi")).await.events();
     let names: Vec<&str> = events.iter().map(|e| e.name.as_str()).collect();
-    assert_eq!(
-        names,
-        [
-            "message_start",
-            "ping",
-            // thinking with its signature
-            "content_block_start",
-            "content_block_delta",
-            "content_block_delta",
-            "content_block_stop",
-            // thinking with the default signature
-            "content_block_start",
-            "content_block_delta",
-            "content_block_delta",
-            "content_block_stop",
-            // redacted_thinking: no deltas
-            "content_block_start",
-            "content_block_stop",
-            // text
-            "content_block_start",
-            "content_block_delta",
-            "content_block_stop",
-            // tool_use
-            "content_block_start",
-            "content_block_delta",
-            "content_block_stop",
-            "message_delta",
-            "message_stop"
-        ]
-    );
+    assert_eq!(names, BLOCKS_EVENTS);
     let j: Vec<serde_json::Value> = events.iter().map(|e| e.json()).collect();
     assert_eq!(
         j[2]["content_block"],

@@ -3,7 +3,7 @@
 use super::args::{ExecArgs, TargetArgs};
 use super::{term, Context, Verdict};
 use std::path::PathBuf;
-use streamcheck::error::{Error, Result};
+use streamcheck::error::Result;
 use streamcheck::report::ReportWriter;
 use streamcheck::suite;
 
@@ -15,34 +15,19 @@ pub fn run(
 ) -> Result<Verdict> {
     let resolved = exec.resolve(&targets.specs(&ctx.project)?, &ctx.project);
     let dir = report_dir.unwrap_or_else(|| ReportWriter::default_dir(&ctx.project.root));
-    let mut writer = ReportWriter::create(
-        &dir,
-        suite::target_infos(&resolved),
-        ctx.errors.iter().map(|e| e.to_string()).collect(),
-    )
-    .map_err(|e| Error::io(&dir, e))?;
     let mut progress = term::Progress::new(ctx.scenarios.len() * resolved.len());
     let rt = super::args::runtime()?;
-    let finished = rt
-        .block_on(suite::run(
-            ctx.scenarios.clone(),
-            &resolved,
-            exec.jobs(),
-            exec.run_options(),
-            &mut writer,
-            |t| progress.trial(t),
-        ))
-        .map_err(|e| Error::io(&dir, e))?;
+    let run = rt.block_on(suite::run_and_report(
+        &dir,
+        ctx.scenarios.clone(),
+        &resolved,
+        exec.jobs(),
+        exec.run_options(),
+        ctx.errors.iter().map(|e| e.to_string()).collect(),
+        |t, _| progress.trial(t),
+    ))?;
     progress.finish();
-    let counts = if finished {
-        writer
-            .finish()
-            .map_err(|e| Error::io(&dir, e))?
-            .counts
-            .clone()
-    } else {
-        writer.results().counts.clone()
-    };
+    let (counts, finished) = (run.results.counts, run.end.finished());
     term::run_summary(&dir, ctx.errors.len(), &counts);
     Ok(ctx.verdict(Verdict::divergence_if(counts.failed > 0 || !finished)))
 }

@@ -29,11 +29,16 @@ pub fn trial_line(t: &Trial) -> String {
             paint("ok     ", fg(AnsiColor::Green)),
             t.duration_ms as f64 / 1000.0
         ),
-        Status::Failed => format!(
-            "{} {name}: {}",
-            paint("FAILED ", fg(AnsiColor::Red).bold()),
-            t.divergences.first().map(|d| d.kind.as_str()).unwrap_or("")
-        ),
+        Status::Failed => {
+            let first = t.divergences.first();
+            let run = first.and_then(|d| d.run).map(|n| format!(" in run {n}"));
+            format!(
+                "{} {name}: {}{}",
+                paint("FAILED ", fg(AnsiColor::Red).bold()),
+                first.map(|d| d.kind.as_str()).unwrap_or(""),
+                run.unwrap_or_default()
+            )
+        }
         Status::Skipped(why) => {
             format!("{} {name}: {why}", paint("skipped", fg(AnsiColor::Yellow)))
         }

@@ -153,6 +153,10 @@ impl ReportWriter {
         &self.results
     }
 
+    pub fn into_results(self) -> Results {
+        self.results
+    }
+
     fn write_run_files(&mut self) -> io::Result<()> {
         let r = &mut self.results;
         r.trials

@@ -10,7 +10,6 @@
 pub mod mutate;
 pub mod render;
 
-use crate::report::ReportWriter;
 use crate::runner::saved::SavedTrial;
 use crate::runner::{check, RunOptions, Status, Trial};
 use crate::scenario::{Scenario, TargetExpect};
@@ -341,20 +340,17 @@ pub async fn command(
     let run_dir = match &opts.from {
         Some(dir) => dir.clone(),
         None => {
-            let mut writer =
-                ReportWriter::create(&opts.run_dir, suite::target_infos(targets), Vec::new())
-                    .map_err(|e| format!("{}: {e}", opts.run_dir.display()))?;
-            suite::run(
+            suite::run_and_report(
+                &opts.run_dir,
                 scenarios.clone(),
                 targets,
                 opts.jobs,
                 opts.run.clone(),
-                &mut writer,
-                |_| {},
+                Vec::new(),
+                |_, _| {},
             )
             .await
             .map_err(|e| e.to_string())?;
-            writer.finish().map_err(|e| e.to_string())?;
             opts.run_dir.clone()
         }
     };

@@ -146,15 +146,7 @@ pub fn apply(m: Mutation, r: &Recorded) -> Option<Recorded> {
             out.lines.insert(at + 1, r.lines[at].clone());
             out
         }),
-        Mutation::SwapFramesAfterInit => {
-            let start = frames.iter().position(|(_, v)| is_init(v))? + 1;
-            let ((a, va), (b, vb)) = (frames.get(start)?, frames.get(start + 1)?);
-            (va != vb).then(|| {
-                let mut out = r.clone();
-                out.lines.swap(*a, *b);
-                out
-            })
-        }
+        Mutation::SwapFramesAfterInit => swap_after_init(r, &frames),
         Mutation::ChangeType => r.edit_frame(first_content(&frames)?, |v| {
             let to = if type_of(v) == Some("assistant") {
                 "user"
@@ -205,54 +197,74 @@ pub fn apply(m: Mutation, r: &Recorded) -> Option<Recorded> {
                 .find_map(|(_, v)| v.get("session_id")?.as_str().map(str::to_string))?;
             Some(rewrite_all(r, &sid, "00000000-0000-4000-8000-0000000000ff"))
         }
-        Mutation::ChangeExitCode => {
-            let mut out = r.clone();
-            let code = r.exit.code?;
-            out.exit.code = Some(if code == 0 { 1 } else { 0 });
-            Some(out)
-        }
-        Mutation::InsertNonJson => {
-            let mut out = r.clone();
-            let at = frames.first().map_or(0, |(i, _)| i + 1);
-            out.lines.insert(at, "mutated: not a JSON line".into());
-            Some(out)
-        }
-        Mutation::FrameAfterResult => {
-            let at = last_result(&frames)?;
-            let sid = frames[0]
-                .1
-                .get("session_id")
-                .cloned()
-                .unwrap_or(Value::Null);
-            let extra = json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "after the result"}]}, "session_id": sid});
-            let mut out = r.clone();
-            out.lines.insert(at + 1, extra.to_string());
-            Some(out)
-        }
-        Mutation::HangAfterResult => {
-            last_result(&frames)?;
-            let mut out = r.clone();
-            out.exit = Exit {
-                code: None,
-                signal: Some(9),
-                termination: Termination::HungAfterResult,
-            };
-            Some(out)
-        }
+        Mutation::ChangeExitCode => change_exit_code(r),
+        Mutation::InsertNonJson => Some(insert_non_json(r, &frames)),
+        Mutation::FrameAfterResult => frame_after_result(r, &frames),
+        Mutation::HangAfterResult => hang_after_result(r, &frames),
         Mutation::KeyOrder => Some(r.map_frames(|v| reversed_keys(v).to_string())),
         Mutation::Whitespace => Some(r.map_frames(|v| {
             let pretty = serde_json::to_string_pretty(v).unwrap_or_default();
             pretty.replace('\n', " ")
         })),
         Mutation::StringEscapes => Some(r.map_frames(escaped)),
-        Mutation::UnrelatedStderr => {
-            let mut out = r.clone();
-            let warning = "Warning: an unrelated notice a newer CLI might print\n";
-            out.stderr.head = format!("{warning}{}", r.stderr.head);
-            out.stderr.total_bytes += warning.len() as u64;
-            Some(out)
-        }
+        Mutation::UnrelatedStderr => Some(unrelated_stderr(r)),
     }
+}
+
+fn swap_after_init(r: &Recorded, frames: &[(usize, Value)]) -> Option<Recorded> {
+    let start = frames.iter().position(|(_, v)| is_init(v))? + 1;
+    let ((a, va), (b, vb)) = (frames.get(start)?, frames.get(start + 1)?);
+    (va != vb).then(|| {
+        let mut out = r.clone();
+        out.lines.swap(*a, *b);
+        out
+    })
+}
+
+fn change_exit_code(r: &Recorded) -> Option<Recorded> {
+    let code = r.exit.code?;
+    let mut out = r.clone();
+    out.exit.code = Some(if code == 0 { 1 } else { 0 });
+    Some(out)
+}
+
+fn insert_non_json(r: &Recorded, frames: &[(usize, Value)]) -> Recorded {
+    let mut out = r.clone();
+    let at = frames.first().map_or(0, |(i, _)| i + 1);
+    out.lines.insert(at, "mutated: not a JSON line".into());
+    out
+}
+
+fn frame_after_result(r: &Recorded, frames: &[(usize, Value)]) -> Option<Recorded> {
+    let at = last_result(frames)?;
+    let sid = frames[0]
+        .1
+        .get("session_id")
+        .cloned()
+        .unwrap_or(Value::Null);
+    let extra = json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "after the result"}]}, "session_id": sid});
+    let mut out = r.clone();
+    out.lines.insert(at + 1, extra.to_string());
+    Some(out)
+}
+
+fn hang_after_result(r: &Recorded, frames: &[(usize, Value)]) -> Option<Recorded> {
+    last_result(frames)?;
+    let mut out = r.clone();
+    out.exit = Exit {
+        code: None,
+        signal: Some(9),
+        termination: Termination::HungAfterResult,
+    };
+    Some(out)
+}
+
+fn unrelated_stderr(r: &Recorded) -> Recorded {
+    let mut out = r.clone();
+    let warning = "Warning: an unrelated notice a newer CLI might print\n";
+    out.stderr.head = format!("{warning}{}", r.stderr.head);
+    out.stderr.total_bytes += warning.len() as u64;
+    out
 }
 
 /// Every string equal to `from` in every frame becomes `to` (an id, consistently).

@@ -34,7 +34,7 @@ pub use recorded::Recorded;
 pub use render::{render_md, summary};
 pub use trials::{as_written_hints, compare_trials};
 
-use crate::report::{write_atomic, ReportWriter};
+use crate::report::write_atomic;
 use crate::runner::{RunOptions, Trial};
 use crate::scenario::Scenario;
 use crate::suite;
@@ -149,33 +149,26 @@ async fn run_both(
     live: &LiveRun<'_>,
     mut on_trial: impl FnMut(&Trial),
 ) -> Result<(Trials, bool), String> {
-    let mut writer = ReportWriter::create(
-        &live.report_dir,
-        suite::target_infos(live.targets),
-        Vec::new(),
-    )
-    .map_err(|e| format!("cannot write reports to {}: {e}", live.report_dir.display()))?;
     let opts = RunOptions {
         without_expectation: true,
         ..live.opts.clone()
     };
     let mut trials = Trials::new();
-    let finished = suite::run(
+    let run = suite::run_and_report(
+        &live.report_dir,
         live.scenarios.clone(),
         live.targets,
         live.jobs,
         opts,
-        &mut writer,
-        |t| {
+        Vec::new(),
+        |t, _| {
             on_trial(t);
             trials.insert((t.scenario.clone(), t.target.clone()), t.clone());
         },
     )
     .await
-    .map_err(|e| format!("cannot write reports: {e}"))?;
-    if finished {
-        writer.finish().map_err(|e| e.to_string())?;
-    }
+    .map_err(|e| e.to_string())?;
+    let finished = run.end.finished();
     Ok((trials, finished))
 }
 

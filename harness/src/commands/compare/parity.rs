@@ -34,6 +34,10 @@ pub struct ScenarioParity {
     /// and they rejected its flags or stdin).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cannot_run_as_written: Vec<String>,
+    /// Targets without the control protocol, given a control/ scenario (one with a
+    /// `client:` section): they cannot run it at all, so it is not compared.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub no_control_protocol: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -53,6 +57,7 @@ impl ScenarioParity {
             description: None,
             not_compared: Some(why),
             cannot_run_as_written: vec![],
+            no_control_protocol: vec![],
             notes: vec![],
             aspects: vec![],
             differences: vec![],
@@ -75,6 +80,7 @@ impl ScenarioParity {
             description: None,
             not_compared: None,
             cannot_run_as_written: vec![],
+            no_control_protocol: vec![],
             notes,
             aspects: c.rows,
             differences,
@@ -98,6 +104,10 @@ pub struct ParityCounts {
     pub not_compared: usize,
     /// Scenarios a target could not run as written.
     pub cannot_run_as_written: usize,
+    /// Of the scenarios not compared: control/ scenarios, which a side without the control
+    /// protocol cannot run at all.
+    #[serde(default)]
+    pub no_control_protocol: usize,
 }
 
 impl ParityCounts {
@@ -109,6 +119,7 @@ impl ParityCounts {
             differ: count(|s| !s.differences.is_empty() && s.cannot_run_as_written.is_empty()),
             not_compared: count(|s| s.not_compared.is_some()),
             cannot_run_as_written: count(|s| !s.cannot_run_as_written.is_empty()),
+            no_control_protocol: count(|s| !s.no_control_protocol.is_empty()),
         }
     }
 }

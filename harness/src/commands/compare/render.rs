@@ -37,6 +37,9 @@ fn intro(s: &mut String, p: &Parity) {
         c.cannot_run_as_written,
         c.not_compared,
     );
+    if let Some(line) = control_line(p) {
+        let _ = writeln!(s, "{line}\n");
+    }
     let _ = writeln!(
         s,
         "Each run is mapped into neutral events (init, assistant text, thinking, tool call, tool result, retry, warning, result, exit code) by an adapter per dialect; the aspects below compare those events. `=` the same, `≈` different only in shape (listed once below), `≠` different in substance, `·` neither side has any.\n"
@@ -216,7 +219,28 @@ pub fn summary(p: &Parity) -> String {
         "{} vs {}: {} run on both, {} differ in substance, {} cannot be run as written by one side, {} not compared",
         p.a.name, p.b.name, c.compared, c.differ, c.cannot_run_as_written, c.not_compared
     );
+    if let Some(line) = control_line(p) {
+        let _ = writeln!(s, "{line}");
+    }
     s
+}
+
+/// Who cannot run control/ scenarios, and how many of the scenarios not compared are such.
+fn control_line(p: &Parity) -> Option<String> {
+    let n = p.counts.no_control_protocol;
+    let mut who: Vec<&str> = p
+        .scenarios
+        .iter()
+        .flat_map(|s| s.no_control_protocol.iter().map(String::as_str))
+        .collect();
+    who.sort_unstable();
+    who.dedup();
+    (n > 0).then(|| {
+        format!(
+            "{} cannot run control/ scenarios (no control protocol): {n} scenario(s) with a `client:` section not compared.",
+            who.join(", ")
+        )
+    })
 }
 
 /// A Markdown table cell: one line, clipped, pipes escaped.

@@ -26,6 +26,16 @@ pub fn compare_trials(
     (x, dx): (&Trial, Dialect),
     (y, dy): (&Trial, Dialect),
 ) -> Compared {
+    let no_protocol: Vec<&Trial> = [(x, dx), (y, dy)]
+        .into_iter()
+        .filter(|(_, d)| scenario.file.client.is_some() && !speaks_control_protocol(*d))
+        .map(|(t, _)| t)
+        .collect();
+    if let Some(t) = no_protocol.first() {
+        let (mut sp, unmapped) = ScenarioParity::not_compared(&scenario.id, no_control_protocol(t));
+        sp.no_control_protocol = no_protocol.iter().map(|t| t.target.clone()).collect();
+        return (sp, unmapped);
+    }
     if let Some(why) = [x, y].into_iter().find_map(why_not_compared) {
         return ScenarioParity::not_compared(&scenario.id, why);
     }
@@ -69,6 +79,24 @@ pub fn compare_trials(
 /// The runner's note that it ran a target without an expectation (said here with reasons).
 fn is_ran_as_written_note(note: &str) -> bool {
     note.contains("ran as written, for comparison")
+}
+
+/// Whether a dialect's CLIs speak the SDK control protocol (control_request and
+/// control_response on stdin and stdout, `initialize`, can_use_tool, hooks, SDK MCP).
+pub fn speaks_control_protocol(dialect: Dialect) -> bool {
+    match dialect {
+        Dialect::ClaudeCode | Dialect::QwenCode => true,
+        Dialect::Caliban => false,
+    }
+}
+
+/// Why a control/ scenario (one with a `client:` section, a conversation in the control
+/// protocol) is not compared: side `t` cannot run it at all, however its trial turned out.
+fn no_control_protocol(t: &Trial) -> String {
+    format!(
+        "{} cannot run control/ scenarios: this scenario scripts an SDK client (`client:`) that talks the control protocol (control_request / control_response on stdin and stdout), which {} does not implement",
+        t.target, t.target
+    )
 }
 
 /// A side that was skipped or could not be started leaves nothing to compare.

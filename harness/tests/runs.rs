@@ -1,0 +1,64 @@
+//! A multi-run scenario whose second run diverges: the divergence is run 2's on the
+//! terminal, in the trial's report and in results.json.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn fixture_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs")
+}
+
+#[test]
+fn a_divergence_in_run_2_is_reported_as_run_2s() {
+    let reports = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("streamcheck")
+        .unwrap()
+        .arg("--root")
+        .arg(fixture_root())
+        .args(["run", "--target-command"])
+        .arg(fixture_root().join("fake-cli.sh"))
+        .arg("--report-dir")
+        .arg(reports.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "FAILED  second-run-differs (command:fake-cli.sh): field mismatch in run 2\n"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("field mismatch: run 2 of 2: frame 2 vs expected entry 2: expected \"Goodbye!\", found \"Hello again!\""),
+        "{stdout}"
+    );
+
+    let md = std::fs::read_to_string(
+        reports
+            .path()
+            .join("second-run-differs.command_fake-cli.sh.md"),
+    )
+    .unwrap();
+    assert!(
+        md.contains("**field mismatch** at frame 2, stdout line 3, `$.result`: run 2 of 2:"),
+        "{md}"
+    );
+    // The report shows the run that diverged (run 2's output), not run 1's.
+    assert!(
+        md.contains(r#"+{"type":"result","subtype":"success","result":"Hello again!""#),
+        "{md}"
+    );
+
+    let results: Value = serde_json::from_str(
+        &std::fs::read_to_string(reports.path().join("results.json")).unwrap(),
+    )
+    .unwrap();
+    let divergences = results["trials"][0]["divergences"].as_array().unwrap();
+    assert_eq!(divergences.len(), 1, "run 1 passed: {divergences:?}");
+    assert_eq!(divergences[0]["run"], 2);
+    assert_eq!(divergences[0]["kind"], "field_mismatch");
+    assert_eq!(divergences[0]["path"], "$.result");
+}

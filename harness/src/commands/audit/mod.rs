@@ -240,7 +240,10 @@ pub fn audit_one(scenario: &Scenario, saved: &SavedTrial) -> Result<ScenarioAudi
     }
     let resolved = crate::fixtures::resolve(scenario);
     let key = saved.target.split('@').next().unwrap_or_default();
-    let Some(expect) = resolved.file.expect.get(key) else {
+    // The expectation the trial ran against: its version's block, if one holds it.
+    let Some(expect) =
+        crate::expectation::for_version(&resolved.file.expect, key, &saved.target_version)
+    else {
         return Err(format!("the scenario has no expectation for {key}"));
     };
     // Workspace files are gone with the sandbox, and no mutation touches them.

@@ -158,3 +158,23 @@ fn the_score_counts_caught_out_of_applied() {
     assert!(a.score > 0.0 && a.score <= 100.0);
     assert!(render::render_md(&a).contains("| t/x | claude-code |"));
 }
+
+/// A saved trial is re-checked against the version block that held for its version, as
+/// the run did: here the general expectation wants exit 1, the block for 1.x wants 0.
+#[test]
+fn the_version_block_of_the_saved_version_is_used() {
+    let text = "description: x\nprompt: p\nexpect:\n  claude-code:\n    mode: subsequence\n    frames: [{type: result}]\n    exit_code: 1\n  claude-code@>=1.0.0:\n    exit_code: 0\n";
+    let s = Scenario::parse(
+        text,
+        Path::new("proj/scenarios/t/x.yaml"),
+        Path::new("proj/scenarios"),
+    )
+    .unwrap();
+    assert!(audit_one(&s, &saved()).is_ok());
+    let older = SavedTrial {
+        target_version: "0.9.0".into(),
+        ..saved()
+    };
+    let err = audit_one(&s, &older).unwrap_err();
+    assert!(err.contains("no longer passes"), "{err}");
+}

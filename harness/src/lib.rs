@@ -21,6 +21,7 @@
 //! Commands built on the core, one folder each in [`commands`]: `record` (and `review`),
 //! `drift`, `compare`. What a person reads on a terminal lives in the binary (`cli/`).
 
+pub mod catalogue;
 pub mod client;
 pub mod commands;
 pub mod divergence;

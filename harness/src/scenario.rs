@@ -756,56 +756,7 @@ pub fn check_relative(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Every `*.yaml` file under `root`, sorted, skipping folders that start with `_` or `.`.
-pub fn discover(root: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir)? {
-            let entry = entry?;
-            let path = entry.path();
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if name.starts_with('.') || name.starts_with('_') {
-                continue;
-            }
-            if entry.file_type()?.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
-}
-
-/// Loads every scenario under `root`; broken files come back as errors, the rest load.
-pub fn load_all(root: &Path) -> (Vec<Scenario>, Vec<ScenarioError>) {
-    let paths = match discover(root) {
-        Ok(p) => p,
-        Err(e) => {
-            return (
-                vec![],
-                vec![ScenarioError {
-                    path: root.to_path_buf(),
-                    line: None,
-                    column: None,
-                    message: format!("cannot list scenarios: {e}"),
-                }],
-            )
-        }
-    };
-    let mut ok = Vec::new();
-    let mut errors = Vec::new();
-    for p in paths {
-        match Scenario::load(&p, root) {
-            Ok(s) => ok.push(s),
-            Err(e) => errors.push(e),
-        }
-    }
-    (ok, errors)
-}
+pub use crate::catalogue::{discover, load_all};
 
 #[cfg(test)]
 #[path = "scenario_tests.rs"]

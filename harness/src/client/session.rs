@@ -42,15 +42,16 @@ pub struct Plan {
 }
 
 /// A control request the client sent.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SentRequest {
     pub name: Option<String>,
     pub id: String,
     pub subtype: String,
 }
 
-/// What the client did, for the checks after the run.
-#[derive(Debug, Clone, Default)]
+/// What the client did, for the checks after the run (saved with the trial, so `audit`
+/// can check it again).
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClientLog {
     pub requests: Vec<SentRequest>,
     /// CLI control requests that no responder or waiting line was ready for.

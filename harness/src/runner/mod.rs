@@ -8,7 +8,7 @@
 pub mod check;
 pub mod output;
 pub mod process;
-mod runs;
+pub(crate) mod runs;
 pub mod sandbox;
 pub mod saved;
 
@@ -91,6 +91,9 @@ pub struct Trial {
     /// What the scripted client sent and what it could not answer.
     #[serde(skip)]
     pub client: Option<ClientLog>,
+    /// In a multi-run scenario: the run (1-based) whose output this trial holds.
+    #[serde(skip)]
+    pub run: Option<usize>,
 }
 
 impl Trial {
@@ -113,6 +116,7 @@ impl Trial {
             expected_frames: Vec::new(),
             vars: Vars::default(),
             client: None,
+            run: None,
         }
     }
 

@@ -19,7 +19,7 @@ pub(super) async fn execute_all(
     let sandbox = SandboxDir::create(scenario).map_err(|e| spawn_error(&e))?;
     let total = scenario.file.runs.len();
     let mut commands = Vec::new();
-    let mut kept: Option<Trial> = None;
+    let mut kept: Option<(usize, Trial)> = None;
     for (index, spec) in scenario.file.runs.iter().enumerate() {
         let run_scenario = for_run(scenario, spec);
         let run_expect = expect.runs.get(index).cloned().unwrap_or_default();
@@ -48,13 +48,14 @@ pub(super) async fn execute_all(
             .divergences
             .extend(run_trial.divergences.iter().cloned());
         trial.notes.extend(run_trial.notes.iter().cloned());
-        let keep = kept.as_ref().is_none_or(|k| k.divergences.is_empty());
+        let keep = kept.as_ref().is_none_or(|(_, k)| k.divergences.is_empty());
         if keep {
-            kept = Some(run_trial);
+            kept = Some((number, run_trial));
         }
     }
-    if let Some(k) = kept {
+    if let Some((number, k)) = kept {
         adopt(trial, k);
+        trial.run = Some(number);
     }
     trial.command_line = commands.join("\n");
     Ok(())
@@ -73,7 +74,7 @@ fn adopt(trial: &mut Trial, run: Trial) {
 
 /// The scenario as a single run: the run's args follow the scenario's; its prompt, stdin
 /// and stub replace the scenario's.
-fn for_run(scenario: &Scenario, spec: &RunSpec) -> Scenario {
+pub(crate) fn for_run(scenario: &Scenario, spec: &RunSpec) -> Scenario {
     let mut one = scenario.clone();
     one.file.args.extend(spec.args.iter().cloned());
     one.file.prompt = spec.prompt.clone().or(one.file.prompt);

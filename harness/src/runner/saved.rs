@@ -30,6 +30,12 @@ pub struct SavedTrial {
     pub workspace: String,
     pub home: String,
     pub journal: Vec<JournalEntry>,
+    /// In a multi-run scenario: the run (1-based) this output is from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<usize>,
+    /// What the scripted client sent (its requests' ids are what `{$ref: initialize}` names).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<crate::client::ClientLog>,
 }
 
 impl SavedTrial {
@@ -46,6 +52,8 @@ impl SavedTrial {
             workspace: trial.vars.workspace.clone(),
             home: trial.vars.home.clone(),
             journal: trial.journal.clone(),
+            run: trial.run,
+            client: trial.client.clone(),
         }
     }
 

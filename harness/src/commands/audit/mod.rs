@@ -246,12 +246,18 @@ pub fn audit_one(scenario: &Scenario, saved: &SavedTrial) -> Result<ScenarioAudi
     else {
         return Err(format!("the scenario has no expectation for {key}"));
     };
+    let (resolved, expect) = saved_run(&resolved, expect, saved)?;
     // Workspace files are gone with the sandbox, and no mutation touches them.
     let expect = TargetExpect {
         files: Default::default(),
-        ..expect.clone()
+        ..expect
     };
-    let recorded = Recorded::new(&saved.stdout, saved.exit.clone(), saved.stderr.clone());
+    let vars = saved.vars();
+    let recorded =
+        Recorded::new(&saved.stdout, saved.exit.clone(), saved.stderr.clone()).ignoring(|v| {
+            let caps = crate::pattern::Captures::new();
+            expect.ignore.iter().any(|p| p.0.is_match(v, &vars, &caps))
+        });
     if let Some(d) = first_divergence(&resolved, &expect, saved, &recorded) {
         return Err(format!("its saved output no longer passes: {d}"));
     }
@@ -283,6 +289,34 @@ pub fn audit_one(scenario: &Scenario, saved: &SavedTrial) -> Result<ScenarioAudi
     })
 }
 
+/// The scenario and expectation of the run the saved output is from: in a multi-run
+/// scenario that is one entry of `runs`, else the whole scenario.
+fn saved_run(
+    scenario: &Scenario,
+    expect: &TargetExpect,
+    saved: &SavedTrial,
+) -> Result<(Scenario, TargetExpect), String> {
+    if scenario.file.runs.is_empty() {
+        return Ok((scenario.clone(), expect.clone()));
+    }
+    let Some(number) = saved.run else {
+        return Err("it has several runs and its saved output does not say which one it is".into());
+    };
+    let index = number.checked_sub(1);
+    let (Some(spec), Some(run_expect)) = (
+        index.and_then(|i| scenario.file.runs.get(i)),
+        index.and_then(|i| expect.runs.get(i)),
+    ) else {
+        return Err(format!(
+            "its saved output is from run {number}, which the scenario no longer has"
+        ));
+    };
+    Ok((
+        crate::runner::runs::for_run(scenario, spec),
+        run_expect.clone(),
+    ))
+}
+
 /// How much of a divergence's message the report keeps.
 const MESSAGE_CHARS: usize = 200;
 
@@ -305,6 +339,7 @@ fn first_divergence(
     trial.stderr = recorded.stderr.clone();
     trial.journal = saved.journal.clone();
     trial.vars = saved.vars();
+    trial.client = saved.client.clone();
     let timeout = Duration::from_secs(expect.timeout.unwrap_or(60));
     let first = check::expectation(scenario, expect, &trial, timeout)
         .into_iter()

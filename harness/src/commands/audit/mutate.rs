@@ -12,6 +12,9 @@ pub struct Recorded {
     pub lines: Vec<String>,
     pub exit: Exit,
     pub stderr: Stderr,
+    /// Lines of frames the scenario ignores: no mutation picks them, since changing a
+    /// frame the scenario says it does not look at is not a change it should catch.
+    ignored: Vec<usize>,
 }
 
 impl Recorded {
@@ -20,7 +23,26 @@ impl Recorded {
             lines: stdout.lines().map(str::to_string).collect(),
             exit,
             stderr,
+            ignored: Vec::new(),
         }
+    }
+
+    /// Marks the frames `ignores` says yes to as ones no mutation picks.
+    pub fn ignoring(mut self, ignores: impl Fn(&Value) -> bool) -> Recorded {
+        self.ignored = self
+            .frames()
+            .into_iter()
+            .filter(|(_, v)| ignores(v))
+            .map(|(i, _)| i)
+            .collect();
+        self
+    }
+
+    /// The frames a mutation may pick: every frame the scenario does not ignore.
+    fn watched(&self) -> Vec<(usize, Value)> {
+        let mut frames = self.frames();
+        frames.retain(|(i, _)| !self.ignored.contains(i));
+        frames
     }
 
     /// stdout again, every line ended.
@@ -134,7 +156,7 @@ fn prefixed(v: &mut Value, key: &str) {
 /// `r` with `m` applied (a text changes at both ends, so a regex anchored at one end
 /// only lets it through); `None` when the output has nothing `m` could change.
 pub fn apply(m: Mutation, r: &Recorded) -> Option<Recorded> {
-    let frames = r.frames();
+    let frames = r.watched();
     match m {
         Mutation::DropFrame => first_content(&frames).map(|at| {
             let mut out = r.clone();

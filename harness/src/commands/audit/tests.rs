@@ -48,7 +48,18 @@ fn saved() -> SavedTrial {
         workspace: "/w".into(),
         home: "/h".into(),
         journal: Vec::new(),
+        run: None,
+        client: None,
     }
+}
+
+fn parse(text: &str) -> Scenario {
+    Scenario::parse(
+        text,
+        Path::new("proj/scenarios/t/x.yaml"),
+        Path::new("proj/scenarios"),
+    )
+    .unwrap()
 }
 
 fn outcome(a: &ScenarioAudit, m: Mutation) -> &Outcome {
@@ -164,12 +175,7 @@ fn the_score_counts_caught_out_of_applied() {
 #[test]
 fn the_version_block_of_the_saved_version_is_used() {
     let text = "description: x\nprompt: p\nexpect:\n  claude-code:\n    mode: subsequence\n    frames: [{type: result}]\n    exit_code: 1\n  claude-code@>=1.0.0:\n    exit_code: 0\n";
-    let s = Scenario::parse(
-        text,
-        Path::new("proj/scenarios/t/x.yaml"),
-        Path::new("proj/scenarios"),
-    )
-    .unwrap();
+    let s = parse(text);
     assert!(audit_one(&s, &saved()).is_ok());
     let older = SavedTrial {
         target_version: "0.9.0".into(),
@@ -177,4 +183,115 @@ fn the_version_block_of_the_saved_version_is_used() {
     };
     let err = audit_one(&s, &older).unwrap_err();
     assert!(err.contains("no longer passes"), "{err}");
+}
+
+/// A multi-run trial saved run 2's output: it is checked against run 2's expectation, not
+/// the whole scenario's (which has no frames of its own) nor run 1's.
+#[test]
+fn a_multi_run_trial_is_checked_against_the_run_it_saved() {
+    let text = "description: x\nruns:\n  - {prompt: a}\n  - {prompt: b}\nexpect:\n  claude-code:\n    runs:\n      - {frames: [{type: result, result: other}], exit_code: 1}\n      - frames:\n          - {type: system, subtype: init}\n          - {type: assistant}\n          - {type: assistant}\n          - {type: user}\n          - {type: result, result: Retried 3 times}\n        exit_code: 0\n";
+    let s = parse(text);
+    let run2 = SavedTrial {
+        run: Some(2),
+        ..saved()
+    };
+    let a = audit_one(&s, &run2).unwrap();
+    assert!(matches!(
+        outcome(&a, Mutation::DropFrame),
+        Outcome::Caught(_)
+    ));
+    let run1 = SavedTrial {
+        run: Some(1),
+        ..saved()
+    };
+    assert!(audit_one(&s, &run1)
+        .unwrap_err()
+        .contains("no longer passes"));
+    let unknown = audit_one(&s, &saved()).unwrap_err();
+    assert!(unknown.contains("does not say which one"), "{unknown}");
+    let gone = SavedTrial {
+        run: Some(3),
+        ..saved()
+    };
+    assert!(audit_one(&s, &gone).unwrap_err().contains("run 3"));
+}
+
+/// The scripted client's request ids are saved with the trial, so an expectation that
+/// `{$ref: initialize}`s them can be checked again.
+#[test]
+fn a_saved_client_log_seeds_the_request_captures() {
+    let stdout = concat!(
+        r#"{"type":"control_response","response":{"subtype":"success","request_id":"req_1"}}"#,
+        "\n",
+        r#"{"type":"system","subtype":"init","session_id":"s1"}"#,
+        "\n",
+        r#"{"type":"result","subtype":"success","is_error":false,"result":"ok","session_id":"s1"}"#,
+        "\n"
+    );
+    let s = scenario(
+        "frames:\n  - {type: control_response, response: {subtype: success, request_id: {$ref: initialize}}}\n  - {type: system, subtype: init}\n  - {type: result, result: ok}\nexit_code: 0\n",
+    );
+    let without = SavedTrial {
+        stdout: stdout.into(),
+        ..saved()
+    };
+    let err = audit_one(&s, &without).unwrap_err();
+    assert!(err.contains("initialize"), "{err}");
+    let log: crate::client::ClientLog = serde_json::from_value(serde_json::json!({
+        "requests": [{"name": "initialize", "id": "req_1", "subtype": "initialize"}],
+        "unanswered": [], "errors": [], "written": [], "sdk": null
+    }))
+    .unwrap();
+    let with = SavedTrial {
+        client: Some(log),
+        ..without
+    };
+    let a = audit_one(&s, &with).unwrap();
+    assert!(matches!(
+        outcome(&a, Mutation::ChangeResultText),
+        Outcome::Caught(_)
+    ));
+    let round_trip: SavedTrial =
+        serde_json::from_str(&serde_json::to_string(&with).unwrap()).unwrap();
+    assert!(audit_one(&s, &round_trip).is_ok());
+}
+
+/// Frames the scenario ignores are not what a mutation changes: swapping an ignored
+/// frame with the next one would change nothing the scenario looks at.
+#[test]
+fn mutations_leave_ignored_frames_alone() {
+    let stdout = concat!(
+        r#"{"type":"system","subtype":"init","session_id":"s1"}"#,
+        "\n",
+        r#"{"type":"system","subtype":"noise","session_id":"s1"}"#,
+        "\n",
+        r#"{"type":"assistant","message":{"content":[{"type":"text","text":"a"}]},"session_id":"s1"}"#,
+        "\n",
+        r#"{"type":"system","subtype":"noise","session_id":"s1"}"#,
+        "\n",
+        r#"{"type":"user","message":{"content":[{"type":"text","text":"b"}]},"session_id":"s1"}"#,
+        "\n",
+        r#"{"type":"result","subtype":"success","is_error":false,"result":"ok","session_id":"s1"}"#,
+        "\n"
+    );
+    let s = scenario(
+        "ignore: [{type: system, subtype: noise}]\nframes:\n  - {type: system, subtype: init}\n  - {type: assistant}\n  - {type: user}\n  - {type: result, result: ok}\nexit_code: 0\n",
+    );
+    let t = SavedTrial {
+        stdout: stdout.into(),
+        ..saved()
+    };
+    let a = audit_one(&s, &t).unwrap();
+    for m in [
+        Mutation::SwapFramesAfterInit,
+        Mutation::DropFrame,
+        Mutation::DuplicateFrame,
+        Mutation::ChangeType,
+    ] {
+        assert!(
+            matches!(outcome(&a, m), Outcome::Caught(_)),
+            "{m}: {:?}",
+            outcome(&a, m)
+        );
+    }
 }

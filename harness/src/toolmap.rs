@@ -5,6 +5,7 @@
 //! ```yaml
 //! Bash: {name: run_shell_command}
 //! Read: {name: read_file, input: {file_path: absolute_path}}   # neutral key -> its key
+//! Edit: {name: edit, absolute: [file_path]}   # its tools take absolute paths only
 //! ```
 //!
 //! When the stub is built for that target, the script's `tool_use` blocks are translated
@@ -24,6 +25,10 @@ pub struct ToolName {
     /// Neutral input key -> the target's key; keys not listed are kept.
     #[serde(default)]
     pub input: BTreeMap<String, String>,
+    /// Neutral input keys holding a path this target's tool takes only absolute: a relative
+    /// path there (as Claude Code takes it, against the cwd) is put under `$WORKSPACE`.
+    #[serde(default)]
+    pub absolute: Vec<String>,
 }
 
 /// A target's tool map; empty for a target that uses the neutral names.
@@ -83,7 +88,8 @@ impl ToolMap {
     }
 
     /// The script with every `tool_use` block naming a mapped tool renamed, its input
-    /// keys too.
+    /// keys too, and its relative paths made `$WORKSPACE/...` where the target wants them
+    /// absolute (so translate before the sandbox paths are substituted).
     pub fn translate(&self, script: &Script) -> Script {
         let mut script = script.clone();
         if self.is_empty() {
@@ -99,12 +105,23 @@ impl ToolMap {
                 if let Block::ToolUse(tool) = block {
                     if let Some(to) = self.tools.get(&tool.name) {
                         tool.name = to.name.clone();
+                        under_workspace(&mut tool.input, &to.absolute);
                         rename_keys(&mut tool.input, &to.input);
                     }
                 }
             }
         }
         script
+    }
+}
+
+fn under_workspace(input: &mut serde_json::Value, keys: &[String]) {
+    for key in keys {
+        if let Some(serde_json::Value::String(path)) = input.get_mut(key) {
+            if !path.starts_with('/') && !path.starts_with('$') {
+                *path = format!("$WORKSPACE/{path}");
+            }
+        }
     }
 }
 
@@ -165,5 +182,20 @@ mod tests {
         );
         assert_eq!(map.neutral_names().collect::<Vec<_>>(), ["Bash", "Read"]);
         assert!(ToolMap::parse("Bash: {name: x, extra: 1}").is_err());
+    }
+
+    #[test]
+    fn relative_paths_go_under_the_workspace_where_the_target_wants_them_absolute() {
+        let map = ToolMap::parse("Read: {name: read_file, absolute: [file_path]}\n").unwrap();
+        let script = Script::from_yaml(
+            "steps:\n  - message: {content: [{tool_use: {id: a, name: Read, input: {file_path: notes.txt}}}, {tool_use: {id: b, name: Read, input: {file_path: /etc/x}}}, {tool_use: {id: c, name: Read, input: {file_path: $HOME/y}}}, {tool_use: {id: d, name: Write, input: {file_path: w.txt}}}]}\n",
+        )
+        .unwrap();
+        let out = serde_json::to_value(map.translate(&script)).unwrap();
+        let path = |i: usize| out["steps"][0]["message"]["content"][i]["tool_use"]["input"]["file_path"].clone();
+        assert_eq!(path(0), "$WORKSPACE/notes.txt");
+        assert_eq!(path(1), "/etc/x", "absolute paths stay");
+        assert_eq!(path(2), "$HOME/y", "paths named by a variable stay");
+        assert_eq!(path(3), "w.txt", "tools without the rule stay");
     }
 }

@@ -89,7 +89,7 @@ impl SandboxDir {
     /// as the target names them, and the built-in rule that answers the dialect's own side
     /// request (Claude Code's session title, Qwen Code's memory extraction).
     pub fn stub_script(&self, scenario: &Scenario, dialect: Dialect, tools: &ToolMap) -> Script {
-        let mut script = tools.translate(&with_paths(&scenario.file.stub, &self.vars()));
+        let mut script = with_paths(&tools.translate(&scenario.file.stub), &self.vars());
         let side = match dialect {
             Dialect::ClaudeCode => Some(BuiltinRule::ClaudeCodeSessionTitle),
             Dialect::QwenCode => Some(BuiltinRule::QwenCodeMemoryExtraction),

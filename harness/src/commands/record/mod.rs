@@ -7,9 +7,12 @@
 //! `reports/pending/<id>.<target>.yaml`. `streamcheck review` ([`review`]) shows each
 //! pending file as a unified diff of the scenario file and, when accepted, rewrites only
 //! `frames:` and `exit_code:` under `expect: <target>:` ([`yaml_edit`]), textually, so
-//! comments and other targets stay as written.
+//! comments and other targets stay as written. A scenario with no expectation for the
+//! target gets its first block ([`first`]), a version other than the pinned one a version
+//! block ([`block`]).
 
 pub mod block;
+pub mod first;
 pub mod generalise;
 pub mod pending;
 pub mod profile;
@@ -22,7 +25,7 @@ use crate::divergence::Kind;
 use crate::matcher::{self, Expected, FrameRules, Mode};
 use crate::pattern::{Captures, Pattern};
 use crate::report::{write_atomic, ReportWriter};
-use crate::runner::{Exit, RunOptions, Status, Trial};
+use crate::runner::{AsWritten, Exit, RunOptions, Status, Trial};
 use crate::scenario::{OutputFormat, Scenario, TargetExpect};
 use crate::suite;
 use crate::supported::Versions;
@@ -53,6 +56,8 @@ pub struct PendingFile {
     pub path: PathBuf,
     /// An unreviewed pending file was there before.
     pub replaced: bool,
+    /// It adds the target's first block to the scenario.
+    pub first_block: bool,
 }
 
 /// One scenario on one target after `record`.
@@ -94,6 +99,9 @@ pub fn pending_for(
     };
     if let Status::Skipped(why) = &first.status {
         return Outcome::Skipped(why.clone());
+    }
+    if first::has_none_for(&scenario.file.expect, expect_key) {
+        return first::first_block(rec, scenario, expect_key, trials);
     }
     if rec.is_other_version(&first.target_version) {
         return block_pending(rec, scenario, expect_key, trials);
@@ -321,6 +329,9 @@ pub struct RecordOptions {
     pub failing_only: bool,
     /// Record every key the CLI printed, not only the dialect's record profile.
     pub full: bool,
+    /// Also run the scenarios with no expectation for a target, as written, and record
+    /// their first block.
+    pub first_blocks: bool,
     /// Where the runs' reports go.
     pub report_dir: PathBuf,
 }
@@ -385,7 +396,9 @@ pub async fn record(
             pinned: pinned.as_deref(),
         };
         let outcome = match pending_for(&rec, scenario, dialect.expect_key(), &trials) {
-            Outcome::Pending(_) if opts.failing_only && trials[0].status == Status::Passed => {
+            Outcome::Pending(p)
+                if opts.failing_only && !p.new_block && trials[0].status == Status::Passed =>
+            {
                 Outcome::Skipped("passes (--failing-only)".into())
             }
             Outcome::Pending(p) => {
@@ -393,7 +406,11 @@ pub async fn record(
                 let replaced = path.exists();
                 write_atomic(&path, p.to_yaml().as_bytes())
                     .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-                Outcome::Pending(PendingFile { path, replaced })
+                Outcome::Pending(PendingFile {
+                    path,
+                    replaced,
+                    first_block: p.new_block,
+                })
             }
             Outcome::Unchanged => Outcome::Unchanged,
             Outcome::Skipped(why) => Outcome::Skipped(why),
@@ -418,16 +435,16 @@ async fn run_once(
 ) -> Result<(), String> {
     let mut writer = ReportWriter::create(dir, suite::target_infos(targets), vec![])
         .map_err(|e| format!("cannot write reports to {}: {e}", dir.display()))?;
-    let finished = suite::run(
-        scenarios,
-        targets,
-        opts.jobs,
-        opts.run.clone(),
-        &mut writer,
-        on_trial,
-    )
-    .await
-    .map_err(|e| format!("cannot write reports: {e}"))?;
+    let run = RunOptions {
+        without_expectation: match opts.first_blocks {
+            true => AsWritten::ToRecord,
+            false => AsWritten::No,
+        },
+        ..opts.run.clone()
+    };
+    let finished = suite::run(scenarios, targets, opts.jobs, run, &mut writer, on_trial)
+        .await
+        .map_err(|e| format!("cannot write reports: {e}"))?;
     if !finished {
         return Err("interrupted: nothing recorded".into());
     }

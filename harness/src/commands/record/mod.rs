@@ -395,27 +395,9 @@ pub async fn record(
             profile: profile.as_ref(),
             pinned: pinned.as_deref(),
         };
-        let outcome = match pending_for(&rec, scenario, dialect.expect_key(), &trials) {
-            Outcome::Pending(p)
-                if opts.failing_only && !p.new_block && trials[0].status == Status::Passed =>
-            {
-                Outcome::Skipped("passes (--failing-only)".into())
-            }
-            Outcome::Pending(p) => {
-                let path = p.path_in(&dir);
-                let replaced = path.exists();
-                write_atomic(&path, p.to_yaml().as_bytes())
-                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-                Outcome::Pending(PendingFile {
-                    path,
-                    replaced,
-                    first_block: p.new_block,
-                })
-            }
-            Outcome::Unchanged => Outcome::Unchanged,
-            Outcome::Skipped(why) => Outcome::Skipped(why),
-            Outcome::NotRecorded(why) => Outcome::NotRecorded(why),
-        };
+        let outcome = pending_for(&rec, scenario, dialect.expect_key(), &trials);
+        let passed = trials[0].status == Status::Passed;
+        let outcome = write_pending(&dir, outcome, opts.failing_only && passed)?;
         out.push(Recorded {
             scenario: id,
             target,
@@ -423,6 +405,34 @@ pub async fn record(
         });
     }
     Ok(out)
+}
+
+/// Writes a pending recording into `dir`, unless `skip_passing` (the run passed and
+/// `--failing-only` was given; a first block is written anyway: it had nothing to pass).
+fn write_pending(
+    dir: &std::path::Path,
+    outcome: Outcome<Box<Pending>>,
+    skip_passing: bool,
+) -> Result<Outcome, String> {
+    Ok(match outcome {
+        Outcome::Pending(p) if skip_passing && !p.new_block => {
+            Outcome::Skipped("passes (--failing-only)".into())
+        }
+        Outcome::Pending(p) => {
+            let path = p.path_in(dir);
+            let replaced = path.exists();
+            write_atomic(&path, p.to_yaml().as_bytes())
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            Outcome::Pending(PendingFile {
+                path,
+                replaced,
+                first_block: p.new_block,
+            })
+        }
+        Outcome::Unchanged => Outcome::Unchanged,
+        Outcome::Skipped(why) => Outcome::Skipped(why),
+        Outcome::NotRecorded(why) => Outcome::NotRecorded(why),
+    })
 }
 
 /// One run of the suite, its reports in `dir`.

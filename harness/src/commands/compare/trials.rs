@@ -149,10 +149,9 @@ fn cannot_run_as_written(scenario: &Scenario, this: &Ran, other: &Ran) -> Option
     if never_started(&other.recorded) {
         return None;
     }
-    let why = match refusal(this.dialect, r) {
-        _ if stalled(r) => stall_reason(scenario).to_string(),
-        Some(why) => why,
-        None => return None,
+    let why = match stalled(r) {
+        true => stall_reason(scenario).to_string(),
+        false => refusal(this.dialect, r)?,
     };
     Some(format!(
         "{} cannot run this scenario as written ({why}); {} exits {}. The other aspects follow from that and are not differences in substance.",

@@ -161,7 +161,7 @@ pub async fn run_into(
     opts: RunOptions,
     sink: &mut (impl TrialSink + ?Sized),
 ) -> std::io::Result<RunEnd> {
-    let every_scenario = opts.without_expectation;
+    let every_scenario = opts.without_expectation != runner::AsWritten::No;
     let opts = Arc::new(opts);
     let plan = Plan {
         jobs,

@@ -8,7 +8,7 @@ use streamcheck::commands::compare::dialect::{neutral, Event, Neutral};
 use streamcheck::commands::compare::{
     self, compare, Aspect, Comparison, Parity, Recorded, ScenarioParity, Side, TargetSide, Verdict,
 };
-use streamcheck::runner::{self, Exit, RunOptions, Status, Termination, Trial};
+use streamcheck::runner::{self, AsWritten, Exit, RunOptions, Status, Termination, Trial};
 use streamcheck::scenario::Scenario;
 use streamcheck::target::{Dialect, Target};
 
@@ -575,7 +575,7 @@ fn runner_runs_a_target_without_expectation_only_when_asked() {
         skipped.status
     );
     let opts = RunOptions {
-        without_expectation: true,
+        without_expectation: AsWritten::ToCompare,
         ..RunOptions::default()
     };
     let ran = rt.block_on(runner::run(&s, &target, &opts));
@@ -599,6 +599,17 @@ fn runner_runs_a_target_without_expectation_only_when_asked() {
             .any(|n| n.contains("ran for comparison although")),
         "{:?}",
         ran.notes
+    );
+    // To record a first block it runs as written too, but a feature it lacks still skips.
+    let opts = RunOptions {
+        without_expectation: AsWritten::ToRecord,
+        ..RunOptions::default()
+    };
+    let to_record = rt.block_on(runner::run(&s, &target, &opts));
+    assert!(
+        matches!(&to_record.status, Status::Skipped(why) if why.contains("lacks input-stream-json")),
+        "{:?}",
+        to_record.status
     );
 }
 

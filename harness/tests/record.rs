@@ -373,3 +373,136 @@ fn recording_another_version_writes_a_version_block_with_only_what_differs() {
     let (_, out) = with_cli(&root, "record", "fake-cli-old.sh", &["--filter", "hello"]);
     assert!(out.contains("0 pending, 1 unchanged"), "{out}");
 }
+
+/// A scenario written for caliban only; comments around and after `expect:` must survive.
+const FIRST: &str = "# Written for caliban; claude-code has no block yet.
+description: The fake CLI says hello; no claude-code expectation yet.
+prompt: say hello
+expect:
+  # caliban's block, kept byte for byte
+  caliban:
+    skip: \"the fake speaks claude-code only\"   # its own comment
+    frames:
+      - {type: system, subtype: init}
+
+# a comment after expect
+source: a fixture
+";
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap()
+}
+
+#[test]
+fn a_scenario_without_an_expectation_for_the_target_gets_its_first_block() {
+    let (_tmp, root) = project();
+    let path = root.join("scenarios/basic/first.yaml");
+    std::fs::write(&path, FIRST).unwrap();
+
+    let (code, out) = with_cli(&root, "record", "fake-cli.sh", &["--filter", "first"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("pending    basic/first (command:fake-cli.sh): reports/pending/basic/first.command_fake-cli.sh.yaml (a first block)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("1 pending, 0 unchanged, 0 skipped, 0 not recorded"),
+        "{out}"
+    );
+    assert_eq!(read(&path), FIRST, "record never writes a scenario");
+    let file = read(&root.join("reports/pending/basic/first.command_fake-cli.sh.yaml"));
+    for want in [
+        "accept adds the block `expect: claude-code:` in scenarios/basic/first.yaml",
+        "expect: claude-code\n",
+        "new_block: true\n",
+        "this is what command:fake-cli.sh did with it as written",
+        "exit_code: 0\nframes:\n  - {type: system, subtype: init, cwd: $WORKSPACE, session_id: {$capture: session}}\n",
+    ] {
+        assert!(file.contains(want), "{want:?} missing in:\n{file}");
+    }
+    assert!(!file.contains("refused"), "{file}");
+
+    let (code, out) = streamcheck(&root, &["review", "--accept-all"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("1 accepted, 0 rejected"), "{out}");
+    // The block goes at the end of `expect:`, before the blank line and the comment after
+    // it; every other byte stays.
+    let after = read(&path);
+    let (head, tail) = FIRST.split_once("\n\n# a comment after expect\n").unwrap();
+    let head = format!("{head}\n");
+    let tail = format!("\n# a comment after expect\n{tail}");
+    assert!(
+        after.starts_with(&head) && after.ends_with(&tail),
+        "{after}"
+    );
+    let block = &after[head.len()..after.len() - tail.len()];
+    let lines: Vec<&str> = block.lines().collect();
+    assert_eq!(lines.len(), 8, "{block}");
+    assert_eq!(lines[..2], ["  claude-code:", "    frames:"], "{block}");
+    assert_eq!(
+        lines[2],
+        "      - {type: system, subtype: init, cwd: $WORKSPACE, session_id: {$capture: session}}"
+    );
+    assert!(lines[3..7].iter().all(|l| l.starts_with("      - {type: ")));
+    assert_eq!(lines[7], "    exit_code: 0");
+
+    // It loads, passes on the fake, catches a changed frame, and records as unchanged.
+    let (code, out) = streamcheck(&root, &["check"]);
+    assert_eq!(code, 0, "{out}");
+    let (code, out) = with_cli(&root, "run", "fake-cli.sh", &["--filter", "first"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(last_line(&out), "1 passed, 0 failed, 0 skipped", "{out}");
+    let (code, out) = with_cli(&root, "run", "fake-cli-changed.sh", &["--filter", "first"]);
+    assert_eq!(code, 1, "{out}");
+    let (_, out) = with_cli(&root, "record", "fake-cli.sh", &["--filter", "first"]);
+    assert!(out.contains("0 pending, 1 unchanged"), "{out}");
+}
+
+#[test]
+fn first_blocks_are_general_blocks_and_say_when_the_cli_refused_the_command_line() {
+    let (_tmp, root) = project();
+    let dir = root.join("scenarios/basic");
+    std::fs::write(dir.join("first.yaml"), FIRST).unwrap();
+    let refused = "description: d\nprompt: p\nenv: {FAKE_MODE: usage}\nexpect:\n  caliban:\n    exit_code: 0\n";
+    std::fs::write(dir.join("refused.yaml"), refused).unwrap();
+    let two_runs = "description: d\nruns: [{prompt: one}, {prompt: two}]\nexpect:\n  caliban:\n    skip: not here\n";
+    std::fs::write(dir.join("tworuns.yaml"), two_runs).unwrap();
+
+    // 9.8.0 is not the pinned version, but with no claude-code block at all the recording
+    // is the general block, not a version block.
+    let filters = ["-f", "first", "-f", "refused", "-f", "tworuns"];
+    let (code, out) = with_cli(&root, "record", "fake-cli-old.sh", &filters);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("2 pending, 0 unchanged, 0 skipped, 1 not recorded"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "NOT RECORDED basic/tworuns (command:fake-cli-old.sh): a multi-run scenario (`runs:`)"
+        ),
+        "{out}"
+    );
+    let pending_dir = root.join("reports/pending/basic");
+    let first = read(&pending_dir.join("first.command_fake-cli-old.sh.yaml"));
+    assert!(first.contains("expect: claude-code\n"), "{first}");
+    assert!(first.contains("exit_code: 1\nframes:\n"), "{first}");
+    assert!(
+        !first.contains("frames_patch") && !first.contains("refines"),
+        "{first}"
+    );
+    let refused = read(&pending_dir.join("refused.command_fake-cli-old.sh.yaml"));
+    assert!(
+        refused.contains(
+            "the CLI refused the command line (exit 1: error: unknown option '--fake-flag')"
+        ),
+        "{refused}"
+    );
+    assert!(refused.ends_with("exit_code: 1\nframes: []\n"), "{refused}");
+
+    // Accepted, the first one runs on the old version.
+    let (code, out) = streamcheck(&root, &["review", "--accept-all", "-f", "first"]);
+    assert_eq!(code, 0, "{out}");
+    let (code, out) = with_cli(&root, "run", "fake-cli-old.sh", &["--filter", "first"]);
+    assert_eq!(code, 0, "{out}");
+}

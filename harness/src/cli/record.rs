@@ -29,6 +29,8 @@ pub fn record(
         runs: args.runs,
         failing_only: args.failing_only,
         full: args.full,
+        // A target named on the command line gets first blocks; the default one does not.
+        first_blocks: !targets.targets.is_empty() || targets.target_command.is_some(),
         report_dir: args
             .report_dir
             .unwrap_or_else(|| ReportWriter::default_dir(&ctx.project.root)),

@@ -31,11 +31,17 @@ pub fn print_outcomes(recorded: &[Recorded], root: &Path) -> usize {
         match &r.outcome {
             Outcome::Pending(file) => {
                 let shown = file.path.strip_prefix(root).unwrap_or(&file.path).display();
-                let note = if file.replaced {
+                let first = if file.first_block {
+                    " (a first block)"
+                } else {
+                    ""
+                };
+                let replaced = if file.replaced {
                     " (replaces an unreviewed pending file)"
                 } else {
                     ""
                 };
+                let note = format!("{first}{replaced}");
                 println!("pending    {id} ({target}): {shown}{note}");
             }
             Outcome::Unchanged => println!("unchanged  {id} ({target})"),

@@ -33,10 +33,23 @@ pub struct RunOptions {
     pub grace: Duration,
     /// Per-trial timeout when the scenario sets none.
     pub timeout: Duration,
-    /// Run a target the scenario has no expectation for, as written (an empty
-    /// expectation), and run despite features the target lacks: for `compare`, which
-    /// looks at what the CLI does, not at an expectation. An explicit `skip` still skips.
-    pub without_expectation: bool,
+    /// What to do with a target the scenario has no expectation for.
+    pub without_expectation: AsWritten,
+}
+
+/// Whether a target the scenario has no expectation for runs it as written (an empty
+/// expectation).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum AsWritten {
+    /// It is not a trial of that target.
+    #[default]
+    No,
+    /// To record the target's first expectation (`record`); features the target lacks
+    /// still skip it.
+    ToRecord,
+    /// For `compare`, which looks at what the CLI does, not at an expectation: also
+    /// despite features the target lacks. An explicit `skip` still skips.
+    ToCompare,
 }
 
 impl Default for RunOptions {
@@ -44,7 +57,7 @@ impl Default for RunOptions {
         RunOptions {
             grace: Duration::from_secs(3),
             timeout: Duration::from_secs(60),
-            without_expectation: false,
+            without_expectation: AsWritten::No,
         }
     }
 }
@@ -138,9 +151,14 @@ pub async fn run(scenario: &Scenario, target: &Target, opts: &RunOptions) -> Tri
     let expect = match crate::expectation::for_version(&scenario.file.expect, key, &target.version)
     {
         Some(expect) => expect,
-        None if opts.without_expectation => {
-            let note = format!("no expectation for {key}: ran as written, for comparison");
-            trial.notes.push(note);
+        None if opts.without_expectation != AsWritten::No => {
+            let why = match opts.without_expectation {
+                AsWritten::ToRecord => "to record its first one",
+                _ => "for comparison",
+            };
+            trial
+                .notes
+                .push(format!("no expectation for {key}: ran as written, {why}"));
             &as_written
         }
         None => {
@@ -149,7 +167,7 @@ pub async fn run(scenario: &Scenario, target: &Target, opts: &RunOptions) -> Tri
         }
     };
     if let Some(reason) = target.unmet(scenario, expect) {
-        if !opts.without_expectation || expect.skip.is_some() {
+        if opts.without_expectation != AsWritten::ToCompare || expect.skip.is_some() {
             trial.status = Status::Skipped(reason);
             return trial;
         }

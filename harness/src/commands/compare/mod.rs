@@ -32,10 +32,10 @@ pub use parity::{
 };
 pub use recorded::Recorded;
 pub use render::{render_md, summary};
-pub use trials::{as_written_hints, compare_trials};
+pub use trials::{as_written_hints, compare_trials, refusal};
 
 use crate::report::write_atomic;
-use crate::runner::{RunOptions, Trial};
+use crate::runner::{AsWritten, RunOptions, Trial};
 use crate::scenario::Scenario;
 use crate::suite;
 use crate::target::{NotInstalled, Target};
@@ -150,7 +150,7 @@ async fn run_both(
     mut on_trial: impl FnMut(&Trial),
 ) -> Result<(Trials, bool), String> {
     let opts = RunOptions {
-        without_expectation: true,
+        without_expectation: AsWritten::ToCompare,
         ..live.opts.clone()
     };
     let mut trials = Trials::new();

@@ -146,14 +146,12 @@ fn as_written_note(scenario: &Scenario, this: &Ran) -> String {
 /// `other` got going: everything else follows from that.
 fn cannot_run_as_written(scenario: &Scenario, this: &Ran, other: &Ran) -> Option<String> {
     let r = &this.recorded;
-    if !(rejected(this.dialect, r) || stalled(r)) || never_started(&other.recorded) {
+    if never_started(&other.recorded) {
         return None;
     }
-    let why = if stalled(r) {
-        stall_reason(scenario).to_string()
-    } else {
-        let stderr = r.stderr_headline().map_or(String::new(), |l| clip(l, 200));
-        format!("exit {}: {stderr}", r.exit_text())
+    let why = match stalled(r) {
+        true => stall_reason(scenario).to_string(),
+        false => refusal(this.dialect, r)?,
     };
     Some(format!(
         "{} cannot run this scenario as written ({why}); {} exits {}. The other aspects follow from that and are not differences in substance.",
@@ -250,6 +248,14 @@ fn stalled(r: &Recorded) -> bool {
 /// It sent no request and did not succeed: the scenario is about refusing the input.
 fn never_started(r: &Recorded) -> bool {
     r.requests == Some(0) && r.exit_code != Some(0)
+}
+
+/// How the CLI refused the invocation itself (`exit 2: <its first stderr line>`), if it did.
+pub fn refusal(dialect: Dialect, r: &Recorded) -> Option<String> {
+    rejected(dialect, r).then(|| {
+        let stderr = r.stderr_headline().map_or(String::new(), |l| clip(l, 200));
+        format!("exit {}: {stderr}", r.exit_text())
+    })
 }
 
 /// The CLI refused the invocation itself: a usage error before any model request.

@@ -7,9 +7,12 @@
 //! `reports/pending/<id>.<target>.yaml`. `streamcheck review` ([`review`]) shows each
 //! pending file as a unified diff of the scenario file and, when accepted, rewrites only
 //! `frames:` and `exit_code:` under `expect: <target>:` ([`yaml_edit`]), textually, so
-//! comments and other targets stay as written.
+//! comments and other targets stay as written. A scenario with no expectation for the
+//! target gets its first block ([`first`]), a version other than the pinned one a version
+//! block ([`block`]).
 
 pub mod block;
+pub mod first;
 pub mod generalise;
 pub mod pending;
 pub mod profile;
@@ -22,7 +25,7 @@ use crate::divergence::Kind;
 use crate::matcher::{self, Expected, FrameRules, Mode};
 use crate::pattern::{Captures, Pattern};
 use crate::report::{write_atomic, ReportWriter};
-use crate::runner::{Exit, RunOptions, Status, Trial};
+use crate::runner::{AsWritten, Exit, RunOptions, Status, Trial};
 use crate::scenario::{OutputFormat, Scenario, TargetExpect};
 use crate::suite;
 use crate::supported::Versions;
@@ -53,6 +56,8 @@ pub struct PendingFile {
     pub path: PathBuf,
     /// An unreviewed pending file was there before.
     pub replaced: bool,
+    /// It adds the target's first block to the scenario.
+    pub first_block: bool,
 }
 
 /// One scenario on one target after `record`.
@@ -94,6 +99,9 @@ pub fn pending_for(
     };
     if let Status::Skipped(why) = &first.status {
         return Outcome::Skipped(why.clone());
+    }
+    if first::has_none_for(&scenario.file.expect, expect_key) {
+        return first::first_block(rec, scenario, expect_key, trials);
     }
     if rec.is_other_version(&first.target_version) {
         return block_pending(rec, scenario, expect_key, trials);
@@ -321,6 +329,9 @@ pub struct RecordOptions {
     pub failing_only: bool,
     /// Record every key the CLI printed, not only the dialect's record profile.
     pub full: bool,
+    /// Also run the scenarios with no expectation for a target, as written, and record
+    /// their first block.
+    pub first_blocks: bool,
     /// Where the runs' reports go.
     pub report_dir: PathBuf,
 }
@@ -384,21 +395,9 @@ pub async fn record(
             profile: profile.as_ref(),
             pinned: pinned.as_deref(),
         };
-        let outcome = match pending_for(&rec, scenario, dialect.expect_key(), &trials) {
-            Outcome::Pending(_) if opts.failing_only && trials[0].status == Status::Passed => {
-                Outcome::Skipped("passes (--failing-only)".into())
-            }
-            Outcome::Pending(p) => {
-                let path = p.path_in(&dir);
-                let replaced = path.exists();
-                write_atomic(&path, p.to_yaml().as_bytes())
-                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-                Outcome::Pending(PendingFile { path, replaced })
-            }
-            Outcome::Unchanged => Outcome::Unchanged,
-            Outcome::Skipped(why) => Outcome::Skipped(why),
-            Outcome::NotRecorded(why) => Outcome::NotRecorded(why),
-        };
+        let outcome = pending_for(&rec, scenario, dialect.expect_key(), &trials);
+        let passed = trials[0].status == Status::Passed;
+        let outcome = write_pending(&dir, outcome, opts.failing_only && passed)?;
         out.push(Recorded {
             scenario: id,
             target,
@@ -406,6 +405,34 @@ pub async fn record(
         });
     }
     Ok(out)
+}
+
+/// Writes a pending recording into `dir`, unless `skip_passing` (the run passed and
+/// `--failing-only` was given; a first block is written anyway: it had nothing to pass).
+fn write_pending(
+    dir: &std::path::Path,
+    outcome: Outcome<Box<Pending>>,
+    skip_passing: bool,
+) -> Result<Outcome, String> {
+    Ok(match outcome {
+        Outcome::Pending(p) if skip_passing && !p.new_block => {
+            Outcome::Skipped("passes (--failing-only)".into())
+        }
+        Outcome::Pending(p) => {
+            let path = p.path_in(dir);
+            let replaced = path.exists();
+            write_atomic(&path, p.to_yaml().as_bytes())
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            Outcome::Pending(PendingFile {
+                path,
+                replaced,
+                first_block: p.new_block,
+            })
+        }
+        Outcome::Unchanged => Outcome::Unchanged,
+        Outcome::Skipped(why) => Outcome::Skipped(why),
+        Outcome::NotRecorded(why) => Outcome::NotRecorded(why),
+    })
 }
 
 /// One run of the suite, its reports in `dir`.
@@ -418,16 +445,16 @@ async fn run_once(
 ) -> Result<(), String> {
     let mut writer = ReportWriter::create(dir, suite::target_infos(targets), vec![])
         .map_err(|e| format!("cannot write reports to {}: {e}", dir.display()))?;
-    let finished = suite::run(
-        scenarios,
-        targets,
-        opts.jobs,
-        opts.run.clone(),
-        &mut writer,
-        on_trial,
-    )
-    .await
-    .map_err(|e| format!("cannot write reports: {e}"))?;
+    let run = RunOptions {
+        without_expectation: match opts.first_blocks {
+            true => AsWritten::ToRecord,
+            false => AsWritten::No,
+        },
+        ..opts.run.clone()
+    };
+    let finished = suite::run(scenarios, targets, opts.jobs, run, &mut writer, on_trial)
+        .await
+        .map_err(|e| format!("cannot write reports: {e}"))?;
     if !finished {
         return Err("interrupted: nothing recorded".into());
     }

@@ -46,6 +46,10 @@ pub struct Pending {
     /// `frames_patch` and `exit_code`), keeping everything else.
     #[serde(default)]
     pub frames_patch: Option<BTreeMap<usize, Value>>,
+    /// The scenario had no expectation for the target: accepting adds the block
+    /// `expect: <expect>:` with `frames` and `exit_code`.
+    #[serde(default)]
+    pub new_block: bool,
 }
 
 impl Pending {
@@ -70,6 +74,7 @@ impl Pending {
             frames: None,
             refines: None,
             frames_patch: None,
+            new_block: false,
         }
     }
 
@@ -83,7 +88,11 @@ impl Pending {
         let _ = writeln!(
             s,
             "# Recorded by `streamcheck record`; nothing was changed in the scenario.\n# Review with `streamcheck review` (accept {} `expect: {}:` in {}).",
-            if self.is_block() { "writes the version block" } else { "rewrites" },
+            match (self.is_block(), self.new_block) {
+                (true, _) => "writes the version block",
+                (_, true) => "adds the block",
+                _ => "rewrites",
+            },
             self.expect,
             self.file
         );
@@ -104,6 +113,9 @@ impl Pending {
             for n in &self.notes {
                 let _ = writeln!(s, "  - {}", yaml_str(n));
             }
+        }
+        if self.new_block {
+            s.push_str("new_block: true\n");
         }
         if let Some(r) = &self.refines {
             let _ = writeln!(s, "refines: {}", yaml_str(r));
@@ -195,8 +207,17 @@ mod tests {
             ]),
             refines: None,
             frames_patch: None,
+            new_block: false,
         };
         assert_eq!(Pending::parse(&p.to_yaml()).unwrap(), p);
+        let first = Pending {
+            new_block: true,
+            ..p.clone()
+        };
+        assert!(first
+            .to_yaml()
+            .contains("accept adds the block `expect: claude-code:`"));
+        assert_eq!(Pending::parse(&first.to_yaml()).unwrap(), first);
         let block = Pending {
             expect: "claude-code@2.1.74".into(),
             frames: None,

@@ -3,7 +3,8 @@
 
 use super::pending::Pending;
 use super::yaml_edit::{
-    rewrite_expectation, validate_rewrite, validate_version_block, write_version_block,
+    recorded_fields, rewrite_expectation, validate_edit, version_block_fields, write_new_block,
+    write_version_block,
 };
 use crate::report::write_atomic;
 use crate::target::Project;
@@ -38,21 +39,26 @@ impl PendingChange {
         let old = std::fs::read_to_string(&scenario_path)
             .map_err(|e| format!("{}: {e}", scenario_path.display()))?;
         let root = project.scenarios_dir();
-        let new = match &pending.frames_patch {
-            Some(patch) => {
-                let (key, code) = (&pending.expect, pending.exit_code);
-                let new = write_version_block(&old, key, code, patch)?;
-                validate_version_block(&old, &new, &scenario_path, &root, key, code, patch)?;
-                new
-            }
-            None => {
-                let frames = pending.frames.as_deref();
-                let (key, code) = (&pending.expect, pending.exit_code);
-                let new = rewrite_expectation(&old, key, frames, code)?;
-                validate_rewrite(&old, &new, &scenario_path, &root, key, frames, code)?;
-                new
-            }
+        let (key, code, frames) = (
+            &pending.expect,
+            pending.exit_code,
+            pending.frames.as_deref(),
+        );
+        let (new, fields) = match &pending.frames_patch {
+            Some(patch) => (
+                write_version_block(&old, key, code, patch)?,
+                version_block_fields(code, patch)?,
+            ),
+            None if pending.new_block => (
+                write_new_block(&old, key, frames, code)?,
+                recorded_fields(frames, code)?,
+            ),
+            None => (
+                rewrite_expectation(&old, key, frames, code)?,
+                recorded_fields(frames, code)?,
+            ),
         };
+        validate_edit(&old, &new, &scenario_path, &root, key, &fields)?;
         Ok(PendingChange {
             pending_path: pending_path.to_path_buf(),
             pending,
@@ -142,6 +148,7 @@ mod tests {
             frames: None,
             refines: None,
             frames_patch: None,
+            new_block: false,
         };
         let path = pending.path_in(&pending_dir(&project));
         write_atomic(&path, pending.to_yaml().as_bytes()).unwrap();

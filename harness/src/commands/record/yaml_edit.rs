@@ -3,10 +3,10 @@
 //! No YAML library keeps comments when it edits a file, so this edits lines: it finds
 //! `expect: <target>:` by indentation and replaces only its `frames:` and `exit_code:`,
 //! writing each frame on one line in flow style ([`to_yaml_flow`]). Every other line,
-//! comments included, stays as it was; [`validate_rewrite`] proves it by parsing both.
+//! comments included, stays as it was; [`validate_edit`] proves it by parsing both.
 
 use crate::scenario::Scenario;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -148,17 +148,7 @@ struct TargetBlock {
 
 impl TargetBlock {
     fn locate(lines: &[String], key: &str) -> Result<TargetBlock, String> {
-        let expect = lines
-            .iter()
-            .position(|l| indent_of(l) == 0 && key_value(l, "expect").is_some())
-            .ok_or("the file has no top-level `expect:` line")?;
-        if !key_value(&lines[expect], "expect").unwrap_or("").is_empty() {
-            return Err(
-                "`expect:` is written in flow style ({...}); write it as a block to record into it"
-                    .into(),
-            );
-        }
-        let expect_end = block_end(lines, expect, 0);
+        let (expect, expect_end) = expect_lines(lines)?;
         let child =
             first_content_indent(&lines[expect + 1..expect_end]).ok_or("`expect:` is empty")?;
         let key_line = (expect + 1..expect_end)
@@ -208,6 +198,35 @@ impl TargetBlock {
     }
 }
 
+/// The line of the top-level `expect:` and the end (exclusive) of its block.
+fn expect_lines(lines: &[String]) -> Result<(usize, usize), String> {
+    let expect = lines
+        .iter()
+        .position(|l| indent_of(l) == 0 && key_value(l, "expect").is_some())
+        .ok_or("the file has no top-level `expect:` line")?;
+    if !key_value(&lines[expect], "expect").unwrap_or("").is_empty() {
+        return Err(
+            "`expect:` is written in flow style ({...}); write it as a block to record into it"
+                .into(),
+        );
+    }
+    Ok((expect, block_end(lines, expect, 0)))
+}
+
+/// Adds `<key>:` with `fields` (given the indentation of a field) at the end of `expect:`.
+fn insert_block(
+    lines: &mut Vec<String>,
+    key: &str,
+    fields: impl FnOnce(&str) -> Vec<String>,
+) -> Result<(), String> {
+    let (expect, end) = expect_lines(lines)?;
+    let child = first_content_indent(&lines[expect + 1..end]).unwrap_or(2);
+    let mut new = vec![format!("{}{key}:", " ".repeat(child))];
+    new.extend(fields(&" ".repeat(child + 2)));
+    lines.splice(end..end, new);
+    Ok(())
+}
+
 fn first_content_indent(lines: &[String]) -> Option<usize> {
     lines.iter().find(|l| is_content(l)).map(|l| indent_of(l))
 }
@@ -236,19 +255,7 @@ pub fn rewrite_expectation(
 
 fn replace_frames(lines: &mut Vec<String>, key: &str, frames: &[Value]) -> Result<(), String> {
     let block = TargetBlock::locate(lines, key)?;
-    let field = block.field_indent;
-    let pad = " ".repeat(field);
-    let mut new = Vec::new();
-    if frames.is_empty() {
-        new.push(format!("{pad}frames: []"));
-    } else {
-        new.push(format!("{pad}frames:"));
-        new.extend(
-            frames
-                .iter()
-                .map(|f| format!("{pad}  - {}", to_yaml_flow(f))),
-        );
-    }
+    let new = frames_lines(&" ".repeat(block.field_indent), frames);
     let Some(at) = block.field(lines, "frames") else {
         lines.splice(block.end..block.end, new);
         return Ok(());
@@ -256,6 +263,20 @@ fn replace_frames(lines: &mut Vec<String>, key: &str, frames: &[Value]) -> Resul
     let last = block.value_end(lines, at);
     lines.splice(at..last, new);
     Ok(())
+}
+
+/// `frames:` and one line per frame, in flow style.
+fn frames_lines(pad: &str, frames: &[Value]) -> Vec<String> {
+    if frames.is_empty() {
+        return vec![format!("{pad}frames: []")];
+    }
+    let mut out = vec![format!("{pad}frames:")];
+    out.extend(
+        frames
+            .iter()
+            .map(|f| format!("{pad}  - {}", to_yaml_flow(f))),
+    );
+    out
 }
 
 fn replace_exit_code(lines: &mut Vec<String>, key: &str, code: i32) -> Result<(), String> {
@@ -321,23 +342,44 @@ pub fn write_version_block(
             }
             lines.splice(end..end, fields);
         }
-        Err(e) if e.starts_with("no `") => {
-            let expect = lines
-                .iter()
-                .position(|l| indent_of(l) == 0 && key_value(l, "expect").is_some())
-                .ok_or("the file has no top-level `expect:` line")?;
-            let end = block_end(&lines, expect, 0);
-            let child = first_content_indent(&lines[expect + 1..end]).unwrap_or(2);
-            let pad = " ".repeat(child + 2);
-            let mut new = vec![format!("{}{key}:", " ".repeat(child))];
-            if let Some(code) = exit_code {
-                new.push(format!("{pad}exit_code: {code}"));
-            }
-            new.extend(patch_lines(&pad, patch));
-            lines.splice(end..end, new);
-        }
+        Err(e) if e.starts_with("no `") => insert_block(&mut lines, key, |pad| {
+            let mut new: Vec<String> = exit_code
+                .map(|code| format!("{pad}exit_code: {code}"))
+                .into_iter()
+                .collect();
+            new.extend(patch_lines(pad, patch));
+            new
+        })?,
         Err(e) => return Err(e),
     }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    Ok(out)
+}
+
+/// Adds the target's first expectation, `expect: <key>:` with `frames` (when given) and
+/// `exit_code` (when given), at the end of `expect:`. Fails when the file has that block.
+pub fn write_new_block(
+    text: &str,
+    key: &str,
+    frames: Option<&[Value]>,
+    exit_code: Option<i32>,
+) -> Result<String, String> {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    match TargetBlock::locate(&lines, key) {
+        Ok(_) => {
+            return Err(format!(
+                "the scenario has an `expect: {key}:` block by now: record it again"
+            ))
+        }
+        Err(e) if e.starts_with("no `") => {}
+        Err(e) => return Err(e),
+    }
+    insert_block(&mut lines, key, |pad| {
+        let mut new = frames.map_or_else(Vec::new, |f| frames_lines(pad, f));
+        new.extend(exit_code.map(|code| format!("{pad}exit_code: {code}")));
+        new
+    })?;
     let mut out = lines.join("\n");
     out.push('\n');
     Ok(out)
@@ -356,17 +398,49 @@ fn patch_lines(pad: &str, patch: &BTreeMap<usize, Value>) -> Vec<String> {
     out
 }
 
-/// Checks a scenario after [`write_version_block`]: it parses (ranges and patch indexes
-/// included), `expect.<key>` holds exactly `exit_code` and `frames_patch`, and nothing
-/// else in the file changed meaning.
-pub fn validate_version_block(
+/// What a block must hold after an edit: each field's value, `Null` where it must be absent.
+pub type Fields = Vec<(&'static str, serde_yaml::Value)>;
+
+/// A version block's `exit_code` and `frames_patch` as [`Fields`] (absent: none, empty).
+pub fn version_block_fields(
+    exit_code: Option<i32>,
+    patch: &BTreeMap<usize, Value>,
+) -> Result<Fields, String> {
+    use serde_yaml::Value as Yaml;
+    let patch = match patch.is_empty() {
+        true => Yaml::Null,
+        false => serde_yaml::to_value(patch).map_err(|e| e.to_string())?,
+    };
+    let code = exit_code.map_or(Yaml::Null, |c| Yaml::from(i64::from(c)));
+    Ok(vec![("exit_code", code), ("frames_patch", patch)])
+}
+
+/// `frames` and `exit_code` as [`Fields`], each only when given.
+pub fn recorded_fields(frames: Option<&[Value]>, exit_code: Option<i32>) -> Result<Fields, String> {
+    let mut out = Fields::new();
+    if let Some(f) = frames {
+        out.push((
+            "frames",
+            serde_yaml::to_value(f).map_err(|e| e.to_string())?,
+        ));
+    }
+    if let Some(code) = exit_code {
+        out.push(("exit_code", serde_yaml::Value::from(i64::from(code))));
+    }
+    Ok(out)
+}
+
+/// Checks a scenario after an edit of `expect: <key>:` ([`rewrite_expectation`],
+/// [`write_version_block`], [`write_new_block`]): it parses (ranges and patch indexes
+/// included), the block holds `fields` as given, and with those fields taken out of both
+/// texts (and the block, where that empties it) nothing else in the file changed meaning.
+pub fn validate_edit(
     old: &str,
     new: &str,
     path: &Path,
     scenarios_root: &Path,
     key: &str,
-    exit_code: Option<i32>,
-    patch: &BTreeMap<usize, Value>,
+    fields: &Fields,
 ) -> Result<(), String> {
     use serde_yaml::Value as Yaml;
     Scenario::parse(new, path, scenarios_root).map_err(|e| e.to_string())?;
@@ -374,15 +448,9 @@ pub fn validate_version_block(
         serde_yaml::from_str(t).map_err(|e| format!("{}: {e}", path.display()))
     };
     let (mut a, mut b) = (parse(old)?, parse(new)?);
-    let block = b["expect"][key].clone();
-    let want_patch = match patch.is_empty() {
-        true => Yaml::Null,
-        false => serde_yaml::to_value(patch).map_err(|e| e.to_string())?,
-    };
-    let want_exit = exit_code.map_or(Yaml::Null, |c| Yaml::from(c as i64));
-    if block["frames_patch"] != want_patch || block["exit_code"] != want_exit {
+    if let Some((name, _)) = fields.iter().find(|(k, v)| b["expect"][key][*k] != *v) {
         return Err(format!(
-            "after the rewrite `expect.{key}` does not hold the recorded frames_patch and exit_code"
+            "after the rewrite `expect.{key}.{name}` does not hold what was recorded"
         ));
     }
     for v in [&mut a, &mut b] {
@@ -390,68 +458,20 @@ pub fn validate_version_block(
             continue;
         };
         if let Some(m) = expect.get_mut(key).and_then(Yaml::as_mapping_mut) {
-            m.remove("frames_patch");
-            m.remove("exit_code");
+            for (name, _) in fields {
+                m.remove(*name);
+            }
             if m.is_empty() {
                 expect.remove(key);
             }
         }
     }
     if a != b {
+        let names: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
         return Err(format!(
-            "the rewrite would change more than `expect.{key}`'s frames_patch and exit_code"
+            "the rewrite would change more than `expect.{key}`'s {}",
+            names.join(" and ")
         ));
-    }
-    Ok(())
-}
-
-/// Checks a rewritten scenario: it parses, `expect.<key>` holds exactly `frames` and
-/// `exit_code`, and nothing else in the file changed meaning.
-pub fn validate_rewrite(
-    old: &str,
-    new: &str,
-    path: &Path,
-    scenarios_root: &Path,
-    key: &str,
-    frames: Option<&[Value]>,
-    exit_code: Option<i32>,
-) -> Result<(), String> {
-    Scenario::parse(new, path, scenarios_root).map_err(|e| e.to_string())?;
-    let parse = |t: &str| -> Result<Value, String> {
-        serde_yaml::from_str(t).map_err(|e| format!("{}: {e}", path.display()))
-    };
-    let (mut a, mut b) = (parse(old)?, parse(new)?);
-    let new_target = b["expect"][key].clone();
-    if let Some(frames) = frames {
-        if new_target.get("frames") != Some(&Value::Array(frames.to_vec())) {
-            return Err(format!(
-                "after the rewrite `expect.{key}.frames` does not hold the recorded frames"
-            ));
-        }
-    }
-    if let Some(code) = exit_code {
-        if new_target.get("exit_code") != Some(&json!(code)) {
-            return Err(format!(
-                "after the rewrite `expect.{key}.exit_code` is not {code}"
-            ));
-        }
-    }
-    for v in [&mut a, &mut b] {
-        if let Some(t) = v
-            .get_mut("expect")
-            .and_then(|e| e.get_mut(key))
-            .and_then(Value::as_object_mut)
-        {
-            if frames.is_some() {
-                t.remove("frames");
-            }
-            if exit_code.is_some() {
-                t.remove("exit_code");
-            }
-        }
-    }
-    if a != b {
-        return Err("the rewrite would change more than frames and exit_code".into());
     }
     Ok(())
 }
@@ -459,6 +479,7 @@ pub fn validate_rewrite(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn flow_style_reads_back_as_the_same_value() {
@@ -500,7 +521,8 @@ expect:
     fn check_rewrite(text: &str, key: &str, frames: Option<&[Value]>, code: Option<i32>) -> String {
         let new = rewrite_expectation(text, key, frames, code).unwrap();
         let root = Path::new("scenarios");
-        validate_rewrite(text, &new, &root.join("t/x.yaml"), root, key, frames, code)
+        let fields = recorded_fields(frames, code).unwrap();
+        validate_edit(text, &new, &root.join("t/x.yaml"), root, key, &fields)
             .unwrap_or_else(|e| panic!("{e}\n{new}"));
         new
     }
@@ -539,6 +561,44 @@ expect:
     }
 
     #[test]
+    fn a_first_block_goes_at_the_end_of_expect_and_nothing_else_changes() {
+        let frames = vec![json!({"type": "system", "subtype": "init"})];
+        let root = Path::new("scenarios");
+        let path = root.join("t/x.yaml");
+        let fields = recorded_fields(Some(&frames), Some(2)).unwrap();
+        let text = format!("{FILE}# after expect\ntags: [x]\n");
+        let new = write_new_block(&text, "qwen-code", Some(&frames), Some(2)).unwrap();
+        assert_eq!(
+            new,
+            format!("{FILE}  qwen-code:\n    frames:\n      - {{type: system, subtype: init}}\n    exit_code: 2\n# after expect\ntags: [x]\n")
+        );
+        validate_edit(&text, &new, &path, root, "qwen-code", &fields).unwrap();
+        // Text output: the exit code alone.
+        let new = write_new_block(FILE, "qwen-code", None, Some(0)).unwrap();
+        assert_eq!(new, format!("{FILE}  qwen-code:\n    exit_code: 0\n"));
+        assert!(write_new_block(FILE, "caliban", Some(&frames), None)
+            .unwrap_err()
+            .contains("by now"));
+        // The check sees a block holding more than was recorded, or another block touched.
+        let more = format!("{FILE}  qwen-code:\n    mode: subsequence\n    exit_code: 2\n");
+        let fields = recorded_fields(None, Some(2)).unwrap();
+        assert!(
+            validate_edit(FILE, &more, &path, root, "qwen-code", &fields)
+                .unwrap_err()
+                .contains("would change more than `expect.qwen-code`'s exit_code")
+        );
+        let other = FILE.replace("exit_code: 1  # was 1", "exit_code: 0")
+            + "  qwen-code:\n    exit_code: 2\n";
+        assert!(validate_edit(FILE, &other, &path, root, "qwen-code", &fields).is_err());
+        let wrong = format!("{FILE}  qwen-code:\n    exit_code: 3\n");
+        assert!(
+            validate_edit(FILE, &wrong, &path, root, "qwen-code", &fields)
+                .unwrap_err()
+                .contains("`expect.qwen-code.exit_code` does not hold")
+        );
+    }
+
+    #[test]
     fn a_version_block_is_added_or_rewritten_and_nothing_else_changes() {
         let patch = BTreeMap::from([
             (0, json!({"$merge": {"model": "$absent"}})),
@@ -549,8 +609,15 @@ expect:
         let path = root.join("t/x.yaml");
         let check = |text: &str, key: &str, code: Option<i32>| {
             let new = write_version_block(text, key, code, &patch).unwrap();
-            validate_version_block(text, &new, &path, root, key, code, &patch)
-                .unwrap_or_else(|e| panic!("{e}\n{new}"));
+            validate_edit(
+                text,
+                &new,
+                &path,
+                root,
+                key,
+                &version_block_fields(code, &patch).unwrap(),
+            )
+            .unwrap_or_else(|e| panic!("{e}\n{new}"));
             new
         };
         let file = "description: d\nprompt: p\nexpect:\n  claude-code:\n    frames:\n      - {type: system, model: m}\n      - {type: assistant}\n      - {type: result}\n    exit_code: 0\n# trailing comment\n";

@@ -192,7 +192,9 @@ mod tests {
         )
         .unwrap();
         let out = serde_json::to_value(map.translate(&script)).unwrap();
-        let path = |i: usize| out["steps"][0]["message"]["content"][i]["tool_use"]["input"]["file_path"].clone();
+        let path = |i: usize| {
+            out["steps"][0]["message"]["content"][i]["tool_use"]["input"]["file_path"].clone()
+        };
         assert_eq!(path(0), "$WORKSPACE/notes.txt");
         assert_eq!(path(1), "/etc/x", "absolute paths stay");
         assert_eq!(path(2), "$HOME/y", "paths named by a variable stay");

@@ -123,17 +123,17 @@ impl<'a> RequestInfo<'a> {
     }
 
     /// (tool_use_id, text of the content) of every tool_result in the last user message.
-    fn tool_results(&self) -> Vec<(&str, String)> {
+    fn tool_results(&self) -> Vec<ToolResult<'_>> {
         let Some(Value::Array(blocks)) = self.last_user_content() else {
             return Vec::new();
         };
         blocks
             .iter()
             .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
-            .map(|b| {
-                let id = b.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
-                let text = b.get("content").map(content_text).unwrap_or_default();
-                (id, text)
+            .map(|b| ToolResult {
+                id: b.get("tool_use_id").and_then(Value::as_str).unwrap_or(""),
+                text: b.get("content").map(content_text).unwrap_or_default(),
+                is_error: b.get("is_error").and_then(Value::as_bool).unwrap_or(false),
             })
             .collect()
     }
@@ -262,31 +262,50 @@ pub(crate) fn check(m: &Match, req: &RequestInfo) -> Result<(), String> {
             ));
         }
     }
-    if m.tool_results.is_some() || m.tool_result_contains.is_some() {
+    if m.tool_results.is_some()
+        || m.tool_result_contains.is_some()
+        || m.tool_result_is_error.is_some()
+    {
         check_tool_results(m, req)?;
     }
     Ok(())
 }
 
-/// The `tool_results` and `tool_result_contains` predicates, on the last user message.
+/// One tool_result block of the last user message.
+struct ToolResult<'a> {
+    id: &'a str,
+    text: String,
+    is_error: bool,
+}
+
+/// The `tool_results`, `tool_result_contains` and `tool_result_is_error` predicates, on
+/// the last user message.
 fn check_tool_results(m: &Match, req: &RequestInfo) -> Result<(), String> {
     let results = req.tool_results();
     if let Some(want) = &m.tool_results {
         let missing: Vec<&String> = want
             .iter()
-            .filter(|id| !results.iter().any(|(have, _)| have == id))
+            .filter(|id| !results.iter().any(|r| r.id == id.as_str()))
             .collect();
         if !missing.is_empty() {
-            let have: Vec<&str> = results.iter().map(|(id, _)| *id).collect();
+            let have: Vec<&str> = results.iter().map(|r| r.id).collect();
             return Err(format!(
                 "`tool_results: {want:?}` but the last user message has tool_results for {have:?} (missing {missing:?})"
             ));
         }
     }
     if let Some(want) = &m.tool_result_contains {
-        if !results.iter().any(|(_, text)| text.contains(want.as_str())) {
+        if !results.iter().any(|r| r.text.contains(want.as_str())) {
             return Err(format!(
                 "`tool_result_contains: {want:?}` but no tool_result in the last user message contains it ({} tool_results)",
+                results.len()
+            ));
+        }
+    }
+    if let Some(want) = m.tool_result_is_error {
+        if !results.iter().any(|r| r.is_error == want) {
+            return Err(format!(
+                "`tool_result_is_error: {want}` but no tool_result in the last user message has is_error {want} ({} tool_results)",
                 results.len()
             ));
         }
@@ -308,7 +327,7 @@ mod tests {
             "tools":[{"name":"Bash"}],
             "messages":[{"role":"user","content":"first"},{"role":"assistant","content":"x"},
               {"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"hello out"}]},
-                                         {"type":"tool_result","tool_use_id":"t2","content":"plain"},
+                                         {"type":"tool_result","tool_use_id":"t2","content":"plain","is_error":true},
                                          {"type":"text","text":"second"}]}]}"#;
         let req = RequestInfo::parse(body).unwrap();
         assert!(req.stream());
@@ -323,6 +342,8 @@ mod tests {
             "tool_results: [t1, t2]",
             "tool_result_contains: hello",
             "tool_result_contains: plain",
+            "tool_result_is_error: true",
+            "tool_result_is_error: false",
         ] {
             assert_eq!(check(&m(ok), &req), Ok(()), "{ok}");
         }
@@ -337,6 +358,18 @@ mod tests {
             let err = check(&m(bad), &req).unwrap_err();
             assert!(err.contains(needle), "{bad}: {err}");
         }
+    }
+
+    #[test]
+    fn tool_result_is_error_reads_an_absent_flag_as_false() {
+        let body = r#"{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}]}"#;
+        let req = RequestInfo::parse(body).unwrap();
+        assert_eq!(check(&m("tool_result_is_error: false"), &req), Ok(()));
+        let err = check(&m("tool_result_is_error: true"), &req).unwrap_err();
+        assert!(
+            err.contains("no tool_result in the last user message has is_error true"),
+            "{err}"
+        );
     }
 
     #[test]

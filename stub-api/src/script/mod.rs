@@ -265,6 +265,11 @@ pub struct Match {
     /// Some tool_result content (string or text blocks) in the last user message contains this.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_result_contains: Option<String>,
+    /// Some tool_result in the last user message failed (true: `is_error: true`) or did not
+    /// (false: `is_error` false or absent): routes a failure without matching any CLI's
+    /// wording of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_result_is_error: Option<bool>,
     /// The number of entries in `messages`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message_count: Option<usize>,

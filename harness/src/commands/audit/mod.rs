@@ -179,6 +179,9 @@ pub struct NotAudited {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Audit {
+    /// The command that made this report.
+    #[serde(default)]
+    pub command: String,
     /// Caught mutations out of those that applied, in percent.
     pub score: f64,
     pub caught: usize,
@@ -216,6 +219,7 @@ pub fn audit(scenarios: &[Scenario], saved: &[SavedTrial]) -> Audit {
         (std::cmp::Reverse(weak), a.scenario.clone())
     });
     Audit {
+        command: String::new(),
         score: if caught + missed == 0 {
             100.0
         } else {
@@ -366,6 +370,8 @@ pub struct AuditOptions {
     pub report_dir: PathBuf,
     pub jobs: usize,
     pub run: RunOptions,
+    /// The command line, written at the top of audit.md.
+    pub command: String,
 }
 
 /// Runs the scenarios (or reads an earlier run), audits them, writes audit.md and
@@ -393,7 +399,10 @@ pub async fn command(
         }
     };
     let saved = SavedTrial::read_all(&run_dir)?;
-    let audit = audit(&scenarios, &saved);
+    let audit = Audit {
+        command: opts.command.clone(),
+        ..audit(&scenarios, &saved)
+    };
     render::write(&opts.report_dir, &audit)
         .map_err(|e| format!("{}: {e}", opts.report_dir.display()))?;
     Ok(render::summary(&audit, &opts.report_dir))

@@ -38,6 +38,9 @@ fn symbol(o: &Outcome) -> &'static str {
 
 pub fn render_md(audit: &Audit) -> String {
     let mut s = String::from("# Suite audit\n\n");
+    if !audit.command.is_empty() {
+        let _ = writeln!(s, "```\n{}\n```\n", audit.command);
+    }
     let _ = writeln!(
         s,
         "Score: **{:.1} %** of the mutations that applied were caught ({} caught, {} missed); \

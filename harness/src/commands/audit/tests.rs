@@ -295,3 +295,17 @@ fn mutations_leave_ignored_frames_alone() {
         );
     }
 }
+
+#[test]
+fn audit_md_starts_with_the_command_that_made_it() {
+    let a = Audit {
+        command: "streamcheck audit --filter tools/".into(),
+        ..audit(&[scenario(TIGHT)], &[saved()])
+    };
+    let md = render::render_md(&a);
+    assert!(
+        md.starts_with("# Suite audit\n\n```\nstreamcheck audit --filter tools/\n```\n"),
+        "{md}"
+    );
+    assert!(!render::render_md(&audit(&[scenario(TIGHT)], &[saved()])).contains("```"));
+}

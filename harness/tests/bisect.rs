@@ -8,7 +8,8 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// Per scenario (FAKE_MODE), the exit code of version 1.0.`minor`: `a` and `b` change at
-/// 1.0.4, `c` at 1.0.6, `n` exits 5 everywhere between (matching neither), `p` fails at 1.0.0.
+/// 1.0.4, `c` at 1.0.6, `n` exits 5 everywhere between (matching neither), `p` fails at
+/// 1.0.0, `u` changes at 1.0.4 the first time it runs there and at 1.0.5 afterwards.
 const FAKE: &str = r#"#!/bin/sh
 if [ "$1" = "--version" ]; then echo "1.0.MINOR (Fake)"; exit 0; fi
 echo "1.0.MINOR $FAKE_MODE" >> LOG
@@ -18,6 +19,7 @@ case "$FAKE_MODE" in
   c) [ $M -ge 6 ] && C=3 || C=0 ;;
   n) case $M in 0) C=0 ;; 9) C=3 ;; *) C=5 ;; esac ;;
   p) [ $M -eq 0 ] && C=7 || C=3 ;;
+  u) if [ $M -ge 5 ]; then C=3; elif [ $M -eq 4 ] && [ ! -e LOG.u ]; then touch LOG.u; C=3; else C=0; fi ;;
 esac
 [ $C -eq 0 ] && E=false || E=true
 echo '{"type":"system","subtype":"init","session_id":"s"}'
@@ -43,7 +45,7 @@ fn fixture(uninstallable: &[u32]) -> Fixture {
         base.join("probes.log"),
     );
     std::fs::create_dir_all(root.join("targets/claude-code")).unwrap();
-    for mode in ["a", "b", "c", "n", "p"] {
+    for mode in ["a", "b", "c", "n", "p", "u"] {
         write(
             &root.join(format!("scenarios/demo/{mode}.yaml")),
             &format!(
@@ -174,15 +176,27 @@ fn finds_each_boundary_sharing_probes_between_scenarios_and_reports_install_fail
     assert_eq!(json["between"], 8);
     assert_eq!(json["install_failures"][0]["version"], "1.0.7", "{json}");
     assert_eq!(json["installed"], serde_json::json!(["1.0.7"]), "{json}");
-    // Every scenario ran at most once per version.
-    let runs = runs(&f);
-    assert!(runs.iter().all(|(_, n)| *n == 1), "{runs:?}");
-    let at_5: Vec<&str> = runs
-        .iter()
-        .filter(|(l, _)| l.starts_with("1.0.5 "))
-        .map(|(l, _)| l.as_str())
-        .collect();
-    assert_eq!(at_5, ["1.0.5 a", "1.0.5 b", "1.0.5 c"]);
+    // Each version ran each scenario that needed it once, and the versions on either side
+    // of each boundary once more to confirm it.
+    let expected = [
+        ("1.0.0 a", 1),
+        ("1.0.0 b", 1),
+        ("1.0.0 c", 1),
+        ("1.0.3 a", 2),
+        ("1.0.3 b", 2),
+        ("1.0.4 a", 2),
+        ("1.0.4 b", 2),
+        ("1.0.5 a", 1),
+        ("1.0.5 b", 1),
+        ("1.0.5 c", 2),
+        ("1.0.6 c", 2),
+        ("1.0.8 c", 1),
+        ("1.0.9 a", 1),
+        ("1.0.9 b", 1),
+        ("1.0.9 c", 1),
+    ]
+    .map(|(l, n)| (l.to_string(), n));
+    assert_eq!(runs(&f), expected);
     let md = std::fs::read_to_string(f.root.join("report/bisect.md")).unwrap();
     assert!(md.contains("install failed: 1.0.7"), "{md}");
 }
@@ -199,6 +213,17 @@ fn a_version_matching_neither_expectation_is_reported_and_exits_1() {
         text.contains("demo/n: cannot bisect: 1.0.5 matches neither"),
         "{text}"
     );
+}
+
+#[test]
+fn a_boundary_that_does_not_hold_when_run_again_is_reported_unstable() {
+    let f = fixture(&[]);
+    let (code, text, json) = bisect(&f, &["demo/u"]);
+    assert_eq!(code, 1, "{text}");
+    let u = outcome(&json, "demo/u");
+    assert_eq!(u["outcome"], "unstable", "{json}");
+    assert_eq!(u["version"], "1.0.4", "{json}");
+    assert!(text.contains("1.0.4 is unstable"), "{text}");
 }
 
 #[test]

@@ -127,6 +127,7 @@ pub async fn command(
             }
         }
     }
+    prober.confirm(&mut searches, &versions).await?;
     let mut bisect = prober.into_report(versions.len() - 2);
     for mut search in searches {
         search.finish(&versions);
@@ -176,6 +177,8 @@ struct Prober<'a> {
     opts: &'a BisectOptions,
     scenarios: &'a [Scenario],
     targets: BTreeMap<String, std::result::Result<Target, String>>,
+    /// How many times each version ran (each run has its own report folder).
+    runs: BTreeMap<String, usize>,
     report: Bisect,
 }
 
@@ -186,6 +189,7 @@ impl<'a> Prober<'a> {
             opts,
             scenarios,
             targets: BTreeMap::new(),
+            runs: BTreeMap::new(),
             report: Bisect {
                 target: opts.target.clone(),
                 from: opts.from.clone(),
@@ -233,6 +237,25 @@ impl<'a> Prober<'a> {
                 };
                 let version = version.clone();
                 searches[i].stop(Outcome::Precondition { version, why });
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs the versions on either side of each boundary once more (a flaky scenario
+    /// could have put the boundary anywhere).
+    async fn confirm(&mut self, searches: &mut [Search], versions: &[String]) -> Result<()> {
+        let mut round: BTreeMap<usize, Vec<(usize, Seen)>> = BTreeMap::new();
+        for (i, s) in searches.iter().enumerate() {
+            for (at, seen) in s.edges().into_iter().flatten() {
+                round.entry(at).or_default().push((i, seen));
+            }
+        }
+        for (at, who) in round {
+            let ids: Vec<usize> = who.iter().map(|(i, _)| *i).collect();
+            let again = self.probe_between(&versions[at], searches, &ids).await?;
+            for ((i, first), (again, _)) in who.into_iter().zip(again) {
+                searches[i].confirm(at, &first, again, versions);
             }
         }
         Ok(())
@@ -293,7 +316,16 @@ impl<'a> Prober<'a> {
             ..self.opts.run.clone()
         };
         let mut trials = Vec::new();
-        let dir = self.opts.report_dir.join("runs").join(version);
+        let times = self.runs.entry(version.to_string()).or_default();
+        *times += 1;
+        let dir = match *times {
+            1 => self.opts.report_dir.join("runs").join(version),
+            n => self
+                .opts
+                .report_dir
+                .join("runs")
+                .join(format!("{version}.{n}")),
+        };
         suite::run_and_report(
             &dir,
             selected,

@@ -47,6 +47,11 @@ pub fn line(s: &ScenarioBisect, from: &str, to: &str) -> String {
         Outcome::Both { version } => format!(
             "cannot bisect: {version} matches both expectations (they do not tell its output apart)"
         ),
+        Outcome::Unstable {
+            version,
+            first,
+            again,
+        } => format!("cannot bisect: {version} is unstable: it {first}, run again it {again}"),
         Outcome::NotRun { version, why } => {
             format!("cannot bisect: {version} did not run it: {why}")
         }

@@ -22,6 +22,18 @@ pub enum Seen {
     NotRun(String),
 }
 
+impl Seen {
+    pub fn describe(&self) -> String {
+        match self {
+            Seen::New => "matched the new expectation".into(),
+            Seen::Old => "matched the old expectation".into(),
+            Seen::Both => "matched both expectations".into(),
+            Seen::Neither { .. } => "matched neither expectation".into(),
+            Seen::NotRun(why) => format!("did not run: {why}"),
+        }
+    }
+}
+
 /// How a scenario's bisection ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
@@ -49,6 +61,12 @@ pub enum Outcome {
     Both { version: String },
     /// A version between did not run the scenario.
     NotRun { version: String, why: String },
+    /// Run again, a version on either side of the boundary did something else.
+    Unstable {
+        version: String,
+        first: String,
+        again: String,
+    },
 }
 
 impl Outcome {
@@ -113,6 +131,25 @@ impl Search {
                 against_new,
                 against_old,
             }),
+        }
+    }
+
+    /// The two versions on either side of the boundary once the search has nothing left
+    /// to probe, with what each was seen to do: to be run again.
+    pub fn edges(&self) -> Option<[(usize, Seen); 2]> {
+        (self.outcome.is_none() && self.next().is_none())
+            .then(|| [(self.old, Seen::Old), (self.new, Seen::New)])
+    }
+
+    /// What an edge did when run again: anything but what it did first ends the search
+    /// as unstable.
+    pub fn confirm(&mut self, at: usize, first: &Seen, again: Seen, versions: &[String]) {
+        if again != *first {
+            self.stop(Outcome::Unstable {
+                version: versions[at].clone(),
+                first: first.describe(),
+                again: again.describe(),
+            });
         }
     }
 

@@ -138,7 +138,7 @@ impl Search {
     /// to probe, with what each was seen to do: to be run again.
     pub fn edges(&self) -> Option<[(usize, Seen); 2]> {
         (self.outcome.is_none() && self.next().is_none())
-            .then(|| [(self.old, Seen::Old), (self.new, Seen::New)])
+            .then_some([(self.old, Seen::Old), (self.new, Seen::New)])
     }
 
     /// What an edge did when run again: anything but what it did first ends the search

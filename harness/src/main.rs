@@ -150,6 +150,29 @@ enum Cmd {
         #[arg(long = "note")]
         notes: Vec<String>,
     },
+    /// Find, per scenario, the first published version whose output matches the
+    /// expectation `--to` gets rather than the one `--from` gets (bisect.md, bisect.json).
+    Bisect {
+        #[command(flatten)]
+        select: SelectArgs,
+        #[command(flatten)]
+        exec: ExecArgs,
+        /// The target, without a version.
+        #[arg(long, short = 't', default_value = "claude-code")]
+        target: String,
+        /// The older version (behaves as its expectation says).
+        #[arg(long)]
+        from: String,
+        /// The newer version (behaves as its expectation says).
+        #[arg(long)]
+        to: String,
+        /// The published versions to search, comma-separated (default: asks npm).
+        #[arg(long, value_delimiter = ',')]
+        versions: Vec<String>,
+        /// Where bisect.md, bisect.json and the probes' runs go (default reports/bisect/<timestamp>/).
+        #[arg(long)]
+        report_dir: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -239,6 +262,24 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
                 notes,
             };
             cli::drift::drift(Context::load(root, &select)?, &targets, &exec, args)
+        }
+        Cmd::Bisect {
+            select,
+            exec,
+            target,
+            from,
+            to,
+            versions,
+            report_dir,
+        } => {
+            let args = cli::bisect::BisectArgs {
+                target,
+                from,
+                to,
+                versions,
+                report_dir,
+            };
+            cli::bisect::bisect(Context::load(root, &select)?, &exec, args)
         }
     }
 }

@@ -72,7 +72,7 @@ pub fn expand(name: &str, project: &Project) -> Result<Vec<TargetSpec>, String> 
 
 /// `claude-code@V`: the pinned install when V is the pin (named with its version, so a
 /// matrix report has one column per version), else V from the cache.
-fn pinned_or_versioned(base: &str, version: &str, pinned: &str) -> Result<TargetSpec, String> {
+pub fn pinned_or_versioned(base: &str, version: &str, pinned: &str) -> Result<TargetSpec, String> {
     let name = format!("{base}@{version}");
     if version == pinned {
         let mut spec = TargetSpec::parse(base)?;
@@ -84,20 +84,32 @@ fn pinned_or_versioned(base: &str, version: &str, pinned: &str) -> Result<Target
 
 /// The newest release of an npm package, as the registry says now.
 fn latest_on_npm(package: &str) -> Result<String, String> {
+    npm_view(package, "version")
+}
+
+/// Every version of an npm package the registry lists, oldest first as it lists them.
+pub fn published_on_npm(package: &str) -> Result<Vec<String>, String> {
+    let text = npm_view(package, "versions")?;
+    serde_json::from_str(&text).map_err(|e| format!("npm view {package} versions --json: {e}"))
+}
+
+/// `npm view PACKAGE FIELD` (as JSON for a list), trimmed.
+fn npm_view(package: &str, field: &str) -> Result<String, String> {
     let out = Command::new("npm")
-        .args(["view", package, "version"])
+        .args(["view", package, field, "--json"])
         .stdin(std::process::Stdio::null())
         .output()
-        .map_err(|e| format!("cannot run npm view {package} version: {e}"))?;
+        .map_err(|e| format!("cannot run npm view {package} {field}: {e}"))?;
     let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
     if !out.status.success() || text.is_empty() {
         return Err(format!(
-            "npm view {package} version failed ({}): {}",
+            "npm view {package} {field} failed ({}): {}",
             out.status,
             String::from_utf8_lossy(&out.stderr).trim()
         ));
     }
-    Ok(text)
+    // A single value comes back as a JSON string.
+    Ok(serde_json::from_str::<String>(&text).unwrap_or(text))
 }
 
 /// The version `package.json` in `dir` pins for the CLI.

@@ -6,6 +6,7 @@
 
 pub mod args;
 pub mod audit;
+pub mod bisect;
 pub mod compare;
 pub mod drift;
 pub mod inspect;

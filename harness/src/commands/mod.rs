@@ -1,4 +1,5 @@
 pub mod audit;
+pub mod bisect;
 pub mod compare;
 pub mod drift;
 pub mod record;

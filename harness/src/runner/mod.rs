@@ -35,6 +35,9 @@ pub struct RunOptions {
     pub timeout: Duration,
     /// What to do with a target the scenario has no expectation for.
     pub without_expectation: AsWritten,
+    /// Check against the expectation of this version rather than the target's own
+    /// (`bisect` asks whether version v already behaves as a later one is expected to).
+    pub expect_for: Option<String>,
 }
 
 /// Whether a target the scenario has no expectation for runs it as written (an empty
@@ -58,6 +61,7 @@ impl Default for RunOptions {
             grace: Duration::from_secs(3),
             timeout: Duration::from_secs(60),
             without_expectation: AsWritten::No,
+            expect_for: None,
         }
     }
 }
@@ -148,8 +152,8 @@ pub async fn run(scenario: &Scenario, target: &Target, opts: &RunOptions) -> Tri
     let mut trial = Trial::new(scenario, &target.name, &target.version);
     let key = target.dialect.expect_key();
     let as_written = TargetExpect::default();
-    let expect = match crate::expectation::for_version(&scenario.file.expect, key, &target.version)
-    {
+    let version = opts.expect_for.as_deref().unwrap_or(&target.version);
+    let expect = match crate::expectation::for_version(&scenario.file.expect, key, version) {
         Some(expect) => expect,
         None if opts.without_expectation != AsWritten::No => {
             let why = match opts.without_expectation {

@@ -239,29 +239,12 @@ pub fn audit_one(scenario: &Scenario, saved: &SavedTrial) -> Result<ScenarioAudi
     if saved.status != Status::Passed {
         return Err("the trial did not pass, so there is nothing to mutate".into());
     }
-    if saved.stdout_truncated {
-        return Err("its stdout was too long to be saved whole".into());
-    }
-    let resolved = crate::fixtures::resolve(scenario);
-    let key = saved.target.split('@').next().unwrap_or_default();
     // The expectation the trial ran against: its version's block, if one holds it.
-    let Some(expect) =
-        crate::expectation::for_version(&resolved.file.expect, key, &saved.target_version)
-    else {
-        return Err(format!("the scenario has no expectation for {key}"));
-    };
-    let (resolved, expect) = saved_run(&resolved, expect, saved)?;
-    // Workspace files are gone with the sandbox, and no mutation touches them.
-    let expect = TargetExpect {
-        files: Default::default(),
-        ..expect
-    };
-    let vars = saved.vars();
-    let recorded =
-        Recorded::new(&saved.stdout, saved.exit.clone(), saved.stderr.clone()).ignoring(|v| {
-            let caps = crate::pattern::Captures::new();
-            expect.ignore.iter().any(|p| p.0.is_match(v, &vars, &caps))
-        });
+    let Checked {
+        scenario: resolved,
+        expect,
+        recorded,
+    } = Checked::new(scenario, saved, &saved.target_version)?;
     if let Some(d) = first_divergence(&resolved, &expect, saved, &recorded) {
         return Err(format!("its saved output no longer passes: {d}"));
     }
@@ -291,6 +274,56 @@ pub fn audit_one(scenario: &Scenario, saved: &SavedTrial) -> Result<ScenarioAudi
         target: saved.target.clone(),
         results,
     })
+}
+
+/// A saved output ready to be checked again: the scenario (or its run) and the
+/// expectation resolved for a version, and the output as printed.
+struct Checked {
+    scenario: Scenario,
+    expect: TargetExpect,
+    recorded: Recorded,
+}
+
+impl Checked {
+    fn new(scenario: &Scenario, saved: &SavedTrial, version: &str) -> Result<Checked, String> {
+        if saved.stdout_truncated {
+            return Err("its stdout was too long to be saved whole".into());
+        }
+        let resolved = crate::fixtures::resolve(scenario);
+        let key = saved.target.split('@').next().unwrap_or_default();
+        let Some(expect) = crate::expectation::for_version(&resolved.file.expect, key, version)
+        else {
+            return Err(format!("the scenario has no expectation for {key}"));
+        };
+        let (scenario, expect) = saved_run(&resolved, expect, saved)?;
+        // Workspace files are gone with the sandbox, and no mutation touches them.
+        let expect = TargetExpect {
+            files: Default::default(),
+            ..expect
+        };
+        let vars = saved.vars();
+        let recorded = Recorded::new(&saved.stdout, saved.exit.clone(), saved.stderr.clone())
+            .ignoring(|v| {
+                let caps = crate::pattern::Captures::new();
+                expect.ignore.iter().any(|p| p.0.is_match(v, &vars, &caps))
+            });
+        Ok(Checked {
+            scenario,
+            expect,
+            recorded,
+        })
+    }
+}
+
+/// A saved output checked again against the expectation `version` gets (workspace files
+/// aside): its first divergence, or `None` when it matches.
+pub fn recheck(
+    scenario: &Scenario,
+    saved: &SavedTrial,
+    version: &str,
+) -> Result<Option<String>, String> {
+    let c = Checked::new(scenario, saved, version)?;
+    Ok(first_divergence(&c.scenario, &c.expect, saved, &c.recorded))
 }
 
 /// The scenario and expectation of the run the saved output is from: in a multi-run

@@ -1,0 +1,408 @@
+//! `streamcheck bisect`: the first published version of a target whose output matches
+//! the expectation a later version (`to`) gets rather than the one an earlier version
+//! (`from`) gets, for each selected scenario. All scenarios are searched together: each
+//! probed version is installed once and runs every scenario that still needs it.
+//!
+//! - [`search`]: one scenario's binary search, told what each probe saw
+//! - [`render`]: the terminal lines, bisect.md and bisect.json
+
+pub mod render;
+pub mod search;
+
+use crate::commands::audit;
+use crate::error::{Error, Result};
+use crate::runner::saved::SavedTrial;
+use crate::runner::{RunOptions, Status, Trial};
+use crate::scenario::Scenario;
+use crate::suite;
+use crate::supported::{self, Versions};
+use crate::target::{self, version_lt, Project, Source, Target, TargetSpec};
+use search::{Outcome, Search, Seen};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Options of `streamcheck bisect`.
+#[derive(Debug, Clone)]
+pub struct BisectOptions {
+    /// The target without a version (`claude-code`).
+    pub target: String,
+    pub from: String,
+    pub to: String,
+    /// Every published version (any order; the ones between `from` and `to` are probed).
+    pub published: Vec<String>,
+    pub jobs: usize,
+    pub run: RunOptions,
+    /// Where bisect.md, bisect.json and each probe's run reports (`runs/<version>/`) go.
+    pub report_dir: PathBuf,
+}
+
+/// One scenario's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScenarioBisect {
+    pub scenario: String,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+/// A version that could not be installed, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct InstallFailure {
+    pub version: String,
+    pub why: String,
+}
+
+/// What a bisect run found (bisect.json).
+#[derive(Debug, Clone, Serialize)]
+pub struct Bisect {
+    pub target: String,
+    pub from: String,
+    pub to: String,
+    /// Published versions strictly between `from` and `to`.
+    pub between: usize,
+    /// Every version run, in the order probed (`from` and `to` first).
+    pub probed: Vec<String>,
+    /// The probed versions that were not in the cache yet.
+    pub installed: Vec<String>,
+    pub install_failures: Vec<InstallFailure>,
+    pub duration_ms: u64,
+    pub scenarios: Vec<ScenarioBisect>,
+}
+
+impl Bisect {
+    pub fn all_bisected(&self) -> bool {
+        self.scenarios.iter().all(|s| s.outcome.bisected())
+    }
+}
+
+/// `from`, the published versions strictly between it and `to` (oldest first,
+/// pre-releases left out), and `to`.
+pub fn span(published: &[String], from: &str, to: &str) -> Result<Vec<String>> {
+    if !version_lt(from, to) {
+        return Err(Error::Usage(format!(
+            "--from {from} must be older than --to {to}"
+        )));
+    }
+    let mut between: Vec<String> = published
+        .iter()
+        .filter(|v| !v.contains('-') && version_lt(from, v) && version_lt(v, to))
+        .cloned()
+        .collect();
+    between.sort_by(|a, b| match (version_lt(a, b), version_lt(b, a)) {
+        (true, _) => std::cmp::Ordering::Less,
+        (_, true) => std::cmp::Ordering::Greater,
+        _ => std::cmp::Ordering::Equal,
+    });
+    between.dedup();
+    Ok([vec![from.to_string()], between, vec![to.to_string()]].concat())
+}
+
+/// Bisects every scenario between `opts.from` and `opts.to`, writes bisect.md and
+/// bisect.json, and calls `on_scenario` with each scenario's line as it is settled.
+pub async fn command(
+    scenarios: &[Scenario],
+    project: &Project,
+    opts: &BisectOptions,
+    mut on_line: impl FnMut(&str),
+) -> Result<Bisect> {
+    let started = Instant::now();
+    let versions = span(&opts.published, &opts.from, &opts.to)?;
+    let mut prober = Prober::new(project, opts, scenarios);
+    let mut searches: Vec<Search> = scenarios
+        .iter()
+        .map(|s| Search::new(&s.id, versions.len()))
+        .collect();
+    for (scenario, search) in scenarios.iter().zip(&mut searches) {
+        if same_expectation(scenario, &opts.target, &opts.from, &opts.to) {
+            search.stop(Outcome::Identical);
+        }
+    }
+    prober.preconditions(&mut searches).await?;
+    while let Some(round) = next_round(&searches) {
+        for (at, who) in round {
+            let seen = prober.probe_between(&versions[at], &searches, &who).await?;
+            for (i, (seen, install_failed)) in who.into_iter().zip(seen) {
+                searches[i].saw(at, seen, &versions, install_failed);
+            }
+        }
+    }
+    prober.confirm(&mut searches, &versions).await?;
+    let mut bisect = prober.into_report(versions.len() - 2);
+    for mut search in searches {
+        search.finish(&versions);
+        let s = ScenarioBisect {
+            scenario: search.scenario,
+            outcome: search.outcome.expect("finish settles every search"),
+        };
+        on_line(&render::line(&s, &opts.from, &opts.to));
+        bisect.scenarios.push(s);
+    }
+    bisect.duration_ms = started.elapsed().as_millis() as u64;
+    render::write(&opts.report_dir, &bisect).map_err(|e| Error::io(&opts.report_dir, e))?;
+    Ok(bisect)
+}
+
+/// The versions the open searches want probed next, each with the searches (indices)
+/// that want it, oldest version first.
+fn next_round(searches: &[Search]) -> Option<BTreeMap<usize, Vec<usize>>> {
+    let mut round: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (i, s) in searches.iter().enumerate() {
+        if let Some(at) = s.next() {
+            round.entry(at).or_default().push(i);
+        }
+    }
+    (!round.is_empty()).then_some(round)
+}
+
+/// Whether `from` and `to` get the very same expectation (the same block, or none).
+fn same_expectation(scenario: &Scenario, target: &str, from: &str, to: &str) -> bool {
+    let key = TargetSpec::parse(target)
+        .map_or(target.to_string(), |s| s.dialect.expect_key().to_string());
+    let expect = &scenario.file.expect;
+    let (a, b) = (
+        crate::expectation::for_version(expect, &key, from),
+        crate::expectation::for_version(expect, &key, to),
+    );
+    match (a, b) {
+        (Some(a), Some(b)) => std::ptr::eq(a, b),
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+/// Installs and runs versions, keeping account of what it installed.
+struct Prober<'a> {
+    project: &'a Project,
+    opts: &'a BisectOptions,
+    scenarios: &'a [Scenario],
+    targets: BTreeMap<String, std::result::Result<Target, String>>,
+    /// How many times each version ran (each run has its own report folder).
+    runs: BTreeMap<String, usize>,
+    report: Bisect,
+}
+
+impl<'a> Prober<'a> {
+    fn new(project: &'a Project, opts: &'a BisectOptions, scenarios: &'a [Scenario]) -> Self {
+        Prober {
+            project,
+            opts,
+            scenarios,
+            targets: BTreeMap::new(),
+            runs: BTreeMap::new(),
+            report: Bisect {
+                target: opts.target.clone(),
+                from: opts.from.clone(),
+                to: opts.to.clone(),
+                between: 0,
+                probed: Vec::new(),
+                installed: Vec::new(),
+                install_failures: Vec::new(),
+                duration_ms: 0,
+                scenarios: Vec::new(),
+            },
+        }
+    }
+
+    fn into_report(self, between: usize) -> Bisect {
+        Bisect {
+            between,
+            ..self.report
+        }
+    }
+
+    /// `from` and `to` each against their own expectation: a search whose scenario fails
+    /// either is over.
+    async fn preconditions(&mut self, searches: &mut [Search]) -> Result<()> {
+        for version in [self.opts.from.clone(), self.opts.to.clone()] {
+            let open: Vec<usize> = (0..searches.len())
+                .filter(|&i| searches[i].outcome.is_none())
+                .collect();
+            if open.is_empty() {
+                break;
+            }
+            let ids: Vec<&str> = open
+                .iter()
+                .map(|&i| searches[i].scenario.as_str())
+                .collect();
+            let trials = match self.run(&version, &ids, None).await? {
+                Ok(trials) => trials,
+                Err(why) => ids.iter().map(|_| Err(why.clone())).collect(),
+            };
+            for (i, trial) in open.into_iter().zip(trials) {
+                let why = match trial {
+                    Ok(t) if t.status == Status::Passed => continue,
+                    Ok(t) => first_divergence(&t),
+                    Err(why) => why,
+                };
+                let version = version.clone();
+                searches[i].stop(Outcome::Precondition { version, why });
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs the versions on either side of each boundary once more (a flaky scenario
+    /// could have put the boundary anywhere).
+    async fn confirm(&mut self, searches: &mut [Search], versions: &[String]) -> Result<()> {
+        let mut round: BTreeMap<usize, Vec<(usize, Seen)>> = BTreeMap::new();
+        for (i, s) in searches.iter().enumerate() {
+            for (at, seen) in s.edges().into_iter().flatten() {
+                round.entry(at).or_default().push((i, seen));
+            }
+        }
+        for (at, who) in round {
+            let ids: Vec<usize> = who.iter().map(|(i, _)| *i).collect();
+            let again = self.probe_between(&versions[at], searches, &ids).await?;
+            for ((i, first), (again, _)) in who.into_iter().zip(again) {
+                searches[i].confirm(at, &first, again, versions);
+            }
+        }
+        Ok(())
+    }
+
+    /// The searches `who` at `version`, checked against `to`'s expectation and `from`'s;
+    /// each with whether the version failed to install.
+    async fn probe_between(
+        &mut self,
+        version: &str,
+        searches: &[Search],
+        who: &[usize],
+    ) -> Result<Vec<(Seen, bool)>> {
+        let ids: Vec<&str> = who.iter().map(|&i| searches[i].scenario.as_str()).collect();
+        let to = self.opts.to.clone();
+        Ok(match self.run(version, &ids, Some(&to)).await? {
+            Err(why) => ids
+                .iter()
+                .map(|_| (Seen::NotRun(why.clone()), true))
+                .collect(),
+            Ok(trials) => ids
+                .iter()
+                .zip(trials)
+                .map(|(id, trial)| {
+                    let seen = match trial {
+                        Err(why) => Seen::NotRun(why),
+                        Ok(t) => classify(&t, self.scenario(id), &self.opts.from),
+                    };
+                    (seen, false)
+                })
+                .collect(),
+        })
+    }
+
+    fn scenario(&self, id: &str) -> &'a Scenario {
+        let scenarios = self.scenarios;
+        scenarios
+            .iter()
+            .find(|s| s.id == id)
+            .expect("searches are made from the scenarios")
+    }
+
+    /// Runs the scenarios `ids` on `version` (expectations resolved for `expect_for`, else
+    /// its own): one trial per id, in order, or why the version could not be installed.
+    async fn run(
+        &mut self,
+        version: &str,
+        ids: &[&str],
+        expect_for: Option<&str>,
+    ) -> Result<std::result::Result<Vec<std::result::Result<Trial, String>>, String>> {
+        let target = match self.target(version) {
+            Ok(t) => t,
+            Err(why) => return Ok(Err(why)),
+        };
+        let selected: Vec<Scenario> = ids.iter().map(|id| self.scenario(id).clone()).collect();
+        let opts = RunOptions {
+            expect_for: expect_for.map(str::to_string),
+            ..self.opts.run.clone()
+        };
+        let mut trials = Vec::new();
+        let times = self.runs.entry(version.to_string()).or_default();
+        *times += 1;
+        let dir = match *times {
+            1 => self.opts.report_dir.join("runs").join(version),
+            n => self
+                .opts
+                .report_dir
+                .join("runs")
+                .join(format!("{version}.{n}")),
+        };
+        suite::run_and_report(
+            &dir,
+            selected,
+            &[Ok(target)],
+            self.opts.jobs,
+            opts,
+            Vec::new(),
+            |t, _| trials.push(t.clone()),
+        )
+        .await?;
+        Ok(Ok(ids
+            .iter()
+            .map(|id| {
+                trials
+                    .iter()
+                    .find(|t| t.scenario == *id)
+                    .cloned()
+                    .ok_or_else(|| format!("{id} did not report a trial"))
+            })
+            .collect()))
+    }
+
+    /// The target at `version`, installed on first use (once per run, even if it fails).
+    fn target(&mut self, version: &str) -> std::result::Result<Target, String> {
+        if let Some(known) = self.targets.get(version) {
+            return known.clone();
+        }
+        self.report.probed.push(version.to_string());
+        let resolved = self.install(version);
+        if let Err(why) = &resolved {
+            self.report.install_failures.push(InstallFailure {
+                version: version.to_string(),
+                why: why.clone(),
+            });
+        }
+        self.targets.insert(version.to_string(), resolved.clone());
+        resolved
+    }
+
+    fn install(&mut self, version: &str) -> std::result::Result<Target, String> {
+        let base = &self.opts.target;
+        let spec = match Versions::load(self.project, base) {
+            Ok(v) => supported::pinned_or_versioned(base, version, &v.pinned)?,
+            Err(_) => TargetSpec::parse(&format!("{base}@{version}"))?,
+        };
+        let cached = self.project.cache_dir().join(format!("{base}@{version}"));
+        if matches!(spec.source, Source::Npm { .. } | Source::Cargo { .. }) && !cached.exists() {
+            self.report.installed.push(version.to_string());
+        }
+        target::resolve(&spec, self.project, true).map_err(|e| e.to_string())
+    }
+}
+
+/// A trial's first divergence, or its status when it has none to show.
+fn first_divergence(trial: &Trial) -> String {
+    match (&trial.status, trial.divergences.first()) {
+        (_, Some(d)) => d.message.clone(),
+        (Status::Skipped(why), None) => format!("skipped: {why}"),
+        (status, None) => format!("{status:?}"),
+    }
+}
+
+/// A trial run against `to`'s expectation, also checked against `from`'s.
+fn classify(trial: &Trial, scenario: &Scenario, from: &str) -> Seen {
+    if let Status::Skipped(why) = &trial.status {
+        return Seen::NotRun(format!("skipped: {why}"));
+    }
+    let against_new = (trial.status != Status::Passed).then(|| first_divergence(trial));
+    let against_old = audit::recheck(scenario, &SavedTrial::of(trial), from)
+        .unwrap_or_else(|e| Some(format!("cannot check it against {from}'s expectation: {e}")));
+    match (against_new, against_old) {
+        (None, None) => Seen::Both,
+        (None, Some(_)) => Seen::New,
+        (Some(_), None) => Seen::Old,
+        (Some(against_new), Some(against_old)) => Seen::Neither {
+            against_new,
+            against_old,
+        },
+    }
+}

@@ -113,25 +113,10 @@ impl Invocation {
             .map(|(k, v)| format!("{k}={}", shell_quote(v)))
             .collect();
         let mut parts = env;
-        let cwd = std::env::current_dir().ok();
-        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-        parts.push(shown_path(&self.program, cwd.as_deref(), home.as_deref()));
+        parts.push(shell_quote(&self.program.to_string_lossy()));
         parts.extend(self.args.iter().map(|a| shell_quote(a)));
         parts.join(" ")
     }
-}
-
-/// A path as a report shows it, shell-quoted: relative under the current folder, `~/...`
-/// under HOME, so reports (and committed baselines) do not carry this machine's absolute
-/// paths.
-fn shown_path(path: &Path, cwd: Option<&Path>, home: Option<&Path>) -> String {
-    if let Some(rest) = cwd.and_then(|c| path.strip_prefix(c).ok()) {
-        return shell_quote(&rest.to_string_lossy());
-    }
-    if let Some(rest) = home.and_then(|h| path.strip_prefix(h).ok()) {
-        return format!("~/{}", shell_quote(&rest.to_string_lossy()));
-    }
-    shell_quote(&path.to_string_lossy())
 }
 
 pub fn shell_quote(s: &str) -> String {
@@ -321,28 +306,5 @@ impl Target {
             Dialect::QwenCode => qwen::write_settings(home),
             Dialect::ClaudeCode | Dialect::Caliban => Ok(()),
         }
-    }
-}
-
-#[cfg(test)]
-mod shown_path_tests {
-    use super::shown_path;
-    use std::path::Path;
-
-    #[test]
-    fn paths_under_the_current_folder_or_home_are_shown_without_this_machines_prefix() {
-        let (cwd, home) = (Some(Path::new("/p/proj")), Some(Path::new("/h/me")));
-        let shown = |p: &str| shown_path(Path::new(p), cwd, home);
-        assert_eq!(
-            shown("/p/proj/targets/claude-code/node_modules/.bin/claude"),
-            "targets/claude-code/node_modules/.bin/claude"
-        );
-        assert_eq!(
-            shown("/h/me/.cache/streamcheck/caliban@0.15.0/bin/caliban"),
-            "~/.cache/streamcheck/caliban@0.15.0/bin/caliban"
-        );
-        assert_eq!(shown("/usr/bin/claude"), "/usr/bin/claude");
-        assert_eq!(shown("./wrapper"), "./wrapper");
-        assert_eq!(shown("/h/me/my dir/cli"), "~/'my dir/cli'");
     }
 }

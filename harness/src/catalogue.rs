@@ -3,47 +3,62 @@
 use crate::scenario::{Scenario, ScenarioError};
 use std::path::{Path, PathBuf};
 
+/// What a walk of the scenarios folder found: the files, and the places it could not read.
+#[derive(Debug, Default)]
+pub struct Found {
+    pub paths: Vec<PathBuf>,
+    pub errors: Vec<ScenarioError>,
+}
+
 /// Every `*.yaml` file under `root`, sorted, skipping folders that start with `_` or `.`.
-pub fn discover(root: &Path) -> std::io::Result<Vec<PathBuf>> {
+/// Symlinked folders and files are followed (a loop is an error); a folder that cannot be
+/// read is an error naming it, and the walk goes on.
+pub fn discover(root: &Path) -> Found {
     let hidden = |e: &walkdir::DirEntry| {
         let name = e.file_name().to_string_lossy();
         e.depth() > 0 && (name.starts_with('.') || name.starts_with('_'))
     };
-    let mut out = Vec::new();
-    for entry in walkdir::WalkDir::new(root)
-        .into_iter()
-        .filter_entry(|e| !hidden(e))
-    {
-        let entry = entry.map_err(std::io::Error::other)?;
+    let mut found = Found::default();
+    if let Err(e) = std::fs::read_dir(root) {
+        found.errors.push(unreadable(root, &e.to_string()));
+        return found;
+    }
+    let walk = walkdir::WalkDir::new(root).follow_links(true);
+    for entry in walk.into_iter().filter_entry(|e| !hidden(e)) {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => {
+                let path = e.path().unwrap_or(root).to_path_buf();
+                let why = e.io_error().map_or_else(|| e.to_string(), |io| io.to_string());
+                found.errors.push(unreadable(&path, &why));
+                continue;
+            }
+        };
         let path = entry.path();
         if entry.file_type().is_file()
             && path.extension().is_some_and(|e| e == "yaml" || e == "yml")
         {
-            out.push(path.to_path_buf());
+            found.paths.push(path.to_path_buf());
         }
     }
-    out.sort();
-    Ok(out)
+    found.paths.sort();
+    found
 }
 
-/// Loads every scenario under `root`; broken files come back as errors, the rest load.
+fn unreadable(path: &Path, why: &str) -> ScenarioError {
+    ScenarioError {
+        path: path.to_path_buf(),
+        line: None,
+        column: None,
+        message: format!("cannot read this scenario folder: {why}"),
+    }
+}
+
+/// Loads every scenario under `root`; broken files and unreadable folders come back as
+/// errors, the rest load.
 pub fn load_all(root: &Path) -> (Vec<Scenario>, Vec<ScenarioError>) {
-    let paths = match discover(root) {
-        Ok(p) => p,
-        Err(e) => {
-            return (
-                vec![],
-                vec![ScenarioError {
-                    path: root.to_path_buf(),
-                    line: None,
-                    column: None,
-                    message: format!("cannot list scenarios: {e}"),
-                }],
-            )
-        }
-    };
+    let Found { paths, mut errors } = discover(root);
     let mut ok = Vec::new();
-    let mut errors = Vec::new();
     for p in paths {
         match Scenario::load(&p, root) {
             Ok(s) => ok.push(s),
@@ -51,4 +66,43 @@ pub fn load_all(root: &Path) -> (Vec<Scenario>, Vec<ScenarioError>) {
         }
     }
     (ok, errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCENARIO: &str = "description: d\nprompt: p\nexpect: {claude-code: {frames: []}}\n";
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinked_folders_are_followed_and_loops_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, mine) = (dir.path().join("scenarios"), dir.path().join("mine"));
+        std::fs::create_dir_all(root.join("basics")).unwrap();
+        std::fs::create_dir_all(&mine).unwrap();
+        std::fs::write(root.join("basics/a.yaml"), SCENARIO).unwrap();
+        std::fs::write(mine.join("b.yaml"), SCENARIO).unwrap();
+        std::os::unix::fs::symlink("../mine", root.join("mine")).unwrap();
+        let (ok, errors) = load_all(&root);
+        let ids: Vec<&str> = ok.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["basics/a", "mine/b"]);
+        assert!(errors.is_empty(), "{errors:?}");
+
+        std::os::unix::fs::symlink("..", mine.join("loop")).unwrap();
+        let found = discover(&root);
+        assert!(
+            found.errors.iter().any(|e| e.to_string().contains("cannot read")),
+            "{:?}",
+            found.errors
+        );
+    }
+
+    #[test]
+    fn a_missing_scenarios_folder_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let found = discover(&dir.path().join("nope"));
+        assert_eq!(found.errors.len(), 1);
+        assert!(found.errors[0].to_string().contains("nope"));
+    }
 }

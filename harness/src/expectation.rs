@@ -11,6 +11,7 @@
 //! Ranges that overlap without one holding the other, name the same versions twice,
 //! name no version, or are covered entirely by narrower blocks are refused at load.
 
+use crate::dialect::Dialect;
 use crate::scenario::{FrameEntry, PatternValue, ScenarioFile, TargetExpect};
 use crate::version_range::{parse_version, VersionRange};
 use serde_yaml::{Mapping, Value};
@@ -115,6 +116,16 @@ pub fn resolve_version_blocks(text: &str, file: &mut ScenarioFile) -> Result<(),
     let mut blocks: Vec<(String, ExpectKey)> = Vec::new();
     for (key, exp) in &file.expect {
         let parsed = ExpectKey::parse(key).map_err(|e| at(key, format!("expect: {e}")))?;
+        if Dialect::from_key(&parsed.target).is_none() {
+            return Err(at(
+                key,
+                format!(
+                    "expect: `{}` is not a target: the known targets are {}",
+                    parsed.target,
+                    Dialect::known_keys()
+                ),
+            ));
+        }
         if parsed.range.is_none() && !exp.frames_patch.is_empty() {
             return Err(at(
                 key,

@@ -24,6 +24,7 @@
 pub mod catalogue;
 pub mod client;
 pub mod commands;
+pub mod dialect;
 pub mod divergence;
 pub mod error;
 pub mod expectation;

@@ -680,6 +680,10 @@ impl Scenario {
             }
         }
         check_runs(&file).map_err(|m| err(None, None, m))?;
+        check_features(&file).map_err(|(name, m)| {
+            let (line, column) = locate_text(text, &name).unzip();
+            err(line, column, m)
+        })?;
         if file.expect.is_empty() {
             return Err(err(
                 None,
@@ -721,6 +725,32 @@ fn check_runs(file: &ScenarioFile) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// Every `features:` name, the scenario's and each expectation's, is one some dialect offers:
+/// a typo would otherwise skip the scenario on every target. Err: the name and the message.
+fn check_features(file: &ScenarioFile) -> Result<(), (String, String)> {
+    let known = crate::dialect::Dialect::known_features();
+    let all = file.features.iter().map(|f| ("features".to_string(), f));
+    let per_target = (file.expect.iter())
+        .flat_map(|(key, e)| e.features.iter().map(move |f| (format!("expect.{key}.features"), f)));
+    for (field, name) in all.chain(per_target) {
+        if !known.contains(name) {
+            let names: Vec<&str> = known.iter().map(String::as_str).collect();
+            return Err((
+                name.clone(),
+                format!("{field}: `{name}` is not a feature any target offers; the known features are {}", names.join(", ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Line and column (1-based) of the first place `needle` is written in `text`.
+fn locate_text(text: &str, needle: &str) -> Option<(usize, usize)> {
+    text.lines()
+        .enumerate()
+        .find_map(|(n, line)| line.find(needle).map(|c| (n + 1, c + 1)))
 }
 
 /// The JSON Schema of scenario files (committed as `scenarios/schema.json`).

@@ -94,7 +94,7 @@ pub enum Completion {
     NeverReported,
     /// The run was interrupted before the trial finished: skipped.
     Interrupted,
-    /// The target could not be resolved: skipped, never planned.
+    /// The target could not be resolved: unavailable, never planned.
     TargetUnavailable,
 }
 
@@ -275,9 +275,8 @@ where
         for target in targets {
             let t = match target {
                 Err(e) => {
-                    let why = e.to_string();
-                    let skipped = Trial::skipped(&scenario, &e.target, "-", why);
-                    let _ = tx.send((skipped, Completion::TargetUnavailable));
+                    let unavailable = Trial::unavailable(&scenario, &e.target, e.to_string());
+                    let _ = tx.send((unavailable, Completion::TargetUnavailable));
                     continue;
                 }
                 Ok(t) if !plan.takes(&scenario, t) => continue,

@@ -68,7 +68,7 @@ fn parse(text: &str) -> Result<Scenario, scenario::ScenarioError> {
 
 fn catalogue_texts() -> Vec<String> {
     let mut texts: Vec<String> = scenario::discover(&root().join("scenarios"))
-        .unwrap()
+        .paths
         .iter()
         .map(|p| std::fs::read_to_string(p).unwrap())
         .collect();

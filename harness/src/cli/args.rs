@@ -15,6 +15,9 @@ pub struct SelectArgs {
     /// Run only shard K of N (e.g. 2/4), for CI matrices.
     #[arg(long, value_parser = parse_shard)]
     pub shard: Option<(usize, usize)>,
+    /// Succeed when the filters or the shard select no scenario (otherwise exit 2).
+    #[arg(long)]
+    pub allow_empty: bool,
 }
 
 fn parse_shard(s: &str) -> Result<(usize, usize), String> {

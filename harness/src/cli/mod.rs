@@ -23,15 +23,16 @@ use std::process::ExitCode;
 use streamcheck::error::{Error, Result};
 use streamcheck::scenario::{self, Scenario, ScenarioError};
 use streamcheck::suite::Selection;
-use streamcheck::target::Project;
+use streamcheck::target::{NotInstalled, Project};
 
 /// How a command ended, before it becomes an exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Verdict {
     AllGood,
     Divergence,
-    /// Some scenario files did not load (each was printed); the rest ran.
-    BrokenFiles,
+    /// A usage or setup error: scenario files that did not load (each was printed; the
+    /// rest ran), a target that is unavailable, a selection with no trial.
+    SetupError,
 }
 
 impl Verdict {
@@ -39,7 +40,7 @@ impl Verdict {
         ExitCode::from(match self {
             Verdict::AllGood => 0,
             Verdict::Divergence => 1,
-            Verdict::BrokenFiles => 2,
+            Verdict::SetupError => 2,
         })
     }
 
@@ -75,11 +76,13 @@ pub fn project(root: Option<&Path>) -> Result<Project> {
 }
 
 /// The project and the scenarios a command selected; the files that did not load were
-/// printed and make the command's verdict [`Verdict::BrokenFiles`].
+/// printed and make the command's verdict [`Verdict::SetupError`].
 pub struct Context {
     pub project: Project,
     pub scenarios: Vec<Scenario>,
     pub errors: Vec<ScenarioError>,
+    /// `--allow-empty`: a selection with no trial is not an error.
+    pub allow_empty: bool,
 }
 
 impl Context {
@@ -92,10 +95,9 @@ impl Context {
         // Parse only what the selection takes: a one-scenario run should not pay for the
         // whole catalogue, and a broken file outside it is `check`'s business, not this run's.
         let dir = project.scenarios_dir();
-        let paths = scenario::discover(&dir).map_err(|e| Error::io(&dir, e))?;
-        let (mut scenarios, mut errors) = (Vec::new(), Vec::new());
-        for path in paths
-            .iter()
+        let found = scenario::discover(&dir);
+        let (mut scenarios, mut errors) = (Vec::new(), found.errors);
+        for path in (found.paths.iter())
             .filter(|p| selection.takes(&scenario::id_of(p, &dir)))
         {
             match Scenario::load(path, &dir) {
@@ -104,10 +106,14 @@ impl Context {
             }
         }
         term::scenario_errors(&errors);
+        if scenarios.is_empty() && errors.is_empty() && !select.allow_empty {
+            return Err(Error::Usage(nothing_selected(&selection, found.paths.len(), &dir)));
+        }
         Ok(Context {
             project,
             scenarios,
             errors,
+            allow_empty: select.allow_empty,
         })
     }
 
@@ -116,13 +122,50 @@ impl Context {
         if self.errors.is_empty() {
             own
         } else {
-            own.max(Verdict::BrokenFiles)
+            own.max(Verdict::SetupError)
         }
+    }
+
+    /// The verdict of a command that ran trials: worse when a target was unavailable or
+    /// no trial ran at all (each said in one line).
+    pub fn run_verdict(&self, own: Verdict, unavailable: &[NotInstalled], trials: usize) -> Verdict {
+        let mut verdict = self.verdict(own);
+        for t in unavailable {
+            term::error(&Error::Failed(format!("target {t}")));
+            verdict = verdict.max(Verdict::SetupError);
+        }
+        if trials == 0 && !self.allow_empty {
+            term::error(&Error::Usage(format!(
+                "no trial ran: none of the {} selected scenario(s) has an expectation for the target(s) (--allow-empty if that is meant)",
+                self.scenarios.len()
+            )));
+            verdict = verdict.max(Verdict::SetupError);
+        }
+        verdict
     }
 
     pub fn default_report_dir(&self, kind: &str) -> PathBuf {
         self.project.root.join("reports").join(kind).join(stamp())
     }
+}
+
+/// Why a selection is empty, naming what to change.
+fn nothing_selected(selection: &Selection, catalogue: usize, dir: &Path) -> String {
+    if catalogue == 0 {
+        return format!("no trial selected: no scenario file under {}", dir.display());
+    }
+    let mut what = Vec::new();
+    if !selection.filters.is_empty() {
+        let quoted: Vec<String> = selection.filters.iter().map(|f| format!("`{f}`")).collect();
+        what.push(format!("--filter {}", quoted.join(", ")));
+    }
+    if let Some((k, n)) = selection.shard {
+        what.push(format!("--shard {k}/{n}"));
+    }
+    format!(
+        "no trial selected: {} matches none of the {catalogue} scenarios (--allow-empty if that is meant)",
+        what.join(" with ")
+    )
 }
 
 /// A folder name for now: the report timestamp without colons.

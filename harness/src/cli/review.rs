@@ -13,7 +13,7 @@ pub fn print_trial(t: &Trial, run: usize, runs: usize) {
     let state = match &t.status {
         Status::Passed => "passes ",
         Status::Failed | Status::Known(_) => "differs",
-        Status::Skipped(_) => "skipped",
+        Status::Skipped(_) | Status::Unavailable(_) => "skipped",
     };
     let run = if runs > 1 {
         format!(" [run {run}/{runs}]")

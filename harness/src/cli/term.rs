@@ -43,6 +43,9 @@ pub fn trial_line(t: &Trial) -> String {
             format!("{} {name}: {why}", paint("skipped", fg(AnsiColor::Yellow)))
         }
         Status::Known(why) => format!("{} {name}: {why}", paint("known  ", fg(AnsiColor::Magenta))),
+        Status::Unavailable(why) => {
+            format!("{} {name}: {why}", paint("UNAVAIL", fg(AnsiColor::Red).bold()))
+        }
     }
 }
 

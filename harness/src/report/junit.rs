@@ -27,6 +27,11 @@ pub(super) fn junit_xml(r: &Results) -> String {
                     );
                     st
                 }
+                Status::Unavailable(why) => {
+                    let mut st = TestCaseStatus::non_success(NonSuccessKind::Error);
+                    st.set_message(format!("target unavailable: {why}"));
+                    st
+                }
                 Status::Skipped(why) | Status::Known(why) => {
                     let mut st = TestCaseStatus::skipped();
                     st.set_message(why.clone());

@@ -52,6 +52,9 @@ pub struct Counts {
     /// Failed as the target's known-divergence list expects.
     pub known: usize,
     pub errors: usize,
+    /// Trials whose target could not be installed or started.
+    #[serde(default)]
+    pub unavailable: usize,
 }
 
 impl Counts {
@@ -66,6 +69,7 @@ impl Counts {
                 Status::Failed => c.failed += 1,
                 Status::Skipped(_) => c.skipped += 1,
                 Status::Known(_) => c.known += 1,
+                Status::Unavailable(_) => c.unavailable += 1,
             }
         }
         c
@@ -73,10 +77,14 @@ impl Counts {
 
     /// The closing line CI tooling reads.
     pub fn line(&self) -> String {
-        format!(
+        let line = format!(
             "{} passed, {} failed, {} skipped",
             self.passed, self.failed, self.skipped
-        )
+        );
+        match self.unavailable {
+            0 => line,
+            n => format!("{line}, {n} unavailable"),
+        }
     }
 }
 
@@ -136,7 +144,7 @@ impl ReportWriter {
         if trial.status == Status::Failed {
             write_trial_report(&self.dir, &trial)?;
         }
-        if !matches!(trial.status, Status::Skipped(_)) {
+        if trial.status.did_not_run().is_none() {
             write_saved_trial(&self.dir, &trial)?;
         }
         self.results.trials.push(trial);

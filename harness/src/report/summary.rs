@@ -61,6 +61,9 @@ pub(super) fn summary_md(r: &Results) -> String {
                     ),
                     Status::Skipped(why) => format!("skipped: {}", why.replace('|', "\\|")),
                     Status::Known(why) => format!("known divergence: {}", why.replace('|', "\\|")),
+                    Status::Unavailable(why) => {
+                        format!("**UNAVAILABLE**: {}", why.replace('|', "\\|"))
+                    }
                 },
             };
             let _ = write!(s, " {cell} |");

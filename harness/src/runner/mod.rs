@@ -74,6 +74,19 @@ pub enum Status {
     Skipped(String),
     /// Failed, as the target's known-divergence list says it does (the reason).
     Known(String),
+    /// Never ran: the target could not be installed or started (the reason). A setup
+    /// error, never green.
+    Unavailable(String),
+}
+
+impl Status {
+    /// The trial did not run (skipped, or its target was unavailable).
+    pub fn did_not_run(&self) -> Option<&str> {
+        match self {
+            Status::Skipped(why) | Status::Unavailable(why) => Some(why),
+            _ => None,
+        }
+    }
 }
 
 /// Everything one trial produced.
@@ -135,6 +148,13 @@ impl Trial {
             client: None,
             run: None,
         }
+    }
+
+    /// A trial whose target could not be installed or started.
+    pub fn unavailable(scenario: &Scenario, target: &str, reason: String) -> Trial {
+        let mut t = Trial::new(scenario, target, "-");
+        t.status = Status::Unavailable(reason);
+        t
     }
 
     /// A trial that did not run, for the target named `target` at `version`.

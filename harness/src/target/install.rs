@@ -37,8 +37,8 @@ pub fn resolve(
             // Trials run in their own working directory: make the path absolute.
             let path = std::fs::canonicalize(path)
                 .map_err(|e| not((format!("{}: {e}", path.display()), "-".into())))?;
-            let version = command_version(&path).unwrap_or_else(|| "unknown".into());
-            (path, Vec::new(), version)
+            let version = command_version(&path).map_err(|e| not((e, "-".into())))?;
+            (path, Vec::new(), version.unwrap_or_else(|| "unknown".into()))
         }
     };
     let known = load_known(project, spec.dialect).map_err(|e| not((e, "-".into())))?;
@@ -202,15 +202,47 @@ fn npm_package_version(prefix: &Path, package: &str) -> Result<String, String> {
         .ok_or_else(|| format!("{} has no version", manifest.display()))
 }
 
-fn command_version(path: &Path) -> Option<String> {
-    let out = Command::new(path)
+/// What a command's `--version` prints first that looks like a version (none: unknown).
+/// Err when the command cannot be started at all: not a file, not executable, a missing
+/// interpreter; a command that hangs on `--version` is stopped after a while.
+fn command_version(path: &Path) -> Result<Option<String>, String> {
+    use std::process::Stdio;
+    let cannot = |why: String| format!("{}: cannot start: {why}", path.display());
+    if !path.is_file() {
+        return Err(cannot("not a file".into()));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = path.metadata().map_err(|e| cannot(e.to_string()))?.permissions().mode();
+        if mode & 0o111 == 0 {
+            return Err(cannot(format!("not executable (chmod +x {})", path.display())));
+        }
+    }
+    let mut child = Command::new(path)
         .arg("--version")
         .env_clear()
-        .stdin(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    text.split_whitespace()
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| cannot(e.to_string()))?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while child.try_wait().map_err(|e| cannot(e.to_string()))?.is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Ok(None);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let mut text = String::new();
+    if let Some(mut out) = child.stdout.take() {
+        use std::io::Read;
+        let _ = out.read_to_string(&mut text);
+    }
+    Ok(text
+        .split_whitespace()
         .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
-        .map(str::to_string)
+        .map(str::to_string))
 }

@@ -11,82 +11,10 @@ use std::path::{Path, PathBuf};
 /// tool map where it has one). Versions that differ are told apart with
 /// `min_version` / `max_version` in the scenario, not here.
 pub(super) fn features(dialect: Dialect, tools: &ToolMap) -> BTreeSet<String> {
-    let (names, flags): (&[&str], &[&str]) = match dialect {
-        Dialect::ClaudeCode => (
-            &[
-                "Task",
-                "Bash",
-                "Edit",
-                "NotebookEdit",
-                "Read",
-                "SendMessage",
-                "Skill",
-                "TaskCreate",
-                "TaskGet",
-                "TaskList",
-                "TaskOutput",
-                "TaskStop",
-                "TaskUpdate",
-                "WebFetch",
-                "WebSearch",
-                "Write",
-            ],
-            &[
-                "partial-messages",
-                "replay-user-messages",
-                "input-stream-json",
-                "output-json",
-                "output-text",
-                "max-turns",
-                "api-retry",
-            ],
-        ),
-        Dialect::Caliban => (
-            &[
-                "AgentTool",
-                "Bash",
-                "BashOutput",
-                "Edit",
-                "EnterPlanMode",
-                "ExitPlanMode",
-                "Glob",
-                "Grep",
-                "KillShell",
-                "MultiEdit",
-                "NotebookEdit",
-                "Read",
-                "Skill",
-                "TodoWrite",
-                "ToolSearch",
-                "WebFetch",
-                "WebSearch",
-                "Write",
-            ],
-            &[
-                "partial-messages",
-                "replay-user-messages",
-                "input-stream-json",
-                "output-json",
-                "output-text",
-                "max-turns",
-                "max-budget",
-            ],
-        ),
-        Dialect::QwenCode => (
-            &[],
-            &[
-                "partial-messages",
-                "input-stream-json",
-                "output-json",
-                "output-text",
-                "max-turns",
-            ],
-        ),
-    };
-    let mapped = tools.neutral_names().map(|t| format!("tool:{t}"));
-    (names.iter().map(|t| format!("tool:{t}")))
-        .chain(mapped)
-        .chain(flags.iter().map(|f| f.to_string()))
+    let builtin = dialect.builtin_tools().iter().map(|t| t.to_string());
+    (builtin.chain(tools.neutral_names().map(str::to_string)))
+        .map(|t| format!("tool:{t}"))
+        .chain(dialect.flags().iter().map(|f| f.to_string()))
         .collect()
 }
 

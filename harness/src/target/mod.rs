@@ -11,6 +11,7 @@ pub use install::resolve;
 use invocation::features;
 pub use invocation::{shell_quote, Invocation, Sandbox};
 
+pub use crate::dialect::Dialect;
 use crate::toolmap::ToolMap;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -22,33 +23,6 @@ pub const CLAUDE_CODE_PACKAGE: &str = "@anthropic-ai/claude-code";
 pub const CALIBAN_VERSION: &str = "0.15.0";
 /// A key that looks real enough for the CLI, and is worth nothing anywhere.
 pub const DUMMY_API_KEY: &str = "sk-ant-streamcheck-dummy-key";
-
-/// The flag and environment conventions of a family of CLIs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dialect {
-    ClaudeCode,
-    Caliban,
-    /// Qwen Code: Claude Code's frames, its own flags, tool names and settings file.
-    QwenCode,
-}
-
-impl Dialect {
-    pub const ALL: [Dialect; 3] = [Dialect::ClaudeCode, Dialect::Caliban, Dialect::QwenCode];
-
-    /// The key a scenario's `expect` uses for this dialect.
-    pub fn expect_key(self) -> &'static str {
-        match self {
-            Dialect::ClaudeCode => "claude-code",
-            Dialect::Caliban => "caliban",
-            Dialect::QwenCode => "qwen-code",
-        }
-    }
-
-    /// The dialect a target file or an expectation key names.
-    pub fn from_key(key: &str) -> Option<Dialect> {
-        Dialect::ALL.into_iter().find(|d| d.expect_key() == key)
-    }
-}
 
 /// A CLI pinned with npm in `targets/<target>/` (package.json + package-lock.json).
 #[derive(Debug)]
@@ -265,11 +239,11 @@ pub struct NotInstalled {
 
 impl fmt::Display for NotInstalled {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} is not available: {} (install: {})",
-            self.target, self.reason, self.install
-        )
+        write!(f, "{} is not available: {}", self.target, self.reason)?;
+        match self.install.as_str() {
+            "-" | "" => Ok(()),
+            install => write!(f, " (install: {install})"),
+        }
     }
 }
 

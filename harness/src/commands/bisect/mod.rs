@@ -383,14 +383,14 @@ impl<'a> Prober<'a> {
 fn first_divergence(trial: &Trial) -> String {
     match (&trial.status, trial.divergences.first()) {
         (_, Some(d)) => d.message.clone(),
-        (Status::Skipped(why), None) => format!("skipped: {why}"),
+        (Status::Skipped(why) | Status::Unavailable(why), None) => format!("skipped: {why}"),
         (status, None) => format!("{status:?}"),
     }
 }
 
 /// A trial run against `to`'s expectation, also checked against `from`'s.
 fn classify(trial: &Trial, scenario: &Scenario, from: &str) -> Seen {
-    if let Status::Skipped(why) = &trial.status {
+    if let Some(why) = trial.status.did_not_run() {
         return Seen::NotRun(format!("skipped: {why}"));
     }
     let against_new = (trial.status != Status::Passed).then(|| first_divergence(trial));

@@ -103,6 +103,7 @@ fn no_control_protocol(t: &Trial) -> String {
 fn why_not_compared(t: &Trial) -> Option<String> {
     match &t.status {
         Status::Skipped(why) => Some(format!("{} skipped it: {why}", t.target)),
+        Status::Unavailable(why) => Some(format!("{} is unavailable: {why}", t.target)),
         _ => t
             .divergences
             .iter()

@@ -160,6 +160,7 @@ async fn run_all(
                 Status::Failed => "FAILED",
                 Status::Known(_) => "known",
                 Status::Skipped(_) => "skipped",
+                Status::Unavailable(_) => "unavailable",
             };
             println!("[{done}/{total}] {status:<7} {} ({})", t.scenario, t.target);
             if let Some(v) = outputs.iter_mut().find(|v| v.target == t.target) {

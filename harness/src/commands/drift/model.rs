@@ -45,7 +45,9 @@ impl ScenarioOutput {
     /// The run's skip reason, known-divergence reason or first divergence (none when empty).
     pub fn reason(&self) -> Option<&str> {
         match &self.status {
-            Status::Skipped(why) | Status::Known(why) => Some(why.as_str()),
+            Status::Skipped(why) | Status::Known(why) | Status::Unavailable(why) => {
+                Some(why.as_str())
+            }
             Status::Passed | Status::Failed => self.first_divergence.as_deref(),
         }
         .filter(|why| !why.is_empty())
@@ -53,7 +55,7 @@ impl ScenarioOutput {
 
     /// The scenario ran (was not skipped).
     pub fn ran(&self) -> bool {
-        !matches!(self.status, Status::Skipped(_))
+        self.status.did_not_run().is_none()
     }
 
     /// The exit: the code, `killed (why)` or `signal`.
@@ -87,6 +89,7 @@ pub fn output_of(trial: &Trial) -> ScenarioOutput {
     let status = match &trial.status {
         Status::Skipped(why) => Status::Skipped(hide(why)),
         Status::Known(why) => Status::Known(hide(why)),
+        Status::Unavailable(why) => Status::Unavailable(hide(why)),
         other => other.clone(),
     };
     let first_divergence = match trial.status {
@@ -143,7 +146,7 @@ impl StatusName {
             Some(Status::Passed) => StatusName::Passed,
             Some(Status::Failed) => StatusName::Failed,
             Some(Status::Known(_)) => StatusName::Known,
-            Some(Status::Skipped(_)) => StatusName::Skipped,
+            Some(Status::Skipped(_) | Status::Unavailable(_)) => StatusName::Skipped,
         }
     }
 }

@@ -97,8 +97,8 @@ pub fn pending_for(
     let Some(first) = trials.first() else {
         return Outcome::NotRecorded("no run".into());
     };
-    if let Status::Skipped(why) = &first.status {
-        return Outcome::Skipped(why.clone());
+    if let Some(why) = first.status.did_not_run() {
+        return Outcome::Skipped(why.to_string());
     }
     if first::has_none_for(&scenario.file.expect, expect_key) {
         return first::first_block(rec, scenario, expect_key, trials);

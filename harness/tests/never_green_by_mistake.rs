@@ -1,0 +1,155 @@
+//! A gate's worst failure is a green that should have been red. Each broken setup here
+//! once ended with exit 0; now each exits 2 with one line naming the cause.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+const GOOD: &str = "description: Says hello.\nenv: {FAKE_MODE: hello}\nprompt: hi\nexpect:\n  claude-code:\n    frames:\n      - {type: system, subtype: init}\n      - {type: assistant}\n      - {type: result, subtype: success}\n";
+
+fn fake_cli() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/divergences/fake-cli.sh")
+}
+
+/// A project with `scenarios/<name>.yaml` for each file given, and what it took to make it.
+struct Project {
+    dir: tempfile::TempDir,
+}
+
+impl Project {
+    fn new(files: &[(&str, &str)]) -> Project {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("targets/claude-code")).unwrap();
+        for (name, text) in files {
+            let path = dir.path().join("scenarios").join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        Project { dir }
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// `streamcheck --root <project> ARGS` against the fake CLI: exit code and stderr.
+    fn run(&self, args: &[&str]) -> (i32, String, String) {
+        let mut cmd = Command::cargo_bin("streamcheck").unwrap();
+        cmd.arg("--root").arg(self.root()).args(args);
+        if args[0] == "run" {
+            cmd.arg("--report-dir").arg(self.root().join("reports"));
+            if !args.contains(&"--target-command") {
+                cmd.arg("--target-command").arg(fake_cli());
+            }
+        }
+        let out = cmd.output().unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (out.status.code().expect("exited by itself"), text(&out.stdout), text(&out.stderr))
+    }
+}
+
+#[test]
+fn a_missing_target_command_exits_2_naming_it() {
+    let p = Project::new(&[("basics/good.yaml", GOOD)]);
+    let (code, out, err) = p.run(&["run", "--target-command", "./bin/nope"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("./bin/nope") && err.contains("not available"), "{err}");
+    assert!(out.contains("1 unavailable"), "the trial is reported as unavailable, not skipped: {out}");
+    let results = std::fs::read_to_string(p.root().join("reports/results.json")).unwrap();
+    assert!(results.contains("\"unavailable\""), "{results}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_target_command_that_cannot_start_exits_2_naming_why() {
+    use std::os::unix::fs::PermissionsExt;
+    let p = Project::new(&[("basics/good.yaml", GOOD)]);
+    let not_executable = p.root().join("cli.sh");
+    std::fs::write(&not_executable, "#!/bin/sh\necho 1.0.0\n").unwrap();
+    let (code, _, err) = p.run(&["run", "--target-command", not_executable.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not executable"), "{err}");
+
+    let bad_interpreter = p.root().join("bad.sh");
+    std::fs::write(&bad_interpreter, "#!/no/such/interpreter\n").unwrap();
+    std::fs::set_permissions(&bad_interpreter, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (code, _, err) = p.run(&["run", "--target-command", bad_interpreter.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot start"), "{err}");
+}
+
+#[test]
+fn a_filter_or_shard_that_selects_nothing_exits_2_unless_allowed() {
+    let p = Project::new(&[("basics/good.yaml", GOOD)]);
+    let (code, _, err) = p.run(&["run", "--filter", "no-such-scenario"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no trial selected") && err.contains("no-such-scenario"), "{err}");
+    let (code, _, err) = p.run(&["run", "--filter", "no-such-scenario", "--allow-empty"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = p.run(&["list", "--filter", "no-such-scenario"]);
+    assert_eq!(code, 2, "{err}");
+
+    let empty = Project::new(&[]);
+    std::fs::create_dir_all(empty.root().join("scenarios")).unwrap();
+    let (code, _, err) = empty.run(&["run"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no scenario file"), "{err}");
+}
+
+#[test]
+fn scenarios_with_no_expectation_for_the_target_are_no_trial_and_exit_2() {
+    let caliban_only = GOOD.replace("claude-code:", "caliban:");
+    let p = Project::new(&[("basics/other.yaml", &caliban_only)]);
+    let (code, _, err) = p.run(&["run"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no trial ran"), "{err}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_scenario_folder_is_followed() {
+    let p = Project::new(&[]);
+    let mine = p.root().join("my-scenarios");
+    std::fs::create_dir_all(&mine).unwrap();
+    std::fs::write(mine.join("good.yaml"), GOOD).unwrap();
+    std::fs::create_dir_all(p.root().join("scenarios")).unwrap();
+    std::os::unix::fs::symlink("../my-scenarios", p.root().join("scenarios/mine")).unwrap();
+    let (code, out, err) = p.run(&["run"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("1 passed"), "{out}");
+    let (code, out, _) = p.run(&["list"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("mine/good"), "{out}");
+}
+
+#[cfg(unix)]
+#[test]
+fn an_unreadable_scenario_folder_exits_2_naming_it() {
+    let p = Project::new(&[("basics/good.yaml", GOOD)]);
+    std::os::unix::fs::symlink("../nowhere", p.root().join("scenarios/gone")).unwrap();
+    let (code, _, err) = p.run(&["run"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("scenarios/gone"), "{err}");
+}
+
+#[test]
+fn an_expect_key_no_target_has_is_refused_with_line_column_and_the_known_names() {
+    let p = Project::new(&[("basics/mine.yaml", &GOOD.replace("claude-code:", "mycli:"))]);
+    let (code, _, err) = p.run(&["check"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("mine.yaml:5:3"), "{err}");
+    assert!(err.contains("`mycli`") && err.contains("claude-code, caliban, qwen-code"), "{err}");
+    let (code, _, err) = p.run(&["run"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn a_feature_name_typo_is_refused_with_line_column_and_the_known_names() {
+    let typo = GOOD.replace("prompt: hi\n", "prompt: hi\nfeatures: [tool:Bsh]\n");
+    let p = Project::new(&[("basics/typo.yaml", &typo)]);
+    let (code, _, err) = p.run(&["check"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("typo.yaml:4:12"), "{err}");
+    assert!(err.contains("`tool:Bsh`") && err.contains("tool:Bash"), "{err}");
+    let (code, _, _) = p.run(&["run"]);
+    assert_eq!(code, 2);
+}

@@ -29,7 +29,9 @@ pub fn discover(root: &Path) -> Found {
             Ok(entry) => entry,
             Err(e) => {
                 let path = e.path().unwrap_or(root).to_path_buf();
-                let why = e.io_error().map_or_else(|| e.to_string(), |io| io.to_string());
+                let why = e
+                    .io_error()
+                    .map_or_else(|| e.to_string(), |io| io.to_string());
                 found.errors.push(unreadable(&path, &why));
                 continue;
             }
@@ -92,7 +94,10 @@ mod tests {
         std::os::unix::fs::symlink("..", mine.join("loop")).unwrap();
         let found = discover(&root);
         assert!(
-            found.errors.iter().any(|e| e.to_string().contains("cannot read")),
+            found
+                .errors
+                .iter()
+                .any(|e| e.to_string().contains("cannot read")),
             "{:?}",
             found.errors
         );

@@ -154,13 +154,23 @@ mod tests {
             assert_eq!(json, format!("\"{d}\""));
             assert_eq!(serde_json::from_str::<Dialect>(&json).unwrap(), d);
         }
-        assert!("claude".parse::<Dialect>().unwrap_err().contains("claude-code, caliban, qwen-code"));
+        assert!("claude"
+            .parse::<Dialect>()
+            .unwrap_err()
+            .contains("claude-code, caliban, qwen-code"));
     }
 
     #[test]
     fn known_features_hold_every_dialects_tools_and_flags() {
         let known = Dialect::known_features();
-        for f in ["tool:Bash", "tool:Glob", "tool:Task", "partial-messages", "max-budget", "api-retry"] {
+        for f in [
+            "tool:Bash",
+            "tool:Glob",
+            "tool:Task",
+            "partial-messages",
+            "max-budget",
+            "api-retry",
+        ] {
             assert!(known.contains(f), "{f}");
         }
         assert!(!known.contains("tool:Bsh"));

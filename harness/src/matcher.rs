@@ -54,8 +54,12 @@ pub struct FrameRules<'a> {
 /// searching and reports an order divergence instead of going exponential.
 const SEARCH_BUDGET: usize = 50_000;
 
-/// Returns the first frame-sequence divergence (later ones are ambiguous once
-/// alignment is lost) plus every frame matching an `absent` pattern.
+/// Past this many, further sequence divergences say little: the output is another one.
+pub const MAX_SEQUENCE_DIVERGENCES: usize = 20;
+
+/// Every frame-sequence divergence (after each, the sequence is realigned as the
+/// divergence explains it: an extra frame or a missing entry is passed over), at most
+/// [`MAX_SEQUENCE_DIVERGENCES`], plus every frame matching an `absent` pattern.
 pub fn match_frames(
     rules: &FrameRules,
     frames: &[Frame],
@@ -109,52 +113,69 @@ fn match_exact(
     frames: &[&Frame],
     vars: &Vars,
     caps: &mut Captures,
-) -> Option<Divergence> {
-    let mut i = 0;
-    for (e_idx, entry) in expected.iter().enumerate() {
-        match entry {
+) -> Vec<Divergence> {
+    let mut out = Vec::new();
+    let (mut i, mut e_idx) = (0, 0);
+    while e_idx < expected.len() && out.len() < MAX_SEQUENCE_DIVERGENCES {
+        match &expected[e_idx] {
             Expected::Frame(p) => {
                 let Some(frame) = frames.get(i) else {
-                    return Some(missing(p, e_idx, frames.last().copied()));
+                    out.push(missing(p, e_idx, frames.last().copied()));
+                    e_idx += 1;
+                    continue;
                 };
-                if let Err(m) = p.check(&frame.value, vars, caps) {
-                    let next = frames.get(i + 1).copied();
-                    let found = FrameMismatch {
-                        p,
-                        e_idx,
-                        frame,
-                        m: *m,
-                    };
-                    return Some(found.explain(next, expected.get(e_idx + 1), vars, caps));
+                let Err(m) = p.check(&frame.value, vars, caps) else {
+                    (i, e_idx) = (i + 1, e_idx + 1);
+                    continue;
+                };
+                let found = FrameMismatch {
+                    p,
+                    e_idx,
+                    frame,
+                    m: *m,
+                };
+                let d = found.explain(
+                    frames.get(i + 1).copied(),
+                    expected.get(e_idx + 1),
+                    vars,
+                    caps,
+                );
+                // Realign as the explanation says: an extra frame is passed over, a missing
+                // entry is passed over, a wrong frame takes its entry.
+                match d.kind {
+                    Kind::UnexpectedFrame => i += 1,
+                    Kind::MissingFrame => e_idx += 1,
+                    _ => (i, e_idx) = (i + 1, e_idx + 1),
                 }
-                i += 1;
+                out.push(d);
             }
             Expected::AnyOrder(runs) => {
-                let n = entry.len();
+                let n = expected[e_idx].len();
+                e_idx += 1;
                 if frames.len() < i + n {
-                    let got = frames.len() - i;
-                    let mut d = Divergence::new(
-                        Kind::MissingFrame,
-                        format!(
-                            "the any_order group (entry {e_idx}) needs {n} frames, only {got} remain"
-                        ),
-                    )
-                    .expected(group_source(runs));
-                    if let Some(last) = frames.last() {
-                        d = d.at_frame(last.index, last.line);
-                    }
-                    return Some(d);
+                    out.push(short_group(
+                        runs,
+                        n,
+                        frames.len() - i,
+                        e_idx - 1,
+                        frames.last().copied(),
+                    ));
+                    i = frames.len();
+                    continue;
                 }
                 let window = &frames[i..i + n];
-                if let Err(d) = solve_interleaving(runs, window, vars, caps, e_idx) {
-                    return Some(d);
+                if let Err(d) = solve_interleaving(runs, window, vars, caps, e_idx - 1) {
+                    out.push(d);
                 }
                 i += n;
             }
         }
     }
-    frames.get(i).map(|extra| {
-        frame_div(
+    if let Some(extra) = frames
+        .get(i)
+        .filter(|_| out.len() < MAX_SEQUENCE_DIVERGENCES)
+    {
+        out.push(frame_div(
             Kind::UnexpectedFrame,
             format!(
                 "{} frame(s) after the last expected one, starting with frame {}",
@@ -162,8 +183,28 @@ fn match_exact(
                 extra.index
             ),
             extra,
-        )
-    })
+        ));
+    }
+    out
+}
+
+/// An any_order group of `n` frames with only `got` frames left.
+fn short_group(
+    runs: &[Vec<Pattern>],
+    n: usize,
+    got: usize,
+    e_idx: usize,
+    last: Option<&Frame>,
+) -> Divergence {
+    let mut d = Divergence::new(
+        Kind::MissingFrame,
+        format!("the any_order group (entry {e_idx}) needs {n} frames, only {got} remain"),
+    )
+    .expected(group_source(runs));
+    if let Some(last) = last {
+        d = d.at_frame(last.index, last.line);
+    }
+    d
 }
 
 /// Expected entry `e_idx` (pattern `p`) does not match `frame`, for reason `m`.
@@ -433,24 +474,28 @@ fn match_subsequence(
     frames: &[&Frame],
     vars: &Vars,
     caps: &mut Captures,
-) -> Option<Divergence> {
+) -> Vec<Divergence> {
+    let mut out = Vec::new();
     let mut i = 0;
     for (e_idx, entry) in expected.iter().enumerate() {
+        if out.len() >= MAX_SEQUENCE_DIVERGENCES {
+            break;
+        }
         match entry {
             Expected::Frame(p) => {
                 let from = i;
-                loop {
-                    let Some(frame) = frames.get(i) else {
+                let found =
+                    (from..frames.len()).find(|&k| p.check(&frames[k].value, vars, caps).is_ok());
+                match found {
+                    Some(k) => i = k + 1,
+                    // The entry is missing: the next one is looked for from the same frame.
+                    None => {
                         let mut d = missing(p, e_idx, frames.last().copied());
                         d.message = format!(
                             "expected entry {e_idx} matches no frame from frame {} on",
                             frames.get(from).map_or(frames.len(), |f| f.index)
                         );
-                        return Some(d);
-                    };
-                    i += 1;
-                    if p.check(&frame.value, vars, caps).is_ok() {
-                        break;
+                        out.push(d);
                     }
                 }
             }
@@ -458,7 +503,7 @@ fn match_subsequence(
                 let mut pos = vec![0; runs.len()];
                 while pos.iter().zip(runs).any(|(k, r)| *k < r.len()) {
                     let Some(frame) = frames.get(i) else {
-                        return Some(
+                        out.push(
                             Divergence::new(
                                 Kind::MissingFrame,
                                 format!(
@@ -467,6 +512,7 @@ fn match_subsequence(
                             )
                             .expected(group_source(runs)),
                         );
+                        return out;
                     };
                     i += 1;
                     for (r, run) in runs.iter().enumerate() {
@@ -480,7 +526,7 @@ fn match_subsequence(
             }
         }
     }
-    None
+    out
 }
 
 #[cfg(test)]

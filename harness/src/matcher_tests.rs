@@ -322,3 +322,63 @@ fn a_member_may_ref_what_another_member_captured() {
     );
     assert!(d.is_empty(), "{d:?}");
 }
+
+#[test]
+fn every_sequence_divergence_is_listed_after_realigning() {
+    let e = [
+        one(json!({"type": "system", "subtype": "init"})),
+        one(json!({"type": "assistant", "text": "a"})),
+        one(json!({"type": "user"})),
+        one(json!({"type": "result", "result": "b"})),
+    ];
+    // A stray frame, then a wrong field further on: both listed.
+    let d = exact(
+        &e,
+        vec![
+            json!({"type": "system", "subtype": "init"}),
+            json!({"type": "stray"}),
+            json!({"type": "assistant", "text": "a"}),
+            json!({"type": "user", "x": 1}),
+            json!({"type": "result", "result": "WRONG"}),
+        ],
+    );
+    let kinds: Vec<Kind> = d.iter().map(|d| d.kind).collect();
+    assert_eq!(
+        kinds,
+        [Kind::UnexpectedFrame, Kind::FieldMismatch],
+        "{d:#?}"
+    );
+    assert_eq!(d[0].frame, Some(1));
+    assert_eq!(d[1].frame, Some(4));
+    assert_eq!(d[1].path.as_deref(), Some("$.result"));
+}
+
+#[test]
+fn subsequence_lists_every_missing_entry() {
+    let e = [
+        one(json!({"type": "a"})),
+        one(json!({"type": "nope1"})),
+        one(json!({"type": "b"})),
+        one(json!({"type": "nope2"})),
+    ];
+    let d = run(
+        &e,
+        &[],
+        Mode::Subsequence,
+        vec![json!({"type": "a"}), json!({"type": "b"})],
+    );
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert!(
+        d[0].message.contains("entry 1") && d[1].message.contains("entry 3"),
+        "{d:#?}"
+    );
+}
+
+#[test]
+fn a_completely_different_output_is_cut_at_the_cap() {
+    let e: Vec<Expected> = (0..50).map(|i| one(json!({"type": "x", "n": i}))).collect();
+    let fs = (0..50)
+        .map(|i| json!({"type": "x", "n": i + 100}))
+        .collect();
+    assert_eq!(exact(&e, fs).len(), MAX_SEQUENCE_DIVERGENCES);
+}

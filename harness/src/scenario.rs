@@ -732,8 +732,11 @@ fn check_runs(file: &ScenarioFile) -> Result<(), String> {
 fn check_features(file: &ScenarioFile) -> Result<(), (String, String)> {
     let known = crate::dialect::Dialect::known_features();
     let all = file.features.iter().map(|f| ("features".to_string(), f));
-    let per_target = (file.expect.iter())
-        .flat_map(|(key, e)| e.features.iter().map(move |f| (format!("expect.{key}.features"), f)));
+    let per_target = (file.expect.iter()).flat_map(|(key, e)| {
+        e.features
+            .iter()
+            .map(move |f| (format!("expect.{key}.features"), f))
+    });
     for (field, name) in all.chain(per_target) {
         if !known.contains(name) {
             let names: Vec<&str> = known.iter().map(String::as_str).collect();

@@ -43,7 +43,11 @@ impl Project {
         }
         let out = cmd.output().unwrap();
         let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-        (out.status.code().expect("exited by itself"), text(&out.stdout), text(&out.stderr))
+        (
+            out.status.code().expect("exited by itself"),
+            text(&out.stdout),
+            text(&out.stderr),
+        )
     }
 }
 
@@ -52,8 +56,14 @@ fn a_missing_target_command_exits_2_naming_it() {
     let p = Project::new(&[("basics/good.yaml", GOOD)]);
     let (code, out, err) = p.run(&["run", "--target-command", "./bin/nope"]);
     assert_eq!(code, 2, "{out}{err}");
-    assert!(err.contains("./bin/nope") && err.contains("not available"), "{err}");
-    assert!(out.contains("1 unavailable"), "the trial is reported as unavailable, not skipped: {out}");
+    assert!(
+        err.contains("./bin/nope") && err.contains("not available"),
+        "{err}"
+    );
+    assert!(
+        out.contains("1 unavailable"),
+        "the trial is reported as unavailable, not skipped: {out}"
+    );
     let results = std::fs::read_to_string(p.root().join("reports/results.json")).unwrap();
     assert!(results.contains("\"unavailable\""), "{results}");
 }
@@ -82,7 +92,10 @@ fn a_filter_or_shard_that_selects_nothing_exits_2_unless_allowed() {
     let p = Project::new(&[("basics/good.yaml", GOOD)]);
     let (code, _, err) = p.run(&["run", "--filter", "no-such-scenario"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("no trial selected") && err.contains("no-such-scenario"), "{err}");
+    assert!(
+        err.contains("no trial selected") && err.contains("no-such-scenario"),
+        "{err}"
+    );
     let (code, _, err) = p.run(&["run", "--filter", "no-such-scenario", "--allow-empty"]);
     assert_eq!(code, 0, "{err}");
     let (code, _, err) = p.run(&["list", "--filter", "no-such-scenario"]);
@@ -137,7 +150,10 @@ fn an_expect_key_no_target_has_is_refused_with_line_column_and_the_known_names()
     let (code, _, err) = p.run(&["check"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("mine.yaml:5:3"), "{err}");
-    assert!(err.contains("`mycli`") && err.contains("claude-code, caliban, qwen-code"), "{err}");
+    assert!(
+        err.contains("`mycli`") && err.contains("claude-code, caliban, qwen-code"),
+        "{err}"
+    );
     let (code, _, err) = p.run(&["run"]);
     assert_eq!(code, 2, "{err}");
 }
@@ -149,7 +165,53 @@ fn a_feature_name_typo_is_refused_with_line_column_and_the_known_names() {
     let (code, _, err) = p.run(&["check"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("typo.yaml:4:12"), "{err}");
-    assert!(err.contains("`tool:Bsh`") && err.contains("tool:Bash"), "{err}");
+    assert!(
+        err.contains("`tool:Bsh`") && err.contains("tool:Bash"),
+        "{err}"
+    );
     let (code, _, _) = p.run(&["run"]);
     assert_eq!(code, 2);
+}
+
+#[test]
+fn compare_exits_1_when_a_compared_target_fails_its_own_expectation() {
+    let failing = GOOD.replace("subtype: success}", "subtype: success, result: \"Bye!\"}");
+    let p = Project::new(&[("basics/good.yaml", &failing)]);
+    for name in ["one", "two"] {
+        let file = format!("name: {name}\ncommand: {}\n", fake_cli().display());
+        std::fs::write(p.root().join(format!("{name}.yaml")), file).unwrap();
+    }
+    let target = |n: &str| p.root().join(format!("{n}.yaml")).display().to_string();
+    let reports = p.root().join("parity");
+    let args = ["compare", "--target", &target("one"), "--target", &target("two")];
+    let mut args: Vec<&str> = args.to_vec();
+    let dir = reports.display().to_string();
+    args.extend(["--report-dir", &dir]);
+    let (code, out, err) = p.run(&args);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("fails its own expectation"), "{out}");
+    assert!(out.contains("0 differ in substance"), "the two sides agree with each other: {out}");
+
+    let passing = Project::new(&[("basics/good.yaml", GOOD)]);
+    for name in ["one", "two"] {
+        let file = format!("name: {name}\ncommand: {}\n", fake_cli().display());
+        std::fs::write(passing.root().join(format!("{name}.yaml")), file).unwrap();
+    }
+    let target = |n: &str| passing.root().join(format!("{n}.yaml")).display().to_string();
+    let (code, out, err) = passing.run(&["compare", "--target", &target("one"), "--target", &target("two"), "--report-dir", &dir]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+#[test]
+fn the_trial_report_lists_every_divergence() {
+    let two_wrong = GOOD
+        .replace("{type: assistant}", "{type: assistant, message: {content: [{text: \"Nope\"}]}}")
+        .replace("subtype: success}", "subtype: success, result: \"Bye!\"}");
+    let p = Project::new(&[("basics/two.yaml", &two_wrong)]);
+    let (code, out, err) = p.run(&["run"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let md = p.root().join("reports/basics/two.command_fake-cli.sh.md");
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(text.contains("1. **field mismatch** at frame 1"), "{text}");
+    assert!(text.contains("2. **field mismatch** at frame 2"), "{text}");
 }

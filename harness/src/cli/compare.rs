@@ -43,7 +43,13 @@ pub fn live(
         anstream::println!("{}", term::trial_line(t))
     }))?;
     write(&dir, &parity)?;
-    Ok(ctx.verdict(Verdict::AllGood))
+    let unavailable: Vec<_> = resolved
+        .iter()
+        .filter_map(|t| t.as_ref().err())
+        .cloned()
+        .collect();
+    let own = Verdict::divergence_if(parity.counts.fail_own_expectation > 0);
+    Ok(ctx.run_verdict(own, &unavailable, parity.counts.scenarios))
 }
 
 fn write(dir: &Path, parity: &compare::Parity) -> Result<()> {

@@ -97,9 +97,7 @@ impl Context {
         let dir = project.scenarios_dir();
         let found = scenario::discover(&dir);
         let (mut scenarios, mut errors) = (Vec::new(), found.errors);
-        for path in (found.paths.iter())
-            .filter(|p| selection.takes(&scenario::id_of(p, &dir)))
-        {
+        for path in (found.paths.iter()).filter(|p| selection.takes(&scenario::id_of(p, &dir))) {
             match Scenario::load(path, &dir) {
                 Ok(s) => scenarios.push(s),
                 Err(e) => errors.push(e),
@@ -107,7 +105,11 @@ impl Context {
         }
         term::scenario_errors(&errors);
         if scenarios.is_empty() && errors.is_empty() && !select.allow_empty {
-            return Err(Error::Usage(nothing_selected(&selection, found.paths.len(), &dir)));
+            return Err(Error::Usage(nothing_selected(
+                &selection,
+                found.paths.len(),
+                &dir,
+            )));
         }
         Ok(Context {
             project,
@@ -128,7 +130,12 @@ impl Context {
 
     /// The verdict of a command that ran trials: worse when a target was unavailable or
     /// no trial ran at all (each said in one line).
-    pub fn run_verdict(&self, own: Verdict, unavailable: &[NotInstalled], trials: usize) -> Verdict {
+    pub fn run_verdict(
+        &self,
+        own: Verdict,
+        unavailable: &[NotInstalled],
+        trials: usize,
+    ) -> Verdict {
         let mut verdict = self.verdict(own);
         for t in unavailable {
             term::error(&Error::Failed(format!("target {t}")));
@@ -152,7 +159,10 @@ impl Context {
 /// Why a selection is empty, naming what to change.
 fn nothing_selected(selection: &Selection, catalogue: usize, dir: &Path) -> String {
     if catalogue == 0 {
-        return format!("no trial selected: no scenario file under {}", dir.display());
+        return format!(
+            "no trial selected: no scenario file under {}",
+            dir.display()
+        );
     }
     let mut what = Vec::new();
     if !selection.filters.is_empty() {

@@ -29,7 +29,11 @@ pub fn run(
     progress.finish();
     let (counts, finished) = (run.results.counts, run.end.finished());
     term::run_summary(&dir, ctx.errors.len(), &counts);
-    let unavailable: Vec<_> = resolved.iter().filter_map(|t| t.as_ref().err()).cloned().collect();
+    let unavailable: Vec<_> = resolved
+        .iter()
+        .filter_map(|t| t.as_ref().err())
+        .cloned()
+        .collect();
     let own = Verdict::divergence_if(counts.failed > 0 || !finished);
     Ok(ctx.run_verdict(own, &unavailable, run.results.trials.len()))
 }

@@ -44,7 +44,10 @@ pub fn trial_line(t: &Trial) -> String {
         }
         Status::Known(why) => format!("{} {name}: {why}", paint("known  ", fg(AnsiColor::Magenta))),
         Status::Unavailable(why) => {
-            format!("{} {name}: {why}", paint("UNAVAIL", fg(AnsiColor::Red).bold()))
+            format!(
+                "{} {name}: {why}",
+                paint("UNAVAIL", fg(AnsiColor::Red).bold())
+            )
         }
     }
 }

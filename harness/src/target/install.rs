@@ -38,7 +38,11 @@ pub fn resolve(
             let path = std::fs::canonicalize(path)
                 .map_err(|e| not((format!("{}: {e}", path.display()), "-".into())))?;
             let version = command_version(&path).map_err(|e| not((e, "-".into())))?;
-            (path, Vec::new(), version.unwrap_or_else(|| "unknown".into()))
+            (
+                path,
+                Vec::new(),
+                version.unwrap_or_else(|| "unknown".into()),
+            )
         }
     };
     let known = load_known(project, spec.dialect).map_err(|e| not((e, "-".into())))?;
@@ -214,9 +218,16 @@ fn command_version(path: &Path) -> Result<Option<String>, String> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = path.metadata().map_err(|e| cannot(e.to_string()))?.permissions().mode();
+        let mode = path
+            .metadata()
+            .map_err(|e| cannot(e.to_string()))?
+            .permissions()
+            .mode();
         if mode & 0o111 == 0 {
-            return Err(cannot(format!("not executable (chmod +x {})", path.display())));
+            return Err(cannot(format!(
+                "not executable (chmod +x {})",
+                path.display()
+            )));
         }
     }
     let mut child = Command::new(path)
@@ -228,7 +239,11 @@ fn command_version(path: &Path) -> Result<Option<String>, String> {
         .spawn()
         .map_err(|e| cannot(e.to_string()))?;
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while child.try_wait().map_err(|e| cannot(e.to_string()))?.is_none() {
+    while child
+        .try_wait()
+        .map_err(|e| cannot(e.to_string()))?
+        .is_none()
+    {
         if std::time::Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();

@@ -35,7 +35,7 @@ pub use render::{render_md, summary};
 pub use trials::{as_written_hints, compare_trials, refusal};
 
 use crate::report::write_atomic;
-use crate::runner::{AsWritten, RunOptions, Trial};
+use crate::runner::{AsWritten, RunOptions, Status, Trial};
 use crate::scenario::Scenario;
 use crate::suite;
 use crate::target::{NotInstalled, Target};
@@ -123,9 +123,32 @@ pub async fn run(live: LiveRun<'_>, on_trial: impl FnMut(&Trial)) -> Result<Pari
             ),
         };
         sp.0.description = Some(scenario.file.description.clone());
+        sp.0.fails_own_expectation = pair
+            .into_iter()
+            .flatten()
+            .filter(|t| t.status == Status::Failed && has_expectation(scenario, [ta, tb], t))
+            .map(|t| t.target.clone())
+            .collect();
         results.push(sp);
     }
     Ok(Parity::new(live.command, side_a, side_b, results))
+}
+
+/// Whether the scenario holds `trial`'s target to an expectation of its own.
+fn has_expectation(
+    scenario: &Scenario,
+    targets: [&Result<Target, NotInstalled>; 2],
+    trial: &Trial,
+) -> bool {
+    targets.into_iter().flatten().any(|t| {
+        t.name == trial.target
+            && crate::expectation::for_version(
+                &scenario.file.expect,
+                t.dialect.expect_key(),
+                &t.version,
+            )
+            .is_some()
+    })
 }
 
 fn target_side(t: &Result<Target, NotInstalled>) -> TargetSide {

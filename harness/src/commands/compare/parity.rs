@@ -40,6 +40,10 @@ pub struct ScenarioParity {
     pub no_control_protocol: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Targets that fail their own expectation here (not a parity difference, but the
+    /// comparison's gate fails on it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fails_own_expectation: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aspects: Vec<AspectRow>,
     /// The substantive differences, one sentence each.
@@ -59,6 +63,7 @@ impl ScenarioParity {
             cannot_run_as_written: vec![],
             no_control_protocol: vec![],
             notes: vec![],
+            fails_own_expectation: vec![],
             aspects: vec![],
             differences: vec![],
         };
@@ -82,6 +87,7 @@ impl ScenarioParity {
             cannot_run_as_written: vec![],
             no_control_protocol: vec![],
             notes,
+            fails_own_expectation: vec![],
             aspects: c.rows,
             differences,
         };
@@ -108,6 +114,9 @@ pub struct ParityCounts {
     /// protocol cannot run at all.
     #[serde(default)]
     pub no_control_protocol: usize,
+    /// Scenarios where a target fails its own expectation: the comparison exits 1.
+    #[serde(default)]
+    pub fail_own_expectation: usize,
 }
 
 impl ParityCounts {
@@ -120,6 +129,7 @@ impl ParityCounts {
             not_compared: count(|s| s.not_compared.is_some()),
             cannot_run_as_written: count(|s| !s.cannot_run_as_written.is_empty()),
             no_control_protocol: count(|s| !s.no_control_protocol.is_empty()),
+            fail_own_expectation: count(|s| !s.fails_own_expectation.is_empty()),
         }
     }
 }

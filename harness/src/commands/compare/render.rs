@@ -222,6 +222,18 @@ pub fn summary(p: &Parity) -> String {
     if let Some(line) = control_line(p) {
         let _ = writeln!(s, "{line}");
     }
+    if c.fail_own_expectation > 0 {
+        let failing: Vec<String> = (p.scenarios.iter())
+            .filter(|sc| !sc.fails_own_expectation.is_empty())
+            .map(|sc| format!("{} ({})", sc.scenario, sc.fails_own_expectation.join(", ")))
+            .collect();
+        let _ = writeln!(
+            s,
+            "{} scenario(s) where a compared target fails its own expectation: {}",
+            c.fail_own_expectation,
+            failing.join("; ")
+        );
+    }
     s
 }
 

@@ -514,7 +514,7 @@ expect:
 
     exit_code: 1  # was 1
     requests: {count: 1}
-  zzz:
+  claude-code@>=9.0.0:
     frames: [{type: z}]
 ";
 
@@ -540,8 +540,8 @@ expect:
         assert!(new.contains("  # a comment about claude-code\n"));
         assert!(!new.contains("a comment inside frames"));
         // Other targets: flow frames and a block without exit_code.
-        let new = check_rewrite(FILE, "zzz", Some(&frames), Some(3));
-        assert!(new.ends_with("  zzz:\n    frames:\n      - {type: system, subtype: init}\n      - {type: result}\n    exit_code: 3\n"), "{new}");
+        let new = check_rewrite(FILE, "claude-code@>=9.0.0", Some(&frames), Some(3));
+        assert!(new.ends_with("  claude-code@>=9.0.0:\n    frames:\n      - {type: system, subtype: init}\n      - {type: result}\n    exit_code: 3\n"), "{new}");
         let new = check_rewrite(FILE, "caliban", Some(&[]), None);
         assert!(
             new.contains("  caliban:\n    frames: []\n    exit_code: 0\n"),

@@ -39,6 +39,8 @@ pub enum Kind {
     KnownDivergencePasses,
     /// The harness itself failed (a panic, a trial that never reported): never the CLI's fault.
     HarnessError,
+    /// A test fixture the scenario needs could not be installed or started: never the CLI's fault.
+    Fixture,
     /// The CLI sent a control_request that no responder of the client script answers.
     UnansweredControlRequest,
     /// The client script could not build a line (a `$name` naming nothing, ...).
@@ -67,6 +69,7 @@ impl Kind {
             Kind::Spawn => "spawn failure",
             Kind::KnownDivergencePasses => "known divergence passes",
             Kind::HarnessError => "harness error",
+            Kind::Fixture => "fixture failure",
             Kind::UnansweredControlRequest => "unanswered control request",
             Kind::ClientScript => "client script error",
             Kind::SdkContract => "SDK contract broken",

@@ -1,18 +1,28 @@
 //! `$FIXTURES` in what a scenario hands the CLI: its args, env values, and the text of
-//! `files` / `home_files`. It names the project's `targets/fixtures` folder as an absolute
-//! path, so a scenario can start a test fixture (the MCP server in `mcp-server/`) from
-//! the trial's sandbox. The stub script and the expectations do not see it.
+//! `files` / `home_files`. It names an absolute folder holding the project's
+//! `targets/fixtures` (the MCP server in `mcp-server/`), so a scenario can start a test
+//! fixture from the trial's sandbox. The stub script and the expectations do not see it.
+//!
+//! Fixtures are installed like the CLIs: a copy of `targets/fixtures` in the cache, keyed
+//! by its content, with `npm ci` run in each folder that has a `package-lock.json`, and
+//! each such folder's `main` started once to see that it starts. That happens on the first
+//! trial that needs it, once per process; a fixture that cannot be installed or started
+//! fails the trials that need it, naming why.
 
 use crate::scenario::{FileContent, Scenario};
 use serde_json::Value;
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 pub const VARIABLE: &str = "$FIXTURES";
 
-/// The fixtures folder of the project a scenario belongs to: `<root>/targets/fixtures`,
-/// where `<root>/scenarios/` holds the scenario file.
-pub fn dir_of(scenario: &Scenario) -> PathBuf {
+/// The project's fixture sources: `<root>/targets/fixtures`, where `<root>/scenarios/`
+/// holds the scenario file.
+pub fn source_of(scenario: &Scenario) -> PathBuf {
     let depth = scenario.id.split('/').count();
     let scenarios = scenario
         .path
@@ -24,12 +34,53 @@ pub fn dir_of(scenario: &Scenario) -> PathBuf {
     root.join("targets").join("fixtures")
 }
 
+/// Where the fixtures of `scenario`'s project are installed: `<cache>/fixtures-<hash>`.
+pub fn dir_of(scenario: &Scenario) -> PathBuf {
+    let source = source_of(scenario);
+    location(
+        source
+            .parent()
+            .and_then(Path::parent)
+            .unwrap_or(Path::new(".")),
+    )
+}
+
+/// Where the fixtures of the project at `root` are installed.
+pub fn location(root: &Path) -> PathBuf {
+    let project = crate::target::Project {
+        root: root.to_path_buf(),
+    };
+    let source = root.join("targets").join("fixtures");
+    project
+        .cache_dir()
+        .join(format!("fixtures-{:016x}", content_hash(&source)))
+}
+
+/// The fixtures of the project at `root`, installed and checked (see [`installed`]).
+pub fn install(root: &Path) -> Result<PathBuf, String> {
+    installed(&root.join("targets").join("fixtures"), &location(root))
+}
+
 /// The scenario with `$FIXTURES` replaced, or itself when it does not use the variable.
+/// Installs nothing: for checking saved output (`audit`); a trial uses [`prepare`].
 pub fn resolve(scenario: &Scenario) -> Cow<'_, Scenario> {
     if !uses_variable(scenario) {
         return Cow::Borrowed(scenario);
     }
-    let dir = dir_of(scenario).display().to_string();
+    substituted(scenario, &dir_of(scenario))
+}
+
+/// [`resolve`], with the fixtures installed and checked first when the scenario uses them.
+pub fn prepare(scenario: &Scenario) -> Result<Cow<'_, Scenario>, String> {
+    if !uses_variable(scenario) {
+        return Ok(Cow::Borrowed(scenario));
+    }
+    let dir = installed(&source_of(scenario), &dir_of(scenario))?;
+    Ok(substituted(scenario, &dir))
+}
+
+fn substituted<'a>(scenario: &Scenario, dir: &Path) -> Cow<'a, Scenario> {
+    let dir = dir.display().to_string();
     let sub = |s: &String| s.replace(VARIABLE, &dir);
     let mut resolved = scenario.clone();
     let file = &mut resolved.file;
@@ -45,6 +96,197 @@ pub fn resolve(scenario: &Scenario) -> Cow<'_, Scenario> {
         expect.env.values_mut().for_each(|v| *v = sub(v));
     }
     Cow::Owned(resolved)
+}
+
+/// Installs `source` at `dest` once per process (and once per content on the machine).
+pub fn installed(source: &Path, dest: &Path) -> Result<PathBuf, String> {
+    type Slot = Arc<OnceLock<Result<PathBuf, String>>>;
+    static DONE: OnceLock<Mutex<HashMap<PathBuf, Slot>>> = OnceLock::new();
+    let slot = {
+        let mut done = DONE
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        done.entry(dest.to_path_buf()).or_default().clone()
+    };
+    slot.get_or_init(|| {
+        install_copy(source, dest)
+            .and_then(|()| check_starts(dest))
+            .map(|()| dest.to_path_buf())
+    })
+    .clone()
+}
+
+const MARKER: &str = ".streamcheck-installed";
+
+fn install_copy(source: &Path, dest: &Path) -> Result<(), String> {
+    if dest.join(MARKER).is_file() {
+        return Ok(());
+    }
+    let fail = |what: &str, e: &dyn std::fmt::Display| {
+        format!(
+            "installing the test fixtures ({}) into {}: {what}: {e}",
+            source.display(),
+            dest.display()
+        )
+    };
+    let tmp = dest.with_extension(format!("tmp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    copy_tree(source, &tmp).map_err(|e| fail("copy", &e))?;
+    for folder in node_folders(&tmp) {
+        eprintln!(
+            "streamcheck: installing the test fixture {} (npm ci) ...",
+            folder.file_name().unwrap_or_default().to_string_lossy()
+        );
+        let out = Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund", "--prefix"])
+            .arg(&folder)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| fail("npm ci", &e))?;
+        if !out.status.success() {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(fail("npm ci failed", &last_line(&out.stderr)));
+        }
+    }
+    std::fs::write(tmp.join(MARKER), "").map_err(|e| fail("write", &e))?;
+    // Another process may have finished first: its copy is as good as ours.
+    if std::fs::rename(&tmp, dest).is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+        if !dest.join(MARKER).is_file() {
+            return Err(fail(
+                "rename",
+                &"the folder exists but is not a complete install",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Starts each Node fixture's `main` with stdin closed: it must exit 0 (a server that
+/// reads stdin ends at its end). A missing module or a syntax error names itself here.
+fn check_starts(dest: &Path) -> Result<(), String> {
+    for folder in node_folders(dest) {
+        let Some(main) = package_main(&folder) else {
+            continue;
+        };
+        let name = folder
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let why = |e: String| {
+            format!(
+                "the test fixture {name} does not start (node {}): {e}",
+                folder.join(&main).display()
+            )
+        };
+        let mut child = Command::new("node")
+            .arg(folder.join(&main))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| why(e.to_string()))?;
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let status = loop {
+            if let Some(status) = child.try_wait().map_err(|e| why(e.to_string()))? {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(why("it did not exit within 60 s with stdin closed".into()));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        if !status.success() {
+            let mut stderr = Vec::new();
+            if let Some(mut e) = child.stderr.take() {
+                use std::io::Read;
+                let _ = e.read_to_end(&mut stderr);
+            }
+            return Err(why(format!("{status}: {}", last_line(&stderr))));
+        }
+    }
+    Ok(())
+}
+
+/// Folders directly under `dir` with a `package-lock.json`.
+fn node_folders(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("package-lock.json").is_file())
+        .collect();
+    out.sort();
+    out
+}
+
+fn package_main(folder: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(folder.join("package.json")).ok()?;
+    let v: Value = serde_json::from_str(&text).ok()?;
+    v["main"].as_str().map(str::to_string)
+}
+
+/// The most telling line of an error output: the first that names an error
+/// (`Error [ERR_MODULE_NOT_FOUND]: ...`, `SyntaxError: ...`), else the last non-empty one.
+fn last_line(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let names_error = |l: &&&str| {
+        l.split(':')
+            .next()
+            .is_some_and(|head| head.contains("Error"))
+    };
+    let telling = lines.iter().find(names_error).or(lines.last());
+    telling.map_or_else(|| "(no output)".into(), |l| crate::text::clip(l, 300))
+}
+
+/// A hash of every file under `dir` (paths and contents), `node_modules` left out.
+fn content_hash(dir: &Path) -> u64 {
+    use std::hash::{Hash, Hasher};
+    static MEMO: OnceLock<Mutex<HashMap<PathBuf, u64>>> = OnceLock::new();
+    let mut memo = MEMO
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    *memo.entry(dir.to_path_buf()).or_insert_with(|| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        let files = walkdir::WalkDir::new(dir)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| e.file_name() != "node_modules")
+            .flatten()
+            .filter(|e| e.file_type().is_file());
+        for f in files {
+            f.path().strip_prefix(dir).unwrap_or(f.path()).hash(&mut h);
+            std::fs::read(f.path()).unwrap_or_default().hash(&mut h);
+        }
+        h.finish()
+    })
+}
+
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    let entries = walkdir::WalkDir::new(from)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != "node_modules");
+    for entry in entries {
+        let entry = entry.map_err(std::io::Error::other)?;
+        let target = to.join(entry.path().strip_prefix(from).unwrap_or(entry.path()));
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
 }
 
 fn uses_variable(scenario: &Scenario) -> bool {
@@ -96,13 +338,45 @@ mod tests {
     }
 
     #[test]
-    fn the_folder_is_targets_fixtures_beside_scenarios() {
+    fn the_sources_are_targets_fixtures_beside_scenarios_installed_in_the_cache() {
         let s = scenario("");
         assert!(
-            dir_of(&s).ends_with("proj/targets/fixtures"),
+            source_of(&s).ends_with("proj/targets/fixtures"),
             "{:?}",
-            dir_of(&s)
+            source_of(&s)
         );
+        let name = dir_of(&s)
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        assert!(name.starts_with("fixtures-"), "{name}");
+    }
+
+    #[test]
+    fn a_fixture_that_does_not_start_is_named_with_its_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let (source, dest) = (dir.path().join("src"), dir.path().join("cache/fixtures-x"));
+        let broken = source.join("broken");
+        std::fs::create_dir_all(&broken).unwrap();
+        std::fs::write(
+            broken.join("package.json"),
+            r#"{"name":"broken","private":true,"main":"main.mjs"}"#,
+        )
+        .unwrap();
+        std::fs::write(broken.join("package-lock.json"), r#"{"name":"broken","lockfileVersion":3,"requires":true,"packages":{"":{"name":"broken"}}}"#).unwrap();
+        std::fs::write(
+            broken.join("main.mjs"),
+            "import 'no-such-package-anywhere';\n",
+        )
+        .unwrap();
+        let err = installed(&source, &dest).unwrap_err();
+        assert!(
+            err.contains("the test fixture broken does not start"),
+            "{err}"
+        );
+        assert!(err.contains("no-such-package-anywhere"), "{err}");
+        assert!(dest.join(MARKER).is_file(), "the install itself succeeded");
     }
 
     #[test]

@@ -93,6 +93,7 @@ fn trial_of(name: String, s: Scenario, t: Arc<Target>) -> Trial {
         let trial = runtime().block_on(runner::run(&s, &t, &RunOptions::default()));
         match trial.status {
             Status::Passed | Status::Skipped(_) | Status::Known(_) => Ok(()),
+            Status::Unavailable(why) => Err(Failed::from(why)),
             Status::Failed => Err(Failed::from(
                 trial
                     .divergences

@@ -1,6 +1,7 @@
 //! The MCP fixture server (`targets/fixtures/mcp-server/server.mjs`, started by the
 //! scenarios in `scenarios/mcp/`) answers the MCP handshake, lists its tools and runs
-//! them over stdio. Skipped, saying how to install it, when its node_modules is missing.
+//! them over stdio. It is installed into the cache first, as `run` installs it: a fixture
+//! that cannot be installed fails the test, naming why.
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
@@ -13,7 +14,10 @@ use std::time::Duration;
 const NO_ANSWER: Duration = Duration::from_secs(20);
 
 fn server_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../targets/fixtures/mcp-server")
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let installed = streamcheck::fixtures::install(&root.canonicalize().unwrap())
+        .unwrap_or_else(|e| panic!("the MCP fixture could not be installed: {e}"));
+    installed.join("mcp-server")
 }
 
 struct Server {
@@ -23,14 +27,8 @@ struct Server {
 }
 
 impl Server {
-    fn start() -> Option<Server> {
+    fn start() -> Server {
         let dir = server_dir();
-        if !dir.join("node_modules/@modelcontextprotocol/sdk").is_dir() {
-            eprintln!(
-                "skipped: the MCP fixture is not installed; run `npm ci --prefix targets/fixtures/mcp-server --no-audit --no-fund`"
-            );
-            return None;
-        }
         let mut child = Command::new("node")
             .arg(dir.join("server.mjs"))
             .args(["--name", "fixture-test"])
@@ -49,11 +47,11 @@ impl Server {
                 }
             }
         });
-        Some(Server {
+        Server {
             child,
             stdin,
             lines,
-        })
+        }
     }
 
     fn send(&mut self, message: Value) {
@@ -83,9 +81,7 @@ impl Drop for Server {
 
 #[test]
 fn fixture_server_answers_the_handshake_lists_and_runs_its_tools() {
-    let Some(mut server) = Server::start() else {
-        return;
-    };
+    let mut server = Server::start();
     let init = server.call(
         1,
         "initialize",

@@ -183,29 +183,55 @@ fn compare_exits_1_when_a_compared_target_fails_its_own_expectation() {
     }
     let target = |n: &str| p.root().join(format!("{n}.yaml")).display().to_string();
     let reports = p.root().join("parity");
-    let args = ["compare", "--target", &target("one"), "--target", &target("two")];
+    let args = [
+        "compare",
+        "--target",
+        &target("one"),
+        "--target",
+        &target("two"),
+    ];
     let mut args: Vec<&str> = args.to_vec();
     let dir = reports.display().to_string();
     args.extend(["--report-dir", &dir]);
     let (code, out, err) = p.run(&args);
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("fails its own expectation"), "{out}");
-    assert!(out.contains("0 differ in substance"), "the two sides agree with each other: {out}");
+    assert!(
+        out.contains("0 differ in substance"),
+        "the two sides agree with each other: {out}"
+    );
 
     let passing = Project::new(&[("basics/good.yaml", GOOD)]);
     for name in ["one", "two"] {
         let file = format!("name: {name}\ncommand: {}\n", fake_cli().display());
         std::fs::write(passing.root().join(format!("{name}.yaml")), file).unwrap();
     }
-    let target = |n: &str| passing.root().join(format!("{n}.yaml")).display().to_string();
-    let (code, out, err) = passing.run(&["compare", "--target", &target("one"), "--target", &target("two"), "--report-dir", &dir]);
+    let target = |n: &str| {
+        passing
+            .root()
+            .join(format!("{n}.yaml"))
+            .display()
+            .to_string()
+    };
+    let (code, out, err) = passing.run(&[
+        "compare",
+        "--target",
+        &target("one"),
+        "--target",
+        &target("two"),
+        "--report-dir",
+        &dir,
+    ]);
     assert_eq!(code, 0, "{out}{err}");
 }
 
 #[test]
 fn the_trial_report_lists_every_divergence() {
     let two_wrong = GOOD
-        .replace("{type: assistant}", "{type: assistant, message: {content: [{text: \"Nope\"}]}}")
+        .replace(
+            "{type: assistant}",
+            "{type: assistant, message: {content: [{text: \"Nope\"}]}}",
+        )
         .replace("subtype: success}", "subtype: success, result: \"Bye!\"}");
     let p = Project::new(&[("basics/two.yaml", &two_wrong)]);
     let (code, out, err) = p.run(&["run"]);

@@ -5,7 +5,8 @@
 //! - `e2e::query-can-use-tool-sdk-mcp`: `query()` with a `canUseTool` callback and an
 //!   in-process MCP tool gets the scripted answer.
 //!
-//! Both are ignored (with the install command) when the SDK or Claude Code is not installed.
+//! The SDK and the pinned Claude Code are installed first when missing (`npm ci`, as
+//! `.ci/run` would); both fail, naming why, when that install fails.
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::{json, Value};
@@ -260,21 +261,60 @@ fn query_gets_the_scripted_answer() -> Result<(), Failed> {
     Ok(())
 }
 
+/// Installs what [`missing`] names; listing the tests installs nothing.
+fn install() -> Result<(), String> {
+    let npm = |args: &[&str]| {
+        let status = std::process::Command::new("npm")
+            .args(args)
+            .current_dir(repo())
+            .status()
+            .map_err(|e| format!("npm {args:?}: {e}"))?;
+        status
+            .success()
+            .then_some(())
+            .ok_or(format!("npm {args:?} failed ({status})"))
+    };
+    if missing().is_some_and(|m| m.contains("SDK")) {
+        npm(&[
+            "ci",
+            "--omit=optional",
+            "--no-audit",
+            "--no-fund",
+            "--prefix",
+            "targets/claude-code/sdk",
+        ])?;
+    }
+    if missing().is_some() {
+        npm(&[
+            "ci",
+            "--no-audit",
+            "--no-fund",
+            "--prefix",
+            "targets/claude-code",
+        ])?;
+    }
+    missing().map_or(Ok(()), Err)
+}
+
 fn main() {
     let args = Arguments::from_args();
-    let ignored = missing();
-    if let Some(why) = &ignored {
-        eprintln!("sdk_ts: ignored: {why}");
+    let unusable = if args.list { None } else { install().err() };
+    if let Some(why) = &unusable {
+        eprintln!("sdk_ts: cannot run: {why}");
     }
+    let wrap = |f: fn() -> Result<(), Failed>| {
+        let why = unusable.clone();
+        move || match &why {
+            Some(why) => Err(Failed::from(format!("not installed: {why}"))),
+            None => f(),
+        }
+    };
     let trials = vec![
-        Trial::test("profile::sdk-ts", profile_matches_the_real_sdk),
+        Trial::test("profile::sdk-ts", wrap(profile_matches_the_real_sdk)),
         Trial::test(
             "e2e::query-can-use-tool-sdk-mcp",
-            query_gets_the_scripted_answer,
+            wrap(query_gets_the_scripted_answer),
         ),
-    ]
-    .into_iter()
-    .map(|t| t.with_ignored_flag(ignored.is_some()))
-    .collect();
+    ];
     libtest_mimic::run(&args, trials).exit();
 }

@@ -165,9 +165,20 @@ impl Trial {
     }
 }
 
+/// A trial that could not start because a fixture it needs could not be installed or started.
+fn fixture_failed(scenario: &Scenario, target: &Target, why: String) -> Trial {
+    let mut trial = Trial::new(scenario, &target.name, &target.version);
+    trial.status = Status::Failed;
+    trial.divergences.push(Divergence::new(Kind::Fixture, why));
+    trial
+}
+
 /// Runs `scenario` on `target`. Never panics on anything the CLI does.
 pub async fn run(scenario: &Scenario, target: &Target, opts: &RunOptions) -> Trial {
-    let resolved = crate::fixtures::resolve(scenario);
+    let resolved = match crate::fixtures::prepare(scenario) {
+        Ok(resolved) => resolved,
+        Err(why) => return fixture_failed(scenario, target, why),
+    };
     let scenario = &*resolved;
     let mut trial = Trial::new(scenario, &target.name, &target.version);
     let key = target.dialect.expect_key();

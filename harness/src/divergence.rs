@@ -105,6 +105,9 @@ pub struct Divergence {
     /// In a multi-run scenario: the 1-based run it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<usize>,
+    /// The reason, when the target's known-divergence list names this divergence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub known: Option<String>,
 }
 
 impl Divergence {
@@ -118,6 +121,7 @@ impl Divergence {
             expected: None,
             actual: None,
             run: None,
+            known: None,
         }
     }
 
@@ -146,6 +150,9 @@ impl Divergence {
 impl fmt::Display for Divergence {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.kind, self.message)?;
+        if let Some(why) = &self.known {
+            write!(f, " (known divergence: {why})")?;
+        }
         if let (Some(frame), Some(line)) = (self.frame, self.line) {
             write!(f, " [frame {frame}, stdout line {line}")?;
             if let Some(path) = &self.path {

@@ -31,6 +31,7 @@ pub mod expectation;
 pub mod fixtures;
 pub mod frame;
 pub mod invariants;
+pub mod known;
 pub mod matcher;
 pub mod normalize;
 pub mod pattern;

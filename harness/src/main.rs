@@ -255,6 +255,11 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
             replay,
             notes,
         } => {
+            // A replay re-diffs saved outputs: scenarios only add pending blocks.
+            let select = SelectArgs {
+                allow_empty: select.allow_empty || replay.is_some(),
+                ..select
+            };
             let args = cli::drift::DriftArgs {
                 report_dir,
                 run_dir,

@@ -90,7 +90,11 @@ fn trial_of(name: String, s: Scenario, t: Arc<Target>) -> Trial {
     );
     let ignored = unmet.is_some();
     Trial::test(name, move || {
-        let trial = runtime().block_on(runner::run(&s, &t, &RunOptions::default()));
+        let opts = RunOptions {
+            strict_known: true,
+            ..RunOptions::default()
+        };
+        let trial = runtime().block_on(runner::run(&s, &t, &opts));
         match trial.status {
             Status::Passed | Status::Skipped(_) | Status::Known(_) => Ok(()),
             Status::Unavailable(why) => Err(Failed::from(why)),

@@ -178,7 +178,11 @@ fn recorded_expectations_pass_and_catch_a_changed_frame() {
     // Re-run unchanged: passes.
     let (code, out) = with_cli(&root, "run", "fake-cli.sh", &[]);
     assert_eq!(code, 0, "{out}");
-    assert_eq!(last_line(&out), "3 passed, 0 failed, 0 skipped", "{out}");
+    assert_eq!(
+        last_line(&out),
+        "3 passed, 0 failed, 0 known, 0 skipped",
+        "{out}"
+    );
 
     // Re-recording the same CLI brings nothing new.
     let (code, out) = with_cli(&root, "record", "fake-cli.sh", &["--full"]);
@@ -189,7 +193,11 @@ fn recorded_expectations_pass_and_catch_a_changed_frame() {
     // A CLI that changed one frame (the assistant's text): every scenario fails there.
     let (code, out) = with_cli(&root, "run", "fake-cli-changed.sh", &[]);
     assert_eq!(code, 1, "{out}");
-    assert_eq!(last_line(&out), "0 passed, 3 failed, 0 skipped", "{out}");
+    assert_eq!(
+        last_line(&out),
+        "0 passed, 3 failed, 0 known, 0 skipped",
+        "{out}"
+    );
     assert!(
         out.contains("FAILED  basic/exit3 (command:fake-cli-changed.sh): field mismatch"),
         "{out}"
@@ -451,7 +459,11 @@ fn a_scenario_without_an_expectation_for_the_target_gets_its_first_block() {
     assert_eq!(code, 0, "{out}");
     let (code, out) = with_cli(&root, "run", "fake-cli.sh", &["--filter", "first"]);
     assert_eq!(code, 0, "{out}");
-    assert_eq!(last_line(&out), "1 passed, 0 failed, 0 skipped", "{out}");
+    assert_eq!(
+        last_line(&out),
+        "1 passed, 0 failed, 0 known, 0 skipped",
+        "{out}"
+    );
     let (code, out) = with_cli(&root, "run", "fake-cli-changed.sh", &["--filter", "first"]);
     assert_eq!(code, 1, "{out}");
     let (_, out) = with_cli(&root, "record", "fake-cli.sh", &["--filter", "first"]);

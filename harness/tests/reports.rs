@@ -60,7 +60,7 @@ fn terminal_output_ends_with_the_counts() {
     );
     assert_eq!(
         stdout.lines().last(),
-        Some("1 passed, 10 failed, 0 skipped")
+        Some("1 passed, 10 failed, 0 known, 0 skipped")
     );
 }
 
@@ -224,7 +224,7 @@ fn merge_combines_shards() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("1 passed, 10 failed, 0 skipped"),
+        stdout.contains("1 passed, 10 failed, 0 known, 0 skipped"),
         "{stdout}"
     );
     assert!(out_dir

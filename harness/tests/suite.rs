@@ -104,7 +104,7 @@ impl TrialSink for Collect {
 }
 
 #[tokio::test]
-async fn a_target_that_cannot_run_gives_skipped_trials_and_no_planned_ones() {
+async fn a_target_that_cannot_run_gives_unavailable_trials_and_no_planned_ones() {
     let mut sink = Collect::default();
     let missing = NotInstalled {
         target: "caliban".into(),
@@ -136,5 +136,5 @@ async fn a_target_that_cannot_run_gives_skipped_trials_and_no_planned_ones() {
     assert_eq!(got[1], ("fake", Status::Passed, Completion::Reported));
     assert_eq!(got[0].0, "caliban");
     assert_eq!(got[0].2, Completion::TargetUnavailable);
-    assert!(matches!(&got[0].1, Status::Skipped(why) if why.contains("not built")));
+    assert!(matches!(&got[0].1, Status::Unavailable(why) if why.contains("not built")));
 }

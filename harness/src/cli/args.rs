@@ -66,6 +66,9 @@ pub struct ExecArgs {
     /// Do not install missing targets: skip them with the install command instead.
     #[arg(long)]
     pub no_install: bool,
+    /// A known-divergence entry that matches nothing any more fails its trial.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 impl ExecArgs {
@@ -78,6 +81,7 @@ impl ExecArgs {
         RunOptions {
             timeout: Duration::from_secs(self.timeout),
             grace: Duration::from_secs(self.grace),
+            strict_known: self.strict,
             ..RunOptions::default()
         }
     }

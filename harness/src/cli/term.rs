@@ -152,6 +152,12 @@ pub fn run_summary(dir: &std::path::Path, broken_files: usize, counts: &Counts) 
             counts.known
         );
     }
+    if counts.stale_known > 0 {
+        println!(
+            "{} stale known-divergence entr(ies): the CLI no longer shows them (see the trials' stale_known in results.json; --strict fails on them)",
+            counts.stale_known
+        );
+    }
     println!("{}", counts.line());
 }
 

@@ -55,6 +55,9 @@ pub struct Counts {
     /// Trials whose target could not be installed or started.
     #[serde(default)]
     pub unavailable: usize,
+    /// Known-divergence entries that matched nothing in their trial (the CLI was fixed).
+    #[serde(default)]
+    pub stale_known: usize,
 }
 
 impl Counts {
@@ -64,6 +67,7 @@ impl Counts {
             ..Counts::default()
         };
         for t in trials {
+            c.stale_known += t.stale_known.len();
             match t.status {
                 Status::Passed => c.passed += 1,
                 Status::Failed => c.failed += 1,
@@ -78,8 +82,8 @@ impl Counts {
     /// The closing line CI tooling reads.
     pub fn line(&self) -> String {
         let line = format!(
-            "{} passed, {} failed, {} skipped",
-            self.passed, self.failed, self.skipped
+            "{} passed, {} failed, {} known, {} skipped",
+            self.passed, self.failed, self.known, self.skipped
         );
         match self.unavailable {
             0 => line,

@@ -128,6 +128,12 @@ fn divergences_md(s: &mut String, t: &Trial) {
         if let Some(a) = &d.actual {
             let _ = writeln!(s, "   - actual: `{}`", compact(&redact(a, &t.vars)));
         }
+        if let Some(why) = &d.known {
+            let _ = writeln!(
+                s,
+                "   - known divergence (listed, not what fails this trial): {why}"
+            );
+        }
     }
 }
 

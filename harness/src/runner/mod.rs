@@ -38,6 +38,8 @@ pub struct RunOptions {
     /// Check against the expectation of this version rather than the target's own
     /// (`bisect` asks whether version v already behaves as a later one is expected to).
     pub expect_for: Option<String>,
+    /// A known-divergence entry that matches nothing fails the trial (`--strict`).
+    pub strict_known: bool,
 }
 
 /// Whether a target the scenario has no expectation for runs it as written (an empty
@@ -62,6 +64,7 @@ impl Default for RunOptions {
             timeout: Duration::from_secs(60),
             without_expectation: AsWritten::No,
             expect_for: None,
+            strict_known: false,
         }
     }
 }
@@ -103,6 +106,9 @@ pub struct Trial {
     /// Things worth knowing that are not divergences (e.g. the CLI closed stdin early).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Known-divergence entries for this trial that matched none of its divergences.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stale_known: Vec<String>,
     pub duration_ms: u64,
     pub command_line: String,
     pub exit: Exit,
@@ -137,6 +143,7 @@ impl Trial {
             status: Status::Passed,
             divergences: Vec::new(),
             notes: Vec::new(),
+            stale_known: Vec::new(),
             duration_ms: 0,
             command_line: String::new(),
             exit: Exit::default(),
@@ -220,29 +227,44 @@ pub async fn run(scenario: &Scenario, target: &Target, opts: &RunOptions) -> Tri
         trial.divergences.push(d);
     }
     trial.duration_ms = started.elapsed().as_millis() as u64;
-    trial.status = verdict(&mut trial, target);
+    trial.status = verdict(&mut trial, target, opts.strict_known);
     trial
 }
 
-/// Passed or failed, as the target's known-divergence list expects; a listed scenario
-/// that passes is a divergence of the list.
-fn verdict(trial: &mut Trial, target: &Target) -> Status {
-    match (
-        trial.divergences.is_empty(),
-        target.known.get(&trial.scenario),
-    ) {
-        (true, None) => Status::Passed,
-        (false, None) => Status::Failed,
-        (false, Some(why)) => Status::Known(why.clone()),
-        (true, Some(_)) => {
+/// Passed, failed, or known when every divergence is one the target's known-divergence
+/// list names. A list entry that matches nothing here is stale: noted, and a divergence
+/// of its own under `strict`.
+fn verdict(trial: &mut Trial, target: &Target, strict: bool) -> Status {
+    let dialect = target.dialect.expect_key();
+    let stale = (target.known).judge(
+        &trial.scenario,
+        &target.name,
+        dialect,
+        &mut trial.divergences,
+    );
+    for entry in stale {
+        let what = entry.describe();
+        trial.stale_known.push(what.clone());
+        if strict {
             trial.divergences.push(Divergence::new(
                 Kind::KnownDivergencePasses,
-                format!(
-                    "listed in {} as a known divergence, but it passes now: remove it from the list",
-                    target.known_file()
-                ),
+                format!("{} lists `{what}` as a known divergence, but the trial does not show it now: remove the entry", target.known.file),
             ));
-            Status::Failed
+        }
+    }
+    let reasons: Vec<&str> = trial
+        .divergences
+        .iter()
+        .map(|d| d.known.as_deref())
+        .collect::<Option<_>>()
+        .unwrap_or_default();
+    match (trial.divergences.is_empty(), reasons.is_empty()) {
+        (true, _) => Status::Passed,
+        (false, true) => Status::Failed,
+        (false, false) => {
+            let mut reasons = reasons;
+            reasons.dedup();
+            Status::Known(reasons.join("; "))
         }
     }
 }

@@ -1,8 +1,8 @@
 //! Installing a target and reading its version: [`resolve`], one function per [`Source`].
 
 use super::{features, Dialect, NotInstalled, NpmPin, Project, Source, Target, TargetSpec};
+use crate::known::KnownList;
 use crate::toolmap::ToolMap;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -160,22 +160,13 @@ fn cargo_install(version: &str, project: &Project, install: bool) -> Result<Path
     Ok(program)
 }
 
-/// `targets/<dialect>/known-divergences.yaml`: scenario id -> reason. Missing file: none.
-fn load_known(project: &Project, dialect: Dialect) -> Result<BTreeMap<String, String>, String> {
-    let path = project.root.join(known_file(dialect));
-    match std::fs::read_to_string(&path) {
-        Err(_) => Ok(BTreeMap::new()),
-        Ok(text) if text.trim().is_empty() => Ok(BTreeMap::new()),
-        Ok(text) => serde_yaml::from_str(&text).map_err(|e| {
-            format!(
-                "{}: {e} (write `scenario/id: reason` lines)",
-                path.display()
-            )
-        }),
-    }
+/// `targets/<dialect>/known-divergences.yaml` (see [`crate::known`]). Missing file: none.
+fn load_known(project: &Project, dialect: Dialect) -> Result<KnownList, String> {
+    let file = known_file(dialect);
+    KnownList::load(&project.root.join(&file), &file)
 }
 
-pub(super) fn known_file(dialect: Dialect) -> String {
+fn known_file(dialect: Dialect) -> String {
     format!("targets/{}/known-divergences.yaml", dialect.expect_key())
 }
 

@@ -1,6 +1,5 @@
 //! What a target offers ([`features`]) and the process one trial starts ([`Invocation`]).
 
-use super::install::known_file;
 use super::{qwen, version_lt, Dialect, Target};
 use crate::scenario::{OutputFormat, Scenario, TargetExpect};
 use crate::toolmap::ToolMap;
@@ -67,11 +66,6 @@ pub struct Sandbox<'a> {
 }
 
 impl Target {
-    /// Where this target's known divergences are listed.
-    pub fn known_file(&self) -> String {
-        known_file(self.dialect)
-    }
-
     /// Skip reason, if this target cannot run `scenario` as expected by `expect`.
     pub fn unmet(&self, scenario: &Scenario, expect: &TargetExpect) -> Option<String> {
         if let Some(reason) = &expect.skip {

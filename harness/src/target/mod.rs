@@ -13,7 +13,7 @@ pub use invocation::{shell_quote, Invocation, Sandbox};
 
 pub use crate::dialect::Dialect;
 use crate::toolmap::ToolMap;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -220,8 +220,8 @@ pub struct Target {
     pub lead_args: Vec<String>,
     pub version: String,
     pub features: BTreeSet<String>,
-    /// Scenario id -> why this target is known to diverge there (WPT-style expectations).
-    pub known: BTreeMap<String, String>,
+    /// The divergences this target is known to have (`targets/<dialect>/known-divergences.yaml`).
+    pub known: crate::known::KnownList,
     /// Neutral tool names -> this target's (`targets/<target>/tools.yaml`).
     pub tools: ToolMap,
     /// Extra environment from a target file.

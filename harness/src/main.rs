@@ -18,6 +18,9 @@ struct Cli {
     /// The project folder (holding scenarios/ and targets/); found from the current folder by default.
     #[arg(long, global = true)]
     root: Option<PathBuf>,
+    /// The project file (default: $STREAMCHECK_CONFIG, else streamcheck.toml in the current folder or above it).
+    #[arg(long, global = true)]
+    config: Option<PathBuf>,
     #[command(subcommand)]
     command: Cmd,
 }
@@ -43,6 +46,16 @@ enum Cmd {
     },
     /// Validate every scenario file without running anything.
     Check,
+    /// Write a project file (streamcheck.toml), an example scenario, an empty
+    /// known-divergences file and a CI workflow into the current folder.
+    Init {
+        /// The CI the workflow is for.
+        #[arg(long, value_enum, default_value = "github")]
+        ci: cli::init::Ci,
+        /// Overwrite files that exist.
+        #[arg(long)]
+        force: bool,
+    },
     /// Serve one scenario's stub script for a person to point a CLI at.
     Stub {
         file: PathBuf,
@@ -184,7 +197,11 @@ fn main() -> ExitCode {
 }
 
 fn dispatch(cli: Cli) -> Result<Verdict> {
-    let root = cli.root.as_deref();
+    let loc = cli::setup::Location {
+        root: cli.root,
+        config: cli.config,
+    };
+    let root = &loc;
     match cli.command {
         Cmd::Run {
             select,
@@ -194,8 +211,12 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
         } => cli::run::run(Context::load(root, &select)?, &targets, &exec, report_dir),
         Cmd::List { select } => Ok(cli::inspect::list(&Context::load(root, &select)?)),
         Cmd::Check => cli::inspect::check(root),
+        Cmd::Init { ci, force } => {
+            let cwd = std::env::current_dir().map_err(|e| streamcheck::error::Error::io(".", e))?;
+            cli::init::init(root, &cwd, ci, force)
+        }
         Cmd::Schema => Ok(cli::inspect::schema()),
-        Cmd::Install { targets } => cli::install::install(&cli::project(root)?, &targets),
+        Cmd::Install { targets } => cli::install::install(&loc.setup()?, &targets),
         Cmd::Merge { dirs, out } => cli::inspect::merge(&dirs, &out),
         Cmd::Stub { file, port } => cli::stub::serve(&file, port),
         Cmd::Compare {

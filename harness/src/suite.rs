@@ -362,7 +362,7 @@ impl Plan {
             || crate::expectation::for_version(
                 &scenario.file.expect,
                 t.dialect.expect_key(),
-                &t.version,
+                t.expect_version(),
             )
             .is_some()
     }

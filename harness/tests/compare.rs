@@ -559,6 +559,7 @@ fn fake_caliban(dir: &Path) -> Target {
         known: Default::default(),
         tools: Default::default(),
         env: Default::default(),
+        conforms_to: None,
     }
 }
 

@@ -28,6 +28,7 @@ fn target() -> Target {
         known: Default::default(),
         tools: Default::default(),
         env: Default::default(),
+        conforms_to: None,
     }
 }
 

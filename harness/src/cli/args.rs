@@ -1,10 +1,13 @@
 //! Argument groups shared by the commands that run scenarios.
 
+use super::setup::Setup;
 use std::path::PathBuf;
 use std::time::Duration;
-use streamcheck::error::Result;
+use streamcheck::config::{Config, TargetEntry};
+use streamcheck::error::{Error, Result};
+use streamcheck::known::KnownList;
 use streamcheck::runner::RunOptions;
-use streamcheck::target::{self, Dialect, NotInstalled, Project, Target, TargetSpec};
+use streamcheck::target::{self, Dialect, NotInstalled, Source, Target, TargetSpec};
 
 /// Which scenarios a command takes.
 #[derive(clap::Args, Clone, Default)]
@@ -33,22 +36,67 @@ pub struct TargetArgs {
     /// An executable that speaks Claude Code's conventions (a wrapper, a fork).
     #[arg(long)]
     pub target_command: Option<PathBuf>,
+    /// The Claude Code release whose expectations --target-command is held to (default: the pin;
+    /// never what the command's --version says).
+    #[arg(long, requires = "target_command")]
+    pub conforms_to: Option<String>,
 }
 
 impl TargetArgs {
-    pub fn specs(&self, project: &Project) -> Result<Vec<TargetSpec>> {
+    /// The targets named (a project file's `[targets.NAME]` first), else the project
+    /// file's targets, else the pinned Claude Code.
+    pub fn specs(&self, setup: &Setup) -> Result<Vec<TargetSpec>> {
+        let config = setup.config.as_ref();
         let mut specs = Vec::new();
         for t in &self.targets {
-            specs.extend(streamcheck::supported::expand(t, project)?);
+            match config.and_then(|c| c.targets.get(t).map(|entry| (c, entry))) {
+                Some((c, entry)) => specs.push(configured(c, t, entry)?),
+                None => specs.extend(streamcheck::supported::expand(t, &setup.project)?),
+            }
         }
         if let Some(path) = &self.target_command {
-            specs.push(TargetSpec::command(path, Dialect::ClaudeCode));
+            let mut spec = TargetSpec::command(path, Dialect::ClaudeCode);
+            if let Source::Command { conforms_to, .. } = &mut spec.source {
+                conforms_to.clone_from(&self.conforms_to);
+            }
+            specs.push(spec);
         }
         if specs.is_empty() {
-            specs.push(TargetSpec::parse("claude-code")?);
+            match config.filter(|c| !c.targets.is_empty()) {
+                Some(c) => {
+                    for (name, entry) in &c.targets {
+                        specs.push(configured(c, name, entry)?);
+                    }
+                }
+                None => specs.push(TargetSpec::parse("claude-code")?),
+            }
         }
         Ok(specs)
     }
+}
+
+/// A project file's `[targets.NAME]` as a target.
+fn configured(config: &Config, name: &str, entry: &TargetEntry) -> Result<TargetSpec> {
+    if let Some(package) = &entry.package {
+        let spec = TargetSpec::parse(package)?;
+        return Ok(TargetSpec {
+            name: name.to_string(),
+            ..spec
+        });
+    }
+    let command = entry
+        .command
+        .as_ref()
+        .expect("checked when the file was read");
+    Ok(TargetSpec {
+        name: name.to_string(),
+        dialect: entry.dialect.unwrap_or(Dialect::ClaudeCode),
+        source: Source::Command {
+            path: config.resolve(command),
+            env: entry.env.clone().into_iter().collect(),
+            conforms_to: entry.conforms_to_version(name)?,
+        },
+    })
 }
 
 /// How trials run: shared by every command that runs scenarios.
@@ -86,15 +134,36 @@ impl ExecArgs {
         }
     }
 
+    /// Installs and resolves the targets. A command target (a wrapper, a re-implementation)
+    /// is held to the project file's known divergences only; a published CLI to its
+    /// dialect's list and the project's.
     pub fn resolve(
         &self,
         specs: &[TargetSpec],
-        project: &Project,
-    ) -> Vec<Result<Target, NotInstalled>> {
-        specs
-            .iter()
-            .map(|s| target::resolve(s, project, !self.no_install))
-            .collect()
+        setup: &Setup,
+    ) -> Result<Vec<Result<Target, NotInstalled>>> {
+        let project_known = match setup
+            .config
+            .as_ref()
+            .and_then(|c| c.known_divergences.as_ref().map(|k| c.resolve(k)))
+        {
+            Some(path) => {
+                KnownList::load(&path, &path.display().to_string()).map_err(Error::Usage)?
+            }
+            None => KnownList::default(),
+        };
+        let resolve = |s: &TargetSpec| {
+            let mut t = target::resolve(s, &setup.project, !self.no_install)?;
+            if matches!(s.source, Source::Command { .. }) {
+                t.known = project_known.clone();
+            } else {
+                t.known
+                    .entries
+                    .extend(project_known.entries.iter().cloned());
+            }
+            Ok(t)
+        };
+        Ok(specs.iter().map(resolve).collect())
     }
 }
 

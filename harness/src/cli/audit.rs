@@ -5,7 +5,6 @@ use super::{Context, Verdict};
 use std::path::PathBuf;
 use streamcheck::commands::audit::{self, AuditOptions};
 use streamcheck::error::Result;
-use streamcheck::report::ReportWriter;
 
 pub fn audit(
     ctx: Context,
@@ -16,13 +15,13 @@ pub fn audit(
 ) -> Result<Verdict> {
     let resolved = match from {
         Some(_) => Vec::new(),
-        None => exec.resolve(&targets.specs(&ctx.project)?, &ctx.project),
+        None => exec.resolve(&targets.specs(&ctx.setup)?, &ctx.setup)?,
     };
     let opts = AuditOptions {
         from,
-        run_dir: ReportWriter::default_dir(&ctx.project.root),
+        run_dir: ctx.default_report_dir("runs"),
         report_dir: report_dir.unwrap_or_else(|| ctx.default_report_dir("audit")),
-        jobs: exec.jobs(),
+        jobs: ctx.jobs(exec),
         run: exec.run_options(),
         command: super::command_line(),
     };

@@ -37,7 +37,7 @@ pub fn bisect(ctx: Context, exec: &ExecArgs, args: BisectArgs) -> Result<Verdict
         from: args.from,
         to: args.to,
         published,
-        jobs: exec.jobs(),
+        jobs: ctx.jobs(exec),
         run: exec.run_options(),
         report_dir: args
             .report_dir

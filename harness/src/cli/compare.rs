@@ -8,7 +8,7 @@ use streamcheck::error::{Error, Result};
 
 /// Two capture folders: nothing runs, so no project is needed.
 pub fn observed(
-    root: Option<&Path>,
+    loc: &super::Location,
     dirs: &[PathBuf],
     filters: &[String],
     report_dir: Option<PathBuf>,
@@ -16,8 +16,10 @@ pub fn observed(
     let [a, b] = dirs else {
         return Err(Error::Usage("--observed takes two folders".into()));
     };
-    let root = super::project(root).map_or_else(|_| PathBuf::from("."), |p| p.root);
-    let dir = report_dir.unwrap_or_else(|| root.join("reports/parity").join(super::stamp()));
+    let dir = match report_dir {
+        Some(dir) => dir,
+        None => loc.setup()?.report_dir("parity"),
+    };
     let parity = compare::observed(a, b, filters, super::command_line())?;
     write(&dir, &parity)?;
     Ok(Verdict::AllGood)
@@ -29,12 +31,12 @@ pub fn live(
     exec: &ExecArgs,
     report_dir: Option<PathBuf>,
 ) -> Result<Verdict> {
-    let resolved = exec.resolve(&targets.specs(&ctx.project)?, &ctx.project);
+    let resolved = exec.resolve(&targets.specs(&ctx.setup)?, &ctx.setup)?;
     let dir = report_dir.unwrap_or_else(|| ctx.default_report_dir("parity"));
     let live = compare::LiveRun {
         scenarios: ctx.scenarios.clone(),
         targets: &resolved,
-        jobs: exec.jobs(),
+        jobs: ctx.jobs(exec),
         opts: exec.run_options(),
         report_dir: dir.clone(),
         command: super::command_line(),

@@ -5,7 +5,6 @@ use super::{Context, Verdict};
 use std::path::PathBuf;
 use streamcheck::commands::drift::{self, DriftOptions};
 use streamcheck::error::Result;
-use streamcheck::report::ReportWriter;
 
 pub struct DriftArgs {
     pub report_dir: Option<PathBuf>,
@@ -21,7 +20,7 @@ pub fn drift(
     args: DriftArgs,
 ) -> Result<Verdict> {
     let opts = DriftOptions {
-        jobs: exec.jobs(),
+        jobs: ctx.jobs(exec),
         run: exec.run_options(),
         install: !exec.no_install,
         report_dir: args
@@ -29,7 +28,7 @@ pub fn drift(
             .unwrap_or_else(|| ctx.default_report_dir("drift")),
         run_dir: args
             .run_dir
-            .unwrap_or_else(|| ReportWriter::default_dir(&ctx.project.root)),
+            .unwrap_or_else(|| ctx.default_report_dir("runs")),
         command: super::command_line(),
         notes: args.notes,
     };
@@ -38,7 +37,7 @@ pub fn drift(
         None => super::args::runtime()?.block_on(drift::run(
             &ctx.project,
             ctx.scenarios.clone(),
-            &targets.specs(&ctx.project)?,
+            &targets.specs(&ctx.setup)?,
             &opts,
         ))?,
     };

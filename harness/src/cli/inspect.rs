@@ -19,8 +19,8 @@ pub fn list(ctx: &Context) -> Verdict {
 }
 
 /// Every scenario file, whatever a filter says: the files that do not load are errors.
-pub fn check(root: Option<&Path>) -> Result<Verdict> {
-    let ctx = Context::load(root, &Default::default())?;
+pub fn check(loc: &super::Location) -> Result<Verdict> {
+    let ctx = Context::load(loc, &Default::default())?;
     println!(
         "{} scenario file(s) valid, {} with errors",
         ctx.scenarios.len(),

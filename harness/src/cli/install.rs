@@ -2,14 +2,15 @@
 //! run itself never spends its time budget building one.
 
 use super::args::TargetArgs;
+use super::setup::Setup;
 use super::Verdict;
 use streamcheck::error::{Error, Result};
-use streamcheck::target::{self, Project};
+use streamcheck::target;
 
-pub fn install(project: &Project, targets: &TargetArgs) -> Result<Verdict> {
+pub fn install(setup: &Setup, targets: &TargetArgs) -> Result<Verdict> {
     let mut failed = Vec::new();
-    for spec in targets.specs(project)? {
-        match target::resolve(&spec, project, true) {
+    for spec in targets.specs(setup)? {
+        match target::resolve(&spec, &setup.project, true) {
             Ok(t) => println!("{}: {} at {}", t.name, t.version, t.program.display()),
             Err(e) => {
                 eprintln!("error: {e}");

@@ -7,18 +7,22 @@
 pub mod args;
 pub mod audit;
 pub mod bisect;
+pub mod bundle;
 pub mod compare;
 pub mod drift;
+pub mod init;
 pub mod inspect;
 pub mod install;
 pub mod record;
 pub mod review;
 pub mod run;
+pub mod setup;
 pub mod stub;
 pub mod term;
 
 use args::SelectArgs;
-use std::path::{Path, PathBuf};
+use setup::{Location, Setup};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use streamcheck::error::{Error, Result};
 use streamcheck::scenario::{self, Scenario, ScenarioError};
@@ -59,26 +63,11 @@ pub fn error_exit(e: &Error) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// The project folder: `--root`, else found from the current folder upwards.
-pub fn project(root: Option<&Path>) -> Result<Project> {
-    match root {
-        // Absolute, since trials run in their own working directories.
-        Some(root) => Ok(Project {
-            root: root.canonicalize().map_err(|e| Error::io(root, e))?,
-        }),
-        None => {
-            let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
-            Project::discover(&cwd).ok_or_else(|| {
-                Error::Usage("no streamcheck project here (a folder with scenarios/ and targets/claude-code/): run from the repository or pass --root".into())
-            })
-        }
-    }
-}
-
 /// The project and the scenarios a command selected; the files that did not load were
 /// printed and make the command's verdict [`Verdict::SetupError`].
 pub struct Context {
     pub project: Project,
+    pub setup: Setup,
     pub scenarios: Vec<Scenario>,
     pub errors: Vec<ScenarioError>,
     /// `--allow-empty`: a selection with no trial is not an error.
@@ -86,36 +75,52 @@ pub struct Context {
 }
 
 impl Context {
-    pub fn load(root: Option<&Path>, select: &SelectArgs) -> Result<Context> {
-        let project = project(root)?;
+    pub fn load(loc: &Location, select: &SelectArgs) -> Result<Context> {
+        let setup = loc.setup()?;
         let selection = Selection {
             filters: select.filters.clone(),
             shard: select.shard,
         };
         // Parse only what the selection takes: a one-scenario run should not pay for the
         // whole catalogue, and a broken file outside it is `check`'s business, not this run's.
-        let dir = project.scenarios_dir();
-        let found = scenario::discover(&dir);
-        let (mut scenarios, mut errors) = (Vec::new(), found.errors);
-        for path in (found.paths.iter()).filter(|p| selection.takes(&scenario::id_of(p, &dir))) {
-            match Scenario::load(path, &dir) {
-                Ok(s) => scenarios.push(s),
-                Err(e) => errors.push(e),
+        let (mut scenarios, mut errors, mut catalogue) = (Vec::<Scenario>::new(), Vec::new(), 0);
+        let roots = setup.scenario_roots();
+        for (i, dir) in roots.iter().enumerate() {
+            let found = scenario::discover(dir);
+            errors.extend(found.errors);
+            let own = i > 0;
+            for path in &found.paths {
+                let id = scenario::id_of(path, dir);
+                if !own && !setup.takes_bundled(&id) {
+                    continue;
+                }
+                catalogue += 1;
+                if !selection.takes(&id) {
+                    continue;
+                }
+                match Scenario::load(path, dir) {
+                    // The project's own scenario replaces the catalogue's of the same id.
+                    Ok(s) => {
+                        scenarios.retain(|old| old.id != s.id);
+                        scenarios.push(s);
+                    }
+                    Err(e) => errors.push(e),
+                }
             }
         }
+        scenarios.sort_by(|a, b| a.id.cmp(&b.id));
         term::scenario_errors(&errors);
         if scenarios.is_empty() && errors.is_empty() && !select.allow_empty {
             return Err(Error::Usage(nothing_selected(
-                &selection,
-                found.paths.len(),
-                &dir,
+                &selection, catalogue, &roots,
             )));
         }
         Ok(Context {
-            project,
+            project: setup.project.clone(),
             scenarios,
             errors,
             allow_empty: select.allow_empty,
+            setup,
         })
     }
 
@@ -152,16 +157,23 @@ impl Context {
     }
 
     pub fn default_report_dir(&self, kind: &str) -> PathBuf {
-        self.project.root.join("reports").join(kind).join(stamp())
+        self.setup.report_dir(kind)
+    }
+
+    /// `--jobs`, else the project file's `jobs`, else the number of CPUs.
+    pub fn jobs(&self, exec: &args::ExecArgs) -> usize {
+        let configured = self.setup.config.as_ref().and_then(|c| c.jobs);
+        exec.jobs.or(configured).unwrap_or_else(|| exec.jobs())
     }
 }
 
 /// Why a selection is empty, naming what to change.
-fn nothing_selected(selection: &Selection, catalogue: usize, dir: &Path) -> String {
+fn nothing_selected(selection: &Selection, catalogue: usize, dirs: &[PathBuf]) -> String {
     if catalogue == 0 {
+        let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
         return format!(
             "no trial selected: no scenario file under {}",
-            dir.display()
+            dirs.join(", ")
         );
     }
     let mut what = Vec::new();

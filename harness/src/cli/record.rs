@@ -4,10 +4,8 @@ use super::args::{ExecArgs, TargetArgs};
 use super::review::{self, ReviewMode};
 use super::{Context, Verdict};
 use std::io::IsTerminal;
-use std::path::Path;
 use streamcheck::commands::record::{self as rec, RecordOptions};
 use streamcheck::error::Result;
-use streamcheck::report::ReportWriter;
 
 pub struct RecordArgs {
     pub runs: usize,
@@ -22,9 +20,9 @@ pub fn record(
     exec: &ExecArgs,
     args: RecordArgs,
 ) -> Result<Verdict> {
-    let resolved = exec.resolve(&targets.specs(&ctx.project)?, &ctx.project);
+    let resolved = exec.resolve(&targets.specs(&ctx.setup)?, &ctx.setup)?;
     let opts = RecordOptions {
-        jobs: exec.jobs(),
+        jobs: ctx.jobs(exec),
         run: exec.run_options(),
         runs: args.runs,
         failing_only: args.failing_only,
@@ -33,7 +31,7 @@ pub fn record(
         first_blocks: !targets.targets.is_empty() || targets.target_command.is_some(),
         report_dir: args
             .report_dir
-            .unwrap_or_else(|| ReportWriter::default_dir(&ctx.project.root)),
+            .unwrap_or_else(|| ctx.default_report_dir("runs")),
     };
     let runs = opts.runs.max(1);
     let scenarios = ctx.scenarios.clone();
@@ -49,12 +47,12 @@ pub fn record(
 }
 
 pub fn review(
-    root: Option<&Path>,
+    loc: &super::Location,
     filters: &[String],
     accept_all: bool,
     reject_all: bool,
 ) -> Result<Verdict> {
-    let project = super::project(root)?;
+    let project = loc.setup()?.project;
     let mode = match (accept_all, reject_all) {
         (true, _) => ReviewMode::AcceptAll,
         (_, true) => ReviewMode::RejectAll,

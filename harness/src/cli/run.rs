@@ -4,7 +4,6 @@ use super::args::{ExecArgs, TargetArgs};
 use super::{term, Context, Verdict};
 use std::path::PathBuf;
 use streamcheck::error::Result;
-use streamcheck::report::ReportWriter;
 use streamcheck::suite;
 
 pub fn run(
@@ -13,15 +12,15 @@ pub fn run(
     exec: &ExecArgs,
     report_dir: Option<PathBuf>,
 ) -> Result<Verdict> {
-    let resolved = exec.resolve(&targets.specs(&ctx.project)?, &ctx.project);
-    let dir = report_dir.unwrap_or_else(|| ReportWriter::default_dir(&ctx.project.root));
+    let resolved = exec.resolve(&targets.specs(&ctx.setup)?, &ctx.setup)?;
+    let dir = report_dir.unwrap_or_else(|| ctx.default_report_dir("runs"));
     let mut progress = term::Progress::new(ctx.scenarios.len() * resolved.len());
     let rt = super::args::runtime()?;
     let run = rt.block_on(suite::run_and_report(
         &dir,
         ctx.scenarios.clone(),
         &resolved,
-        exec.jobs(),
+        ctx.jobs(exec),
         exec.run_options(),
         ctx.errors.iter().map(|e| e.to_string()).collect(),
         |t, _| progress.trial(t),

@@ -100,6 +100,10 @@ pub struct Trial {
     pub description: String,
     pub target: String,
     pub target_version: String,
+    /// The release whose expectation the trial was held to, when not the target's own
+    /// version (a wrapper conforming to a Claude Code release).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_to: Option<String>,
     #[serde(flatten)]
     pub status: Status,
     pub divergences: Vec<Divergence>,
@@ -133,6 +137,11 @@ pub struct Trial {
 }
 
 impl Trial {
+    /// The version whose expectation this trial was checked against.
+    pub fn expect_version(&self) -> &str {
+        self.held_to.as_deref().unwrap_or(&self.target_version)
+    }
+
     fn new(scenario: &Scenario, target: &str, version: &str) -> Trial {
         Trial {
             scenario: scenario.id.clone(),
@@ -140,6 +149,7 @@ impl Trial {
             description: scenario.file.description.clone(),
             target: target.to_string(),
             target_version: version.to_string(),
+            held_to: None,
             status: Status::Passed,
             divergences: Vec::new(),
             notes: Vec::new(),
@@ -190,7 +200,11 @@ pub async fn run(scenario: &Scenario, target: &Target, opts: &RunOptions) -> Tri
     let mut trial = Trial::new(scenario, &target.name, &target.version);
     let key = target.dialect.expect_key();
     let as_written = TargetExpect::default();
-    let version = opts.expect_for.as_deref().unwrap_or(&target.version);
+    let version = opts
+        .expect_for
+        .as_deref()
+        .unwrap_or(target.expect_version());
+    trial.held_to = (version != target.version).then(|| version.to_string());
     let expect = match crate::expectation::for_version(&scenario.file.expect, key, version) {
         Some(expect) => expect,
         None if opts.without_expectation != AsWritten::No => {

@@ -61,6 +61,13 @@ pub fn resolve(
             Source::Command { env, .. } => env.clone(),
             _ => Vec::new(),
         },
+        conforms_to: match &spec.source {
+            Source::Command { conforms_to, .. } => conforms_to.clone().or_else(|| {
+                let pin = crate::supported::Versions::load(project, spec.dialect.expect_key());
+                pin.ok().map(|v| v.pinned)
+            }),
+            _ => None,
+        },
     })
 }
 

@@ -98,6 +98,9 @@ pub enum Source {
     Command {
         path: PathBuf,
         env: Vec<(String, String)>,
+        /// The dialect's release whose expectations and version blocks it is held to;
+        /// default: the dialect's pin (never what the command's `--version` says).
+        conforms_to: Option<String>,
     },
 }
 
@@ -183,6 +186,7 @@ impl TargetSpec {
             source: Source::Command {
                 path: base.join(file.command),
                 env: file.env.into_iter().collect(),
+                conforms_to: None,
             },
         })
     }
@@ -199,6 +203,7 @@ impl TargetSpec {
             source: Source::Command {
                 path: path.to_path_buf(),
                 env: Vec::new(),
+                conforms_to: None,
             },
         }
     }
@@ -226,6 +231,16 @@ pub struct Target {
     pub tools: ToolMap,
     /// Extra environment from a target file.
     pub env: Vec<(String, String)>,
+    /// The version whose expectations hold for it, when not its own (a wrapper or a
+    /// re-implementation conforming to a Claude Code release).
+    pub conforms_to: Option<String>,
+}
+
+impl Target {
+    /// The version that picks the scenario's expectation and version blocks.
+    pub fn expect_version(&self) -> &str {
+        self.conforms_to.as_deref().unwrap_or(&self.version)
+    }
 }
 
 /// Why a target cannot run; its scenarios are skipped with this.
@@ -370,6 +385,7 @@ mod tests {
             Source::Command {
                 path: dir.path().join("bin/wrap.sh"),
                 env: vec![("WRAP_MODE".into(), "strict".into())],
+                conforms_to: None,
             }
         );
         std::fs::write(&file, "name: x\ncommand: y\ndialect: gemini\n").unwrap();

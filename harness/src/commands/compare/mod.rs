@@ -145,7 +145,7 @@ fn has_expectation(
             && crate::expectation::for_version(
                 &scenario.file.expect,
                 t.dialect.expect_key(),
-                &t.version,
+                t.expect_version(),
             )
             .is_some()
     })

@@ -103,7 +103,7 @@ pub fn pending_for(
     if first::has_none_for(&scenario.file.expect, expect_key) {
         return first::first_block(rec, scenario, expect_key, trials);
     }
-    if rec.is_other_version(&first.target_version) {
+    if rec.is_other_version(first.expect_version()) {
         return block_pending(rec, scenario, expect_key, trials);
     }
     let Some(expect) = scenario.file.expect.get(expect_key) else {
@@ -157,7 +157,7 @@ fn block_pending(
     trials: &[Trial],
 ) -> Outcome<Box<Pending>> {
     let first = &trials[0];
-    let version = first.target_version.as_str();
+    let version = first.expect_version();
     let expect = &scenario.file.expect;
     let key = block::block_key(expect, target, version);
     let Some((parent_key, parent)) = block::parent(expect, &key, target, version) else {
@@ -247,7 +247,7 @@ fn recorded_frames(
             .iter()
             .map(|f| contract.map_or_else(|| f.clone(), |c| c.apply(f)))
             .collect();
-        let version = (!t.target_version.is_empty()).then_some(t.target_version.as_str());
+        let version = (!t.target_version.is_empty()).then_some(t.expect_version());
         let this = generalise(
             &kept,
             &Volatile {

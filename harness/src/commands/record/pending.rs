@@ -67,7 +67,7 @@ impl Pending {
             file,
             expect: key.to_string(),
             target: trial.target.clone(),
-            version: trial.target_version.clone(),
+            version: trial.expect_version().to_string(),
             recorded_at: Some(timestamp(SystemTime::now())),
             notes: Vec::new(),
             exit_code: None,

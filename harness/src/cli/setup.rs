@@ -1,0 +1,90 @@
+//! Where a command works: the project data (this checkout, `--root`, or the catalogue
+//! bundled in the binary), the project file (`streamcheck.toml`), and the folder reports
+//! go to (the project file's folder, else the data's, else the current folder).
+
+use std::path::{Path, PathBuf};
+use streamcheck::config::Config;
+use streamcheck::error::{Error, Result};
+use streamcheck::target::Project;
+
+/// What the command line says about where to look (`--root`, `--config`).
+#[derive(Debug, Clone, Default)]
+pub struct Location {
+    pub root: Option<PathBuf>,
+    pub config: Option<PathBuf>,
+}
+
+pub struct Setup {
+    pub project: Project,
+    pub config: Option<Config>,
+    /// Where reports go by default (`<home>/reports/`).
+    pub home: PathBuf,
+}
+
+impl Location {
+    /// `--config`, `$STREAMCHECK_CONFIG`, else `streamcheck.toml` from here upwards.
+    fn config_path(&self, cwd: &Path) -> Option<PathBuf> {
+        let env = std::env::var_os("STREAMCHECK_CONFIG").filter(|v| !v.is_empty());
+        (self.config.clone())
+            .or(env.map(PathBuf::from))
+            .or_else(|| Config::find(cwd))
+    }
+
+    pub fn setup(&self) -> Result<Setup> {
+        let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+        let config = match self.config_path(&cwd) {
+            Some(path) => Some(Config::load(&path).map_err(Error::Usage)?),
+            None => None,
+        };
+        let project = match &self.root {
+            // Absolute, since trials run in their own working directories.
+            Some(root) => Project {
+                root: root.canonicalize().map_err(|e| Error::io(root, e))?,
+            },
+            None => match Project::discover(&cwd) {
+                Some(checkout) => checkout,
+                None => super::bundle::project(&cwd)?,
+            },
+        };
+        let home = match (
+            &config,
+            Project::discover(&cwd).is_some() || self.root.is_some(),
+        ) {
+            (Some(c), _) => c.dir.clone(),
+            (None, true) => project.root.clone(),
+            (None, false) => cwd,
+        };
+        let home = home.canonicalize().unwrap_or(home);
+        Ok(Setup {
+            project,
+            config,
+            home,
+        })
+    }
+}
+
+impl Setup {
+    /// The scenario folders, first the project's catalogue, then the project file's own.
+    pub fn scenario_roots(&self) -> Vec<PathBuf> {
+        let mut roots = vec![self.project.scenarios_dir()];
+        if let Some(c) = &self.config {
+            roots.extend(c.scenarios.folders.iter().map(|f| c.resolve(f)));
+        }
+        roots
+    }
+
+    /// Whether the catalogue's scenario `id` is taken (the project file may take topics).
+    pub fn takes_bundled(&self, id: &str) -> bool {
+        self.config
+            .as_ref()
+            .is_none_or(|c| c.scenarios.bundled.takes(id))
+    }
+
+    /// `<home>/<report_dir or reports>/<kind>/<timestamp>`.
+    pub fn report_dir(&self, kind: &str) -> PathBuf {
+        let reports = (self.config.as_ref())
+            .and_then(|c| c.report_dir.as_ref().map(|d| c.resolve(d)))
+            .unwrap_or_else(|| self.home.join("reports"));
+        reports.join(kind).join(super::stamp())
+    }
+}

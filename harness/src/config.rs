@@ -1,0 +1,199 @@
+//! `streamcheck.toml`, the project file of a repository that uses streamcheck as a gate:
+//! which scenarios (the bundled catalogue, all or by topic, plus the project's own
+//! folders), which targets (a command or a pinned package, its dialect and the release it
+//! conforms to), the known-divergences file, the report folder and the jobs.
+
+use crate::dialect::Dialect;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The file's name; it is looked for from the current folder upwards.
+pub const FILE_NAME: &str = "streamcheck.toml";
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub scenarios: Scenarios,
+    #[serde(default)]
+    pub targets: BTreeMap<String, TargetEntry>,
+    /// A known-divergences file (see `known.rs`) applied to every target of this project.
+    #[serde(default)]
+    pub known_divergences: Option<PathBuf>,
+    /// Where runs write their reports (default `reports/`).
+    #[serde(default)]
+    pub report_dir: Option<PathBuf>,
+    #[serde(default)]
+    pub jobs: Option<usize>,
+    /// The folder the file is in: paths in it are relative to this.
+    #[serde(skip)]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenarios {
+    /// The catalogue streamcheck ships: `true` (all), `false`, or a list of topics
+    /// (`["basics", "tools"]`).
+    #[serde(default = "all")]
+    pub bundled: Bundled,
+    /// The project's own scenario folders; a scenario with a bundled one's id replaces it.
+    #[serde(default)]
+    pub folders: Vec<PathBuf>,
+}
+
+impl Default for Scenarios {
+    fn default() -> Self {
+        Scenarios {
+            bundled: all(),
+            folders: Vec::new(),
+        }
+    }
+}
+
+fn all() -> Bundled {
+    Bundled::All(true)
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Bundled {
+    All(bool),
+    Topics(Vec<String>),
+}
+
+impl Bundled {
+    /// Whether the bundled scenario `id` is taken.
+    pub fn takes(&self, id: &str) -> bool {
+        match self {
+            Bundled::All(all) => *all,
+            Bundled::Topics(topics) => topics
+                .iter()
+                .any(|t| id.split('/').next() == Some(t.trim_end_matches('/'))),
+        }
+    }
+}
+
+/// `[targets.NAME]`: a CLI the project tests.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetEntry {
+    /// An executable (relative to the file), e.g. `./mycli`.
+    #[serde(default)]
+    pub command: Option<PathBuf>,
+    /// Or a published CLI, as `--target` names it: `claude-code@2.1.330`, `caliban`.
+    #[serde(default)]
+    pub package: Option<String>,
+    /// Whose flags, environment and frames it speaks (default `claude-code`).
+    #[serde(default)]
+    pub dialect: Option<Dialect>,
+    /// The release whose expectations and version blocks it is held to, `claude-code@2.1.330`
+    /// (default: the dialect's pin).
+    #[serde(default)]
+    pub conforms_to: Option<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+impl TargetEntry {
+    /// The version `conforms_to` names, checked against the target's dialect.
+    pub fn conforms_to_version(&self, name: &str) -> Result<Option<String>, String> {
+        let Some(spec) = &self.conforms_to else {
+            return Ok(None);
+        };
+        let dialect = self.dialect.unwrap_or(Dialect::ClaudeCode);
+        match spec.split_once('@') {
+            Some((d, v)) if d == dialect.expect_key() && !v.is_empty() => Ok(Some(v.to_string())),
+            _ => Err(format!(
+                "targets.{name}.conforms_to: write `{}@VERSION` (the dialect's release it conforms to), not `{spec}`",
+                dialect.expect_key()
+            )),
+        }
+    }
+}
+
+impl Config {
+    /// Reads `path`; an unknown key or a wrong type is an error naming file:line:column.
+    pub fn load(path: &Path) -> Result<Config, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut config: Config = toml::from_str(&text).map_err(|e| {
+            let at = e
+                .span()
+                .map(|s| line_col(&text, s.start))
+                .map_or(String::new(), |(l, c)| format!(":{l}:{c}"));
+            format!("{}{at}: {}", path.display(), e.message())
+        })?;
+        config.dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        for (name, t) in &config.targets {
+            if t.command.is_some() == t.package.is_some() {
+                return Err(format!(
+                    "{}: targets.{name}: give either `command` or `package`",
+                    path.display()
+                ));
+            }
+            t.conforms_to_version(name)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        Ok(config)
+    }
+
+    /// `streamcheck.toml` in `start` or the nearest folder above it.
+    pub fn find(start: &Path) -> Option<PathBuf> {
+        start
+            .ancestors()
+            .map(|d| d.join(FILE_NAME))
+            .find(|p| p.is_file())
+    }
+
+    pub fn resolve(&self, path: &Path) -> PathBuf {
+        self.dir.join(path)
+    }
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    (line, col)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str) -> Result<Config, String> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        std::fs::write(&path, text).unwrap();
+        Config::load(&path).map_err(|e| e.replace(&path.display().to_string(), "streamcheck.toml"))
+    }
+
+    #[test]
+    fn a_full_file_reads() {
+        let c = load("jobs = 2\nreport_dir = \"out\"\nknown_divergences = \"known.yaml\"\n[scenarios]\nbundled = [\"basics\"]\nfolders = [\"mine\"]\n[targets.mycli]\ncommand = \"./mycli\"\ndialect = \"claude-code\"\nconforms_to = \"claude-code@2.1.330\"\nenv = { A = \"b\" }\n").unwrap();
+        assert_eq!(c.jobs, Some(2));
+        assert!(c.scenarios.bundled.takes("basics/text") && !c.scenarios.bundled.takes("tools/x"));
+        let t = &c.targets["mycli"];
+        assert_eq!(t.dialect, Some(Dialect::ClaudeCode));
+        assert_eq!(
+            t.conforms_to_version("mycli").unwrap().as_deref(),
+            Some("2.1.330")
+        );
+        assert!(load("").unwrap().scenarios.bundled.takes("anything/x"));
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_name_their_line() {
+        let err = load("jobs = 2\n[targets.x]\ncommand = \"./x\"\ncomand = 1\n").unwrap_err();
+        assert!(err.starts_with("streamcheck.toml:4:1:"), "{err}");
+        assert!(err.contains("comand"), "{err}");
+        let err = load("[targets.x]\ncommand = \"./x\"\ndialect = \"gemini\"\n").unwrap_err();
+        assert!(err.starts_with("streamcheck.toml:3:"), "{err}");
+        let err =
+            load("[targets.x]\ncommand = \"./x\"\nconforms_to = \"caliban@1\"\n").unwrap_err();
+        assert!(err.contains("claude-code@VERSION"), "{err}");
+        let err = load("[targets.x]\n").unwrap_err();
+        assert!(err.contains("either `command` or `package`"), "{err}");
+    }
+}

@@ -1,0 +1,177 @@
+//! streamcheck in a repository of its own: the project file, `init`, the bundled
+//! catalogue outside a checkout, and targets held to the release they conform to.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+const GOOD: &str = "description: Says hello.\nenv: {FAKE_MODE: hello}\nprompt: hi\nexpect:\n  claude-code:\n    frames:\n      - {type: system, subtype: init}\n      - {type: assistant}\n      - {type: result, subtype: success, result: \"Hello!\"}\n  claude-code@<1.0.0:\n    frames_patch: {2: {$merge: {result: \"only for 0.x\"}}}\n";
+
+fn fake_cli() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/divergences/fake-cli.sh")
+}
+
+/// A repository with a wrapper CLI that prints its own `--version` (`0.3.0 (mycli)`).
+fn repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let wrapper = dir.path().join("mycli");
+    let text = format!(
+        "#!/bin/sh\nif [ \"$1\" = --version ]; then echo '0.3.0 (mycli)'; exit 0; fi\nexec {} \"$@\"\n",
+        fake_cli().display()
+    );
+    std::fs::write(&wrapper, text).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::create_dir_all(dir.path().join("own/basics")).unwrap();
+    std::fs::write(dir.path().join("own/basics/hello.yaml"), GOOD).unwrap();
+    dir
+}
+
+/// `streamcheck ARGS` in `dir`, with its own cache: exit code, stdout, stderr.
+fn streamcheck(dir: &Path, cache: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("streamcheck")
+        .unwrap()
+        .current_dir(dir)
+        .env("STREAMCHECK_CACHE", cache)
+        .env_remove("STREAMCHECK_CONFIG")
+        .args(args)
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (
+        out.status.code().unwrap(),
+        text(&out.stdout),
+        text(&out.stderr),
+    )
+}
+
+const CONFIG: &str =
+    "[scenarios]\nbundled = false\nfolders = [\"own\"]\n[targets.mycli]\ncommand = \"./mycli\"\n";
+
+#[test]
+fn a_wrapper_is_held_to_the_release_it_conforms_to_not_its_own_version() {
+    let dir = repo();
+    let cache = tempfile::tempdir().unwrap();
+    // Default: the dialect's pin (2.1.x), so the `<1.0.0` block does not apply.
+    std::fs::write(dir.path().join("streamcheck.toml"), CONFIG).unwrap();
+    let (code, out, err) = streamcheck(dir.path(), cache.path(), &["run"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("1 passed, 0 failed"), "{out}");
+    assert!(
+        dir.path().join("reports/runs/latest/results.json").exists(),
+        "reports under the project"
+    );
+
+    // Told to conform to a 0.x release, it gets that release's block, and fails it.
+    let pinned_to_old = format!("{CONFIG}conforms_to = \"claude-code@0.9.0\"\n");
+    std::fs::write(dir.path().join("streamcheck.toml"), pinned_to_old).unwrap();
+    let (code, out, _) = streamcheck(dir.path(), cache.path(), &["run", "--target", "mycli"]);
+    assert_eq!(code, 1, "{out}");
+}
+
+#[test]
+fn the_project_file_refuses_unknown_keys_with_file_and_line() {
+    let dir = repo();
+    let cache = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("streamcheck.toml"),
+        format!("{CONFIG}comand = \"x\"\n"),
+    )
+    .unwrap();
+    let (code, _, err) = streamcheck(dir.path(), cache.path(), &["list"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("streamcheck.toml:6:1") && err.contains("comand"),
+        "{err}"
+    );
+}
+
+#[test]
+fn known_divergences_of_the_project_hide_only_what_they_name() {
+    let dir = repo();
+    let cache = tempfile::tempdir().unwrap();
+    let failing = GOOD.replace("result: \"Hello!\"}", "result: \"Bye!\"}");
+    std::fs::write(dir.path().join("own/basics/hello.yaml"), failing).unwrap();
+    let known = "- scenario: basics/hello\n  kind: field_mismatch\n  path: $.result\n  reason: says Hello, not Bye\n";
+    std::fs::write(dir.path().join("known.yaml"), known).unwrap();
+    let config = format!("known_divergences = \"known.yaml\"\n{CONFIG}");
+    std::fs::write(dir.path().join("streamcheck.toml"), config).unwrap();
+    let (code, out, err) = streamcheck(dir.path(), cache.path(), &["run"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("0 passed, 0 failed, 1 known, 0 skipped"),
+        "{out}"
+    );
+
+    let stale = known.replace("$.result", "$.session_id");
+    std::fs::write(dir.path().join("known.yaml"), stale).unwrap();
+    let (code, out, _) = streamcheck(dir.path(), cache.path(), &["run"]);
+    assert_eq!(code, 1, "the entry names another divergence: {out}");
+    let (code, out, _) = streamcheck(dir.path(), cache.path(), &["run", "--strict"]);
+    assert_eq!(code, 1, "{out}");
+}
+
+#[test]
+fn outside_a_checkout_the_bundled_catalogue_is_used_and_own_scenarios_replace_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let (code, out, err) = streamcheck(
+        dir.path(),
+        cache.path(),
+        &["list", "--filter", "basics/text-reply"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("basics/text-reply") && out.contains("A plain text reply"),
+        "{out}"
+    );
+
+    std::fs::create_dir_all(dir.path().join("own/basics")).unwrap();
+    std::fs::write(dir.path().join("own/basics/text-reply.yaml"), GOOD).unwrap();
+    std::fs::write(
+        dir.path().join("streamcheck.toml"),
+        "[scenarios]\nbundled = [\"basics\"]\nfolders = [\"own\"]\n",
+    )
+    .unwrap();
+    let (code, out, err) = streamcheck(dir.path(), cache.path(), &["list"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("basics/text-reply") && out.contains("Says hello."),
+        "the own one replaces it: {out}"
+    );
+    assert!(!out.contains("A plain text reply"), "{out}");
+    assert!(!out.contains("tools/"), "only the topics taken: {out}");
+}
+
+#[test]
+fn init_writes_a_project_that_loads_and_never_overwrites_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let (code, out, err) = streamcheck(dir.path(), cache.path(), &["init"]);
+    assert_eq!(code, 0, "{out}{err}");
+    for f in [
+        "streamcheck.toml",
+        "streamcheck/scenarios/example/hello.yaml",
+        "streamcheck/known-divergences.yaml",
+        ".github/workflows/streamcheck.yml",
+    ] {
+        assert!(dir.path().join(f).is_file(), "{f}");
+    }
+    assert!(out.contains("streamcheck run --filter example/"), "{out}");
+    let (code, out, _) = streamcheck(dir.path(), cache.path(), &["list", "--filter", "example/"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("example/hello"), "{out}");
+
+    let (code, _, err) = streamcheck(dir.path(), cache.path(), &["init"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--force"), "{err}");
+    let (code, _, _) = streamcheck(
+        dir.path(),
+        cache.path(),
+        &["init", "--force", "--ci", "gitlab"],
+    );
+    assert_eq!(code, 0);
+    assert!(dir.path().join(".gitlab-ci.yml").is_file());
+}

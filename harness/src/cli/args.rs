@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 use streamcheck::error::Result;
+use streamcheck::report::{Formats, ReportOptions};
 use streamcheck::runner::RunOptions;
 use streamcheck::target::{self, Dialect, NotInstalled, Project, Target, TargetSpec};
 
@@ -88,6 +89,29 @@ impl ExecArgs {
             .iter()
             .map(|s| target::resolve(s, project, !self.no_install))
             .collect()
+    }
+}
+
+/// Which report files a command writes.
+#[derive(clap::Args, Clone)]
+pub struct ReportArgs {
+    /// Report formats, comma-separated: html (index.html), md (summary.md, per-trial .md),
+    /// junit (junit.xml), json (results.json, per-trial .json); default all.
+    #[arg(long = "report", value_name = "FORMATS", default_value = "all", value_parser = parse_formats)]
+    pub formats: Formats,
+}
+
+fn parse_formats(s: &str) -> Result<Formats, String> {
+    s.parse()
+}
+
+impl ReportArgs {
+    /// The formats, with this process's command line to show in index.html.
+    pub fn options(&self) -> ReportOptions {
+        ReportOptions {
+            formats: self.formats,
+            command: Some(super::command_line()),
+        }
     }
 }
 

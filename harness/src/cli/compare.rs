@@ -1,6 +1,6 @@
 //! `streamcheck compare`: parity of two targets, live or from captured runs.
 
-use super::args::{ExecArgs, TargetArgs};
+use super::args::{ExecArgs, ReportArgs, TargetArgs};
 use super::{term, Context, Verdict};
 use std::path::{Path, PathBuf};
 use streamcheck::commands::compare;
@@ -12,6 +12,7 @@ pub fn observed(
     dirs: &[PathBuf],
     filters: &[String],
     report_dir: Option<PathBuf>,
+    report: &ReportArgs,
 ) -> Result<Verdict> {
     let [a, b] = dirs else {
         return Err(Error::Usage("--observed takes two folders".into()));
@@ -19,7 +20,7 @@ pub fn observed(
     let root = super::project(root).map_or_else(|_| PathBuf::from("."), |p| p.root);
     let dir = report_dir.unwrap_or_else(|| root.join("reports/parity").join(super::stamp()));
     let parity = compare::observed(a, b, filters, super::command_line())?;
-    write(&dir, &parity)?;
+    write(&dir, &parity, report)?;
     Ok(Verdict::AllGood)
 }
 
@@ -28,6 +29,7 @@ pub fn live(
     targets: &TargetArgs,
     exec: &ExecArgs,
     report_dir: Option<PathBuf>,
+    report: &ReportArgs,
 ) -> Result<Verdict> {
     let resolved = exec.resolve(&targets.specs(&ctx.project)?, &ctx.project);
     let dir = report_dir.unwrap_or_else(|| ctx.default_report_dir("parity"));
@@ -38,16 +40,20 @@ pub fn live(
         opts: exec.run_options(),
         report_dir: dir.clone(),
         command: super::command_line(),
+        report: report.options(),
     };
     let parity = super::args::runtime()?.block_on(compare::run(live, |t| {
         anstream::println!("{}", term::trial_line(t))
     }))?;
-    write(&dir, &parity)?;
+    write(&dir, &parity, report)?;
     Ok(ctx.verdict(Verdict::AllGood))
 }
 
-fn write(dir: &Path, parity: &compare::Parity) -> Result<()> {
+fn write(dir: &Path, parity: &compare::Parity, report: &ReportArgs) -> Result<()> {
     compare::write(dir, parity).map_err(|e| Error::io(dir, e))?;
+    if report.formats.html {
+        streamcheck::report::html::write_parity(dir, parity).map_err(|e| Error::io(dir, e))?;
+    }
     print!("{}", compare::summary(parity));
     println!("parity report: {}", dir.join("parity.md").display());
     Ok(())

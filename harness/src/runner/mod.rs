@@ -111,6 +111,10 @@ pub struct Trial {
     /// In a multi-run scenario: the run (1-based) whose output this trial holds.
     #[serde(skip)]
     pub run: Option<usize>,
+    /// How long the stub ran before the CLI started: its journal's times minus this are
+    /// on the CLI's clock (the HTML report orders requests among frames with it).
+    #[serde(skip)]
+    pub stub_lead_ms: u64,
 }
 
 impl Trial {
@@ -134,6 +138,7 @@ impl Trial {
             vars: Vars::default(),
             client: None,
             run: None,
+            stub_lead_ms: 0,
         }
     }
 
@@ -248,6 +253,7 @@ async fn execute_in(
     let server = StubServer::start(script)
         .await
         .map_err(|e| spawn_error(&format!("cannot start the stub: {e}")))?;
+    let stub_started = Instant::now();
     let base_url = server.base_url();
     let inv = target.invocation(scenario, expect, &sandbox.for_target(&base_url));
     trial.command_line = inv.display();
@@ -261,6 +267,7 @@ async fn execute_in(
         client: client::plan(scenario, expect).map(|p| client::Client::new(p, trial.vars.clone())),
         signal: scenario.file.signal.clone(),
     };
+    trial.stub_lead_ms = stub_started.elapsed().as_millis() as u64;
     let process = process::drive(input, &inv, &sandbox.workspace, &limits).await;
     trial.journal = server.journal();
     server.shutdown().await;

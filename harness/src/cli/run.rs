@@ -19,8 +19,8 @@ pub fn run(
     let mut progress = term::Progress::new(ctx.scenarios.len() * resolved.len());
     let rt = super::args::runtime()?;
     let errors = ctx.errors.iter().map(|e| e.to_string()).collect();
-    let writer = ReportWriter::create(&dir, suite::target_infos(&resolved), errors)
-        .and_then(|w| w.with_options(report.options()))
+    let infos = suite::target_infos(&resolved);
+    let writer = ReportWriter::create_with(&dir, infos, errors, report.options())
         .map_err(|e| Error::io(&dir, e))?;
     let run = rt.block_on(suite::run_and_report_as(
         writer,

@@ -108,6 +108,16 @@ impl ReportWriter {
         targets: Vec<TargetInfo>,
         scenario_errors: Vec<String>,
     ) -> io::Result<ReportWriter> {
+        Self::create_with(dir, targets, scenario_errors, ReportOptions::default())
+    }
+
+    /// [`ReportWriter::create`], writing the formats `options` names.
+    pub fn create_with(
+        dir: &Path,
+        targets: Vec<TargetInfo>,
+        scenario_errors: Vec<String>,
+        options: ReportOptions,
+    ) -> io::Result<ReportWriter> {
         std::fs::create_dir_all(dir)?;
         if let Some(parent) = dir.parent() {
             if parent.file_name().is_some_and(|n| n == "runs") {
@@ -131,19 +141,11 @@ impl ReportWriter {
                 scenario_errors,
                 trials: Vec::new(),
             },
-            options: ReportOptions::default(),
+            options,
             html_at: None,
         };
         w.write_run_files()?;
         Ok(w)
-    }
-
-    /// Which formats to write and the command line to show (default: all, none).
-    pub fn with_options(mut self, options: ReportOptions) -> io::Result<ReportWriter> {
-        self.options = options;
-        self.html_at = None;
-        self.write_run_files()?;
-        Ok(self)
     }
 
     pub fn dir(&self) -> &Path {

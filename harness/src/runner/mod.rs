@@ -267,12 +267,13 @@ async fn execute_in(
         client: client::plan(scenario, expect).map(|p| client::Client::new(p, trial.vars.clone())),
         signal: scenario.file.signal.clone(),
     };
-    trial.stub_lead_ms = stub_started.elapsed().as_millis() as u64;
     let process = process::drive(input, &inv, &sandbox.workspace, &limits).await;
     trial.journal = server.journal();
     server.shutdown().await;
 
     let process = process?;
+    let lead = process.started.saturating_duration_since(stub_started);
+    trial.stub_lead_ms = lead.as_millis() as u64;
     trial.exit = process.exit;
     trial.output = process.output;
     trial.stderr = process.stderr;

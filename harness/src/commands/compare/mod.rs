@@ -156,12 +156,12 @@ async fn run_both(
         ..live.opts.clone()
     };
     let mut trials = Trials::new();
-    let writer = crate::report::ReportWriter::create(
+    let writer = crate::report::ReportWriter::create_with(
         &live.report_dir,
         suite::target_infos(live.targets),
         Vec::new(),
+        live.report.clone(),
     )
-    .and_then(|w| w.with_options(live.report.clone()))
     .map_err(|e| format!("{}: {e}", live.report_dir.display()))?;
     let run = suite::run_and_report_as(
         writer,

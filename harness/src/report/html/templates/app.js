@@ -3,6 +3,8 @@
 // (#pair=<scenario>) from the JSON blocks of the page. Everything from the report data
 // is put in the page with textContent, never parsed as HTML.
 (function () {
+  // ms from navigation until this script (the last element of the page) runs.
+  var parsed = Math.round(performance.now());
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) e.className = cls;
@@ -255,6 +257,9 @@
   if (input) input.addEventListener("input", filterRows);
   filterRows();
   window.addEventListener("hashchange", function () { show(location.hash, true); });
+  var before = performance.now();
   show(location.hash, false);
+  document.body.dataset.parsedMs = parsed;
+  document.body.dataset.openedMs = Math.round(performance.now() - before);
   document.body.dataset.ready = "1";
 })();

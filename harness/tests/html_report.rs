@@ -346,18 +346,113 @@ fn measure_a_thousand_trial_report() {
     let page = out.join("index.html");
     let size = std::fs::metadata(&page).unwrap().len();
     let marker = Regex::new(r#"data-parsed-ms="(\d+)" data-opened-ms="(\d+)""#).unwrap();
-    for fragment in ["", "#trial=synthetic/s0500.command_fake-cli.sh"] {
+    let small = report().join("index.html");
+    let paint = |page: &Path, fragment: &str| {
         let started = Instant::now();
+        screenshot(page, fragment, "thousand.png");
+        started.elapsed().as_secs_f64()
+    };
+    println!(
+        "1,000 trials: index.html {:.1} MB, written by merge in {:.2} s",
+        size as f64 / 1e6,
+        generate.as_secs_f64()
+    );
+    for fragment in ["", "#trial=synthetic/s0500.command_fake-cli.sh"] {
         let dom = dom(&page, fragment);
-        let wall = started.elapsed();
         let m = marker.captures(&dom).expect("timing markers");
         println!(
-            "1,000 trials{fragment}: index.html {:.1} MB, written in {:.2} s; Chromium parsed it in {} ms, opened the trial in {} ms; --dump-dom wall time {:.2} s",
-            size as f64 / 1e6,
-            generate.as_secs_f64(),
+            "  {}: Chromium parsed the page in {} ms and drew the trial in {} ms; a screenshot \
+             (browser start, load, layout, paint) took {:.2} s, {:.2} s for the 4-trial page",
+            if fragment.is_empty() {
+                "the run table"
+            } else {
+                "a trial opened"
+            },
             &m[1],
             &m[2],
-            wall.as_secs_f64()
+            paint(&page, fragment),
+            paint(&small, ""),
         );
     }
+}
+
+#[test]
+fn compare_shows_both_timelines_side_by_side_with_the_difference_marked() {
+    let dir = out_dir().join("compare");
+    let _ = std::fs::remove_dir_all(&dir);
+    Command::cargo_bin("streamcheck")
+        .unwrap()
+        .arg("--root")
+        .arg(fixture_root())
+        .args(["compare", "--jobs", "2", "--filter", "passes", "--target"])
+        .arg(fixture_root().join("other-cli.yaml"))
+        .arg("--target-command")
+        .arg(fixture_root().join("fake-cli.sh"))
+        .arg("--report-dir")
+        .arg(&dir)
+        .assert()
+        .code(0);
+    let page = dir.join("index.html");
+    let table = dom(&page, "");
+    assert!(table.contains("href=\"#pair=passes\""), "{table}");
+    let opened = dom(&page, "#pair=passes");
+    let cols: Vec<&str> = opened.split("<div class=\"col\">").skip(1).collect();
+    assert_eq!(cols.len(), 2, "{opened}");
+    // other-cli repeats its assistant frame: that frame, and only that, has no counterpart.
+    let marked = |col: &str| {
+        col.matches("class=\"ev stdout differs\"").count()
+            + col.matches("class=\"ev stdout diverged differs\"").count()
+    };
+    assert_eq!((marked(cols[0]), marked(cols[1])), (1, 0), "{opened}");
+    screenshot(&page, "#pair=passes", "compare.png");
+}
+
+#[test]
+fn drift_and_audit_pages_show_the_committed_baselines() {
+    let baseline = Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/baseline");
+    let dir = out_dir().join("drift");
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(baseline.join("drift/drift.json")).unwrap();
+    let file: streamcheck::commands::drift::DriftFile = serde_json::from_str(&text).unwrap();
+    streamcheck::report::html::write_drift(&dir, &file, Some("../run/index.html")).unwrap();
+    let drift = dom(&dir.join("index.html"), "");
+    for p in &file.drift.pairs {
+        let n = streamcheck::commands::drift::verdict::counts(&p.verdict);
+        let shown = format!(
+            ": <b>{}</b> breaking, <b>{}</b> additive",
+            n.breaking, n.additive
+        );
+        assert!(drift.contains(&shown), "{} -> {}: {shown}", p.from, p.to);
+    }
+    let breaking = file
+        .drift
+        .pairs
+        .iter()
+        .flat_map(|p| &p.verdict)
+        .find(|c| c.is_breaking());
+    if let Some(scenario) = breaking.and_then(|c| c.finding().scenario.clone()) {
+        assert!(
+            drift.contains(&format!("../run/index.html#trial={scenario}.")),
+            "{scenario}"
+        );
+    }
+
+    let dir = out_dir().join("audit");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(baseline.join("audit/audit.json"), dir.join("audit.json")).unwrap();
+    streamcheck::report::html::write_audit(&dir).unwrap();
+    let audit: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("audit.json")).unwrap()).unwrap();
+    let dom = dom(&dir.join("index.html"), "");
+    for key in ["caught", "missed", "false_alarms"] {
+        let shown = format!("data-count=\"{key}\"><b>{}</b>", audit[key]);
+        assert!(dom.contains(&shown), "{shown}");
+    }
+    let rows = dom.matches("<tr class=\"row ").count();
+    assert_eq!(rows, audit["scenarios"].as_array().unwrap().len());
+    // Weakest first: a row with a miss or false alarm before any row without one.
+    let first_clean = dom.find("<tr class=\"row passed\"").unwrap_or(dom.len());
+    let last_weak = dom.rfind("<tr class=\"row failed\"").unwrap_or(0);
+    assert!(last_weak < first_clean, "weak rows are not first");
+    screenshot(&dir.join("index.html"), "", "audit.png");
 }

@@ -89,9 +89,10 @@ pub struct ReportWriter {
     started: SystemTime,
     results: Results,
     options: ReportOptions,
-    /// When index.html was last written: during a run it is rewritten at most every
-    /// [`HTML_EVERY`] (it embeds every trial), and always at the end.
-    html_at: Option<Instant>,
+    /// When index.html was last written and how long that took: it embeds every trial, so
+    /// during a run it is rewritten at most every [`HTML_EVERY`] or ten times its cost
+    /// (whichever is longer), and always at the end.
+    html_at: Option<(Instant, Duration)>,
 }
 
 const HTML_EVERY: Duration = Duration::from_secs(5);
@@ -187,11 +188,13 @@ impl ReportWriter {
         r.duration_ms = self.started.elapsed().unwrap_or_default().as_millis() as u64;
         let formats = self.options.formats;
         write_results_as(&self.dir, r, formats)?;
-        if formats.html && self.html_at.is_none_or(|at| at.elapsed() >= HTML_EVERY) {
-            self.html_at = Some(Instant::now());
+        let due = |(at, cost): (Instant, Duration)| at.elapsed() >= HTML_EVERY.max(cost * 10);
+        if formats.html && self.html_at.is_none_or(due) {
+            let started = Instant::now();
             let command = self.options.command.as_deref();
             let saved = |t: &Trial| Some(crate::runner::saved::SavedTrial::of(t));
             html::write_run(&self.dir, &self.results, command, saved)?;
+            self.html_at = Some((Instant::now(), started.elapsed()));
         }
         Ok(())
     }

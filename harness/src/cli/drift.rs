@@ -2,7 +2,7 @@
 
 use super::args::{ExecArgs, TargetArgs};
 use super::{Context, Verdict};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use streamcheck::commands::drift::{self, DriftOptions};
 use streamcheck::error::{Error, Result};
 use streamcheck::report::{Formats, ReportWriter};
@@ -44,10 +44,12 @@ pub fn drift(
         ))?,
     };
     if args.formats.html {
-        let run_page = args
-            .replay
-            .is_none()
-            .then(|| relative_link(&opts.report_dir, &opts.run_dir.join("index.html")));
+        let run_page = args.replay.is_none().then(|| {
+            streamcheck::report::html::relative_link(
+                &opts.report_dir,
+                &opts.run_dir.join("index.html"),
+            )
+        });
         streamcheck::report::html::write_drift(&opts.report_dir, &file, run_page.as_deref())
             .map_err(|e| Error::io(&opts.report_dir, e))?;
     }
@@ -76,26 +78,4 @@ pub fn drift(
     );
     // Exit 1 when a pair has a breaking change, so a nightly job on @latest fails on it.
     Ok(ctx.verdict(Verdict::divergence_if(breaking)))
-}
-
-/// `to` as a link from a page in `from_dir`: relative when both are under one folder.
-fn relative_link(from_dir: &Path, to: &Path) -> String {
-    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let (from, to) = (abs(from_dir), abs(to));
-    let common = from
-        .components()
-        .zip(to.components())
-        .take_while(|(a, b)| a == b)
-        .count();
-    let ups = from.components().count() - common;
-    let rest: Vec<String> = to
-        .components()
-        .skip(common)
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    let mut parts = vec![".."; ups].join("/");
-    if !parts.is_empty() {
-        parts.push('/');
-    }
-    parts + &rest.join("/")
 }

@@ -288,13 +288,8 @@ fn copy_if_exists(from: &Path, to: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Writes summary.md, junit.xml and results.json for `results`.
-pub fn write_results(dir: &Path, r: &Results) -> io::Result<()> {
-    write_results_as(dir, r, Formats::default())
-}
-
-/// The files of [`write_results`] that `formats` names (index.html is written apart: it
-/// needs the saved trials).
+/// Writes summary.md, junit.xml and results.json for `results`, as `formats` say
+/// (index.html is written apart: it needs the saved trials).
 pub fn write_results_as(dir: &Path, r: &Results, formats: Formats) -> io::Result<()> {
     if formats.json {
         let json = serde_json::to_string_pretty(r)?;

@@ -61,6 +61,23 @@ fn write_page(dir: &Path, template: &str, ctx: impl Serialize) -> io::Result<()>
     super::write_atomic(&dir.join("index.html"), html.as_bytes())
 }
 
+/// `to` as a link from a page in `from_dir`: relative, so the folders can move together.
+pub fn relative_link(from_dir: &Path, to: &Path) -> String {
+    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let (from, to) = (abs(from_dir), abs(to));
+    let common = from
+        .components()
+        .zip(to.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let ups = std::iter::repeat_n("..".to_string(), from.components().count() - common);
+    let rest = to
+        .components()
+        .skip(common)
+        .map(|c| c.as_os_str().to_string_lossy().into_owned());
+    ups.chain(rest).collect::<Vec<_>>().join("/")
+}
+
 /// A fresh value per page for its Content-Security-Policy: only the page's own script
 /// carries it, so a script that got into the page some other way does not run.
 fn nonce() -> String {
@@ -106,6 +123,16 @@ mod tests {
             assert!(!s.contains(bad), "{s}");
         }
         assert_eq!(serde_json::from_str::<serde_json::Value>(&s).unwrap(), v);
+    }
+
+    #[test]
+    fn links_between_report_folders_are_relative() {
+        let link = relative_link(Path::new("/r/drift/x"), Path::new("/r/runs/y/index.html"));
+        assert_eq!(link, "../../runs/y/index.html");
+        assert_eq!(
+            relative_link(Path::new("/r"), Path::new("/r/a.html")),
+            "a.html"
+        );
     }
 
     #[test]

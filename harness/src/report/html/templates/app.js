@@ -74,6 +74,7 @@
         else parts.push(b.type);
       });
     }
+    if (m && typeof m.content === "string") parts.push(JSON.stringify(m.content.slice(0, 80)));
     if (typeof v.result === "string") parts.push(JSON.stringify(v.result.slice(0, 80)));
     if (v.answered_by) parts.push("answered by " + v.answered_by + ", HTTP " + v.status);
     if (v.request && v.request.subtype) parts.push(v.request.subtype);

@@ -42,11 +42,25 @@ fn env() -> &'static Environment<'static> {
         }
         env.add_global("style", minijinja::Value::from_safe_string(STYLE.into()));
         env.add_global("script", minijinja::Value::from_safe_string(SCRIPT.into()));
-        env.add_filter("script_json", |v: minijinja::Value| {
-            minijinja::Value::from_safe_string(script_json(&v))
-        });
         env
     })
+}
+
+/// A trial's (or comparison's) detail for the page, serialized once here rather than
+/// through the template engine's values (a 1,000-trial page embeds megabytes of it).
+#[derive(Serialize)]
+struct Embedded {
+    id: String,
+    json: minijinja::Value,
+}
+
+impl Embedded {
+    fn new(id: String, detail: &impl Serialize) -> Embedded {
+        Embedded {
+            id,
+            json: minijinja::Value::from_safe_string(script_json(detail)),
+        }
+    }
 }
 
 /// Renders `template` with `ctx` into `dir/index.html`.

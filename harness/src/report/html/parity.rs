@@ -8,7 +8,6 @@ use crate::report::{trial_stem, Results};
 use crate::runner::saved::SavedTrial;
 use crate::runner::Trial;
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::io;
 use std::path::Path;
 
@@ -23,8 +22,8 @@ struct Page<'a> {
     title: String,
     command: Option<&'a str>,
     parity: &'a Parity,
-    /// Per scenario that has both timelines: its comparison, for the script.
-    pairs: BTreeMap<String, PairView>,
+    /// Per scenario with a timeline: its comparison, for the script.
+    pairs: Vec<super::Embedded>,
 }
 
 /// Writes `dir/index.html` for a comparison; the trials' saved outputs (and
@@ -36,7 +35,7 @@ pub fn write_parity(dir: &Path, parity: &Parity) -> io::Result<()> {
         .map(|r| r.trials)
         .unwrap_or_default();
     let saved = SavedTrial::read_all(dir).unwrap_or_default();
-    let mut pairs = BTreeMap::new();
+    let mut pairs = Vec::new();
     for sp in &parity.scenarios {
         let side = |name: &str| {
             let s = saved
@@ -57,7 +56,10 @@ pub fn write_parity(dir: &Path, parity: &Parity) -> io::Result<()> {
             mark_differences(&mut a.events, &mut b.events);
         }
         if a.is_some() || b.is_some() {
-            pairs.insert(sp.scenario.clone(), PairView { a, b });
+            pairs.push(super::Embedded::new(
+                sp.scenario.clone(),
+                &PairView { a, b },
+            ));
         }
     }
     let page = Page {

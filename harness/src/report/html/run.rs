@@ -1,7 +1,7 @@
 //! The run page: scenario rows × target columns, failures first, each trial's detail
 //! embedded for the script to open.
 
-use super::trial::{status_name, view, TrialView};
+use super::trial::{status_name, view};
 use crate::report::{trial_stem, Results};
 use crate::runner::saved::SavedTrial;
 use crate::runner::{Status, Trial};
@@ -36,7 +36,7 @@ struct Page<'a> {
     results: &'a Results,
     columns: Vec<String>,
     rows: Vec<Row>,
-    trials: Vec<TrialView>,
+    trials: Vec<super::Embedded>,
 }
 
 /// Writes `dir/index.html` for `results`; `saved` gives a trial's saved output (from
@@ -61,7 +61,11 @@ pub fn write_run(
         .trials
         .iter()
         .filter(|t| !matches!(t.status, Status::Skipped(_)))
-        .map(|t| view(trial_stem(t), t, saved(t).as_ref()))
+        .map(|t| {
+            let id = trial_stem(t);
+            let detail = view(id.clone(), t, saved(t).as_ref());
+            super::Embedded::new(id, &detail)
+        })
         .collect();
     let page = Page {
         title: format!("streamcheck run {}", results.started_at),

@@ -286,7 +286,56 @@ fn report_picks_the_formats() {
 #[ignore]
 fn measure_a_thousand_trial_report() {
     let src = out_dir().join("thousand");
-    let _ = std::fs::remove_dir_all(&src);
+    synthesise_thousand_trials(&src);
+    let out = out_dir().join("thousand-report");
+    let _ = std::fs::remove_dir_all(&out);
+    let started = Instant::now();
+    Command::cargo_bin("streamcheck")
+        .unwrap()
+        .args(["merge", "--report", "html"])
+        .arg(&src)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(1);
+    let generate = started.elapsed();
+    let page = out.join("index.html");
+    let size = std::fs::metadata(&page).unwrap().len();
+    let marker = Regex::new(r#"data-parsed-ms="(\d+)" data-opened-ms="(\d+)""#).unwrap();
+    let small = report().join("index.html");
+    let paint = |page: &Path, fragment: &str| {
+        let started = Instant::now();
+        screenshot(page, fragment, "thousand.png");
+        started.elapsed().as_secs_f64()
+    };
+    println!(
+        "1,000 trials: index.html {:.1} MB, written by merge in {:.2} s",
+        size as f64 / 1e6,
+        generate.as_secs_f64()
+    );
+    for fragment in ["", "#trial=synthetic/s0500.command_fake-cli.sh"] {
+        let dom = dom(&page, fragment);
+        let m = marker.captures(&dom).expect("timing markers");
+        println!(
+            "  {}: Chromium parsed the page in {} ms and drew the trial in {} ms; a screenshot \
+             (browser start, load, layout, paint) took {:.2} s, {:.2} s for the 4-trial page",
+            if fragment.is_empty() {
+                "the run table"
+            } else {
+                "a trial opened"
+            },
+            &m[1],
+            &m[2],
+            paint(&page, fragment),
+            paint(&small, ""),
+        );
+    }
+}
+
+/// A run folder at `src` of 1,000 trials made from the fixture's failing one, each with
+/// a real Claude Code stdout, every tenth failed.
+fn synthesise_thousand_trials(src: &Path) {
+    let _ = std::fs::remove_dir_all(src);
     std::fs::create_dir_all(src.join("outputs")).unwrap();
     let mut r = results();
     let template = r["trials"]
@@ -331,49 +380,6 @@ fn measure_a_thousand_trial_report() {
     }
     r["trials"] = Value::Array(trials);
     std::fs::write(src.join("results.json"), serde_json::to_vec(&r).unwrap()).unwrap();
-    let out = out_dir().join("thousand-report");
-    let _ = std::fs::remove_dir_all(&out);
-    let started = Instant::now();
-    Command::cargo_bin("streamcheck")
-        .unwrap()
-        .args(["merge", "--report", "html"])
-        .arg(&src)
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .code(1);
-    let generate = started.elapsed();
-    let page = out.join("index.html");
-    let size = std::fs::metadata(&page).unwrap().len();
-    let marker = Regex::new(r#"data-parsed-ms="(\d+)" data-opened-ms="(\d+)""#).unwrap();
-    let small = report().join("index.html");
-    let paint = |page: &Path, fragment: &str| {
-        let started = Instant::now();
-        screenshot(page, fragment, "thousand.png");
-        started.elapsed().as_secs_f64()
-    };
-    println!(
-        "1,000 trials: index.html {:.1} MB, written by merge in {:.2} s",
-        size as f64 / 1e6,
-        generate.as_secs_f64()
-    );
-    for fragment in ["", "#trial=synthetic/s0500.command_fake-cli.sh"] {
-        let dom = dom(&page, fragment);
-        let m = marker.captures(&dom).expect("timing markers");
-        println!(
-            "  {}: Chromium parsed the page in {} ms and drew the trial in {} ms; a screenshot \
-             (browser start, load, layout, paint) took {:.2} s, {:.2} s for the 4-trial page",
-            if fragment.is_empty() {
-                "the run table"
-            } else {
-                "a trial opened"
-            },
-            &m[1],
-            &m[2],
-            paint(&page, fragment),
-            paint(&small, ""),
-        );
-    }
 }
 
 #[test]

@@ -255,7 +255,16 @@
     if (navigator.clipboard) navigator.clipboard.writeText(text).then(function () { b.textContent = "copied"; }, function () {});
   });
   var input = document.getElementById("filter");
-  if (input) input.addEventListener("input", filterRows);
+  if (input) {
+    input.addEventListener("input", filterRows);
+    // A count on the run page filters the table to its status (again: all rows).
+    document.querySelectorAll("body[data-page=run] .count[data-count]").forEach(function (c) {
+      c.addEventListener("click", function () {
+        input.value = input.value === c.dataset.count ? "" : c.dataset.count;
+        filterRows();
+      });
+    });
+  }
   filterRows();
   window.addEventListener("hashchange", function () { show(location.hash, true); });
   var before = performance.now();

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 mod cli;
 
-use cli::args::{ExecArgs, SelectArgs, TargetArgs};
+use cli::args::{ExecArgs, ReportArgs, SelectArgs, TargetArgs};
 use cli::{Context, Verdict};
 use streamcheck::error::Result;
 
@@ -38,6 +38,8 @@ enum Cmd {
         /// Where reports go (default reports/runs/<timestamp>/).
         #[arg(long)]
         report_dir: Option<PathBuf>,
+        #[command(flatten)]
+        report: ReportArgs,
     },
     /// List scenarios (id, the targets they have expectations for, description).
     List {
@@ -68,6 +70,8 @@ enum Cmd {
         dirs: Vec<PathBuf>,
         #[arg(long)]
         out: PathBuf,
+        #[command(flatten)]
+        report: ReportArgs,
     },
     /// Run each scenario on two targets and report where they differ in substance
     /// (parity.md, parity.json); or compare two folders of captured runs (--observed).
@@ -84,6 +88,8 @@ enum Cmd {
         /// Compare two capture folders (NAME.stdout.jsonl, NAME.exit_code, ...) instead of running anything.
         #[arg(long, num_args = 2, value_names = ["DIR_A", "DIR_B"])]
         observed: Option<Vec<PathBuf>>,
+        #[command(flatten)]
+        report: ReportArgs,
     },
     /// Install targets into place (npm ci, or build caliban into the cache) without running anything.
     Install {
@@ -141,6 +147,8 @@ enum Cmd {
         /// Where audit.md and audit.json go (default reports/audit/<timestamp>/).
         #[arg(long)]
         report_dir: Option<PathBuf>,
+        #[command(flatten)]
+        report: ReportArgs,
     },
     /// Run the suite on several versions and report protocol drift between neighbours.
     Drift {
@@ -162,6 +170,8 @@ enum Cmd {
         /// A line to add to the report's notes. Repeatable.
         #[arg(long = "note")]
         notes: Vec<String>,
+        #[command(flatten)]
+        report: ReportArgs,
     },
     /// Find, per scenario, the first published version whose output matches the
     /// expectation `--to` gets rather than the one `--from` gets (bisect.md, bisect.json).
@@ -208,7 +218,11 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
             targets,
             exec,
             report_dir,
-        } => cli::run::run(Context::load(root, &select)?, &targets, &exec, report_dir),
+            report,
+        } => {
+            let ctx = Context::load(root, &select)?;
+            cli::run::run(ctx, &targets, &exec, report_dir, &report)
+        }
         Cmd::List { select } => Ok(cli::inspect::list(&Context::load(root, &select)?)),
         Cmd::Check => cli::inspect::check(root),
         Cmd::Init { ci, force } => {
@@ -217,21 +231,26 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
         }
         Cmd::Schema => Ok(cli::inspect::schema()),
         Cmd::Install { targets } => cli::install::install(&loc.setup()?, &targets),
-        Cmd::Merge { dirs, out } => cli::inspect::merge(&dirs, &out),
+        Cmd::Merge { dirs, out, report } => cli::inspect::merge(&dirs, &out, &report),
         Cmd::Stub { file, port } => cli::stub::serve(&file, port),
         Cmd::Compare {
             select,
             observed: Some(dirs),
             report_dir,
+            report,
             ..
-        } => cli::compare::observed(root, &dirs, &select.filters, report_dir),
+        } => cli::compare::observed(root, &dirs, &select.filters, report_dir, &report),
         Cmd::Compare {
             select,
             targets,
             exec,
             report_dir,
             observed: None,
-        } => cli::compare::live(Context::load(root, &select)?, &targets, &exec, report_dir),
+            report,
+        } => {
+            let ctx = Context::load(root, &select)?;
+            cli::compare::live(ctx, &targets, &exec, report_dir, &report)
+        }
         Cmd::Record {
             select,
             targets,
@@ -260,12 +279,14 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
             exec,
             from,
             report_dir,
+            report,
         } => cli::audit::audit(
             Context::load(root, &select)?,
             &targets,
             &exec,
             from,
             report_dir,
+            &report,
         ),
         Cmd::Drift {
             select,
@@ -275,6 +296,7 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
             run_dir,
             replay,
             notes,
+            report,
         } => {
             // A replay re-diffs saved outputs: scenarios only add pending blocks.
             let select = SelectArgs {
@@ -286,6 +308,7 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
                 run_dir,
                 replay,
                 notes,
+                formats: report.formats,
             };
             cli::drift::drift(Context::load(root, &select)?, &targets, &exec, args)
         }

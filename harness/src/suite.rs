@@ -191,9 +191,22 @@ pub async fn run_and_report(
     scenario_errors: Vec<String>,
     on_trial: impl FnMut(&Trial, Completion),
 ) -> crate::error::Result<Reported> {
-    let io = |e| crate::error::Error::io(dir, e);
-    let mut writer =
-        ReportWriter::create(dir, target_infos(targets), scenario_errors).map_err(io)?;
+    let writer = ReportWriter::create(dir, target_infos(targets), scenario_errors)
+        .map_err(|e| crate::error::Error::io(dir, e))?;
+    run_and_report_as(writer, scenarios, targets, jobs, opts, on_trial).await
+}
+
+/// [`run_and_report`] into a writer the caller made (with its report options).
+pub async fn run_and_report_as(
+    mut writer: ReportWriter,
+    scenarios: Vec<Scenario>,
+    targets: &[Result<Target, NotInstalled>],
+    jobs: usize,
+    opts: RunOptions,
+    on_trial: impl FnMut(&Trial, Completion),
+) -> crate::error::Result<Reported> {
+    let dir = writer.dir().to_path_buf();
+    let io = |e| crate::error::Error::io(&dir, e);
     let mut sink = Tee {
         look: on_trial,
         inner: &mut writer,

@@ -6,6 +6,7 @@ use std::time::Duration;
 use streamcheck::config::{Config, TargetEntry};
 use streamcheck::error::{Error, Result};
 use streamcheck::known::KnownList;
+use streamcheck::report::{Formats, ReportOptions};
 use streamcheck::runner::RunOptions;
 use streamcheck::target::{self, Dialect, NotInstalled, Source, Target, TargetSpec};
 
@@ -164,6 +165,29 @@ impl ExecArgs {
             Ok(t)
         };
         Ok(specs.iter().map(resolve).collect())
+    }
+}
+
+/// Which report files a command writes.
+#[derive(clap::Args, Clone)]
+pub struct ReportArgs {
+    /// Report formats, comma-separated: html (index.html), md (summary.md, per-trial .md),
+    /// junit (junit.xml), json (results.json, per-trial .json); default all.
+    #[arg(long = "report", value_name = "FORMATS", default_value = "all", value_parser = parse_formats)]
+    pub formats: Formats,
+}
+
+fn parse_formats(s: &str) -> Result<Formats, String> {
+    s.parse()
+}
+
+impl ReportArgs {
+    /// The formats, with this process's command line to show in index.html.
+    pub fn options(&self) -> ReportOptions {
+        ReportOptions {
+            formats: self.formats,
+            command: Some(super::command_line()),
+        }
     }
 }
 

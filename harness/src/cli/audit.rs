@@ -1,10 +1,10 @@
 //! `streamcheck audit`: how many protocol mutations each scenario would catch.
 
-use super::args::{ExecArgs, TargetArgs};
+use super::args::{ExecArgs, ReportArgs, TargetArgs};
 use super::{Context, Verdict};
 use std::path::PathBuf;
 use streamcheck::commands::audit::{self, AuditOptions};
-use streamcheck::error::Result;
+use streamcheck::error::{Error, Result};
 
 pub fn audit(
     ctx: Context,
@@ -12,6 +12,7 @@ pub fn audit(
     exec: &ExecArgs,
     from: Option<PathBuf>,
     report_dir: Option<PathBuf>,
+    report: &ReportArgs,
 ) -> Result<Verdict> {
     let resolved = match from {
         Some(_) => Vec::new(),
@@ -30,6 +31,10 @@ pub fn audit(
         &resolved,
         &opts,
     ))?;
+    if report.formats.html {
+        streamcheck::report::html::write_audit(&opts.report_dir)
+            .map_err(|e| Error::io(&opts.report_dir, e))?;
+    }
     print!("{summary}");
     Ok(ctx.verdict(Verdict::AllGood))
 }

@@ -1,6 +1,6 @@
 //! `streamcheck compare`: parity of two targets, live or from captured runs.
 
-use super::args::{ExecArgs, TargetArgs};
+use super::args::{ExecArgs, ReportArgs, TargetArgs};
 use super::{term, Context, Verdict};
 use std::path::{Path, PathBuf};
 use streamcheck::commands::compare;
@@ -12,6 +12,7 @@ pub fn observed(
     dirs: &[PathBuf],
     filters: &[String],
     report_dir: Option<PathBuf>,
+    report: &ReportArgs,
 ) -> Result<Verdict> {
     let [a, b] = dirs else {
         return Err(Error::Usage("--observed takes two folders".into()));
@@ -21,7 +22,7 @@ pub fn observed(
         None => loc.setup()?.report_dir("parity"),
     };
     let parity = compare::observed(a, b, filters, super::command_line())?;
-    write(&dir, &parity)?;
+    write(&dir, &parity, report)?;
     Ok(Verdict::AllGood)
 }
 
@@ -30,6 +31,7 @@ pub fn live(
     targets: &TargetArgs,
     exec: &ExecArgs,
     report_dir: Option<PathBuf>,
+    report: &ReportArgs,
 ) -> Result<Verdict> {
     let resolved = exec.resolve(&targets.specs(&ctx.setup)?, &ctx.setup)?;
     let dir = report_dir.unwrap_or_else(|| ctx.default_report_dir("parity"));
@@ -40,11 +42,12 @@ pub fn live(
         opts: exec.run_options(),
         report_dir: dir.clone(),
         command: super::command_line(),
+        report: report.options(),
     };
     let parity = super::args::runtime()?.block_on(compare::run(live, |t| {
         anstream::println!("{}", term::trial_line(t))
     }))?;
-    write(&dir, &parity)?;
+    write(&dir, &parity, report)?;
     let unavailable: Vec<_> = resolved
         .iter()
         .filter_map(|t| t.as_ref().err())
@@ -54,8 +57,11 @@ pub fn live(
     Ok(ctx.run_verdict(own, &unavailable, parity.counts.scenarios))
 }
 
-fn write(dir: &Path, parity: &compare::Parity) -> Result<()> {
+fn write(dir: &Path, parity: &compare::Parity, report: &ReportArgs) -> Result<()> {
     compare::write(dir, parity).map_err(|e| Error::io(dir, e))?;
+    if report.formats.html {
+        streamcheck::report::html::write_parity(dir, parity).map_err(|e| Error::io(dir, e))?;
+    }
     print!("{}", compare::summary(parity));
     println!("parity report: {}", dir.join("parity.md").display());
     Ok(())

@@ -4,13 +4,15 @@ use super::args::{ExecArgs, TargetArgs};
 use super::{Context, Verdict};
 use std::path::PathBuf;
 use streamcheck::commands::drift::{self, DriftOptions};
-use streamcheck::error::Result;
+use streamcheck::error::{Error, Result};
+use streamcheck::report::Formats;
 
 pub struct DriftArgs {
     pub report_dir: Option<PathBuf>,
     pub run_dir: Option<PathBuf>,
     pub replay: Option<PathBuf>,
     pub notes: Vec<String>,
+    pub formats: Formats,
 }
 
 pub fn drift(
@@ -41,6 +43,16 @@ pub fn drift(
             &opts,
         ))?,
     };
+    if args.formats.html {
+        let run_page = args.replay.is_none().then(|| {
+            streamcheck::report::html::relative_link(
+                &opts.report_dir,
+                &opts.run_dir.join("index.html"),
+            )
+        });
+        streamcheck::report::html::write_drift(&opts.report_dir, &file, run_page.as_deref())
+            .map_err(|e| Error::io(&opts.report_dir, e))?;
+    }
     let mut breaking = false;
     for p in &file.drift.pairs {
         let n = drift::verdict::counts(&p.verdict);

@@ -1,5 +1,6 @@
 //! The commands that run nothing: `list`, `check`, `schema`, `merge`.
 
+use super::args::ReportArgs;
 use super::{Context, Verdict};
 use std::path::{Path, PathBuf};
 use streamcheck::error::Result;
@@ -34,8 +35,8 @@ pub fn schema() -> Verdict {
     Verdict::AllGood
 }
 
-pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Verdict> {
-    let merged = streamcheck::report::merge(dirs, out)?;
+pub fn merge(dirs: &[PathBuf], out: &Path, report: &ReportArgs) -> Result<Verdict> {
+    let merged = streamcheck::report::merge_as(dirs, out, &report.options())?;
     println!("merged {} run(s) into {}", dirs.len(), out.display());
     println!("{}", merged.counts.line());
     Ok(Verdict::divergence_if(merged.counts.failed > 0))

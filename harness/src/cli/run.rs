@@ -1,9 +1,10 @@
 //! `streamcheck run`: the suite on its targets, reports written as trials finish.
 
-use super::args::{ExecArgs, TargetArgs};
+use super::args::{ExecArgs, ReportArgs, TargetArgs};
 use super::{term, Context, Verdict};
 use std::path::PathBuf;
-use streamcheck::error::Result;
+use streamcheck::error::{Error, Result};
+use streamcheck::report::ReportWriter;
 use streamcheck::suite;
 
 pub fn run(
@@ -11,18 +12,22 @@ pub fn run(
     targets: &TargetArgs,
     exec: &ExecArgs,
     report_dir: Option<PathBuf>,
+    report: &ReportArgs,
 ) -> Result<Verdict> {
     let resolved = exec.resolve(&targets.specs(&ctx.setup)?, &ctx.setup)?;
     let dir = report_dir.unwrap_or_else(|| ctx.default_report_dir("runs"));
     let mut progress = term::Progress::new(ctx.scenarios.len() * resolved.len());
     let rt = super::args::runtime()?;
-    let run = rt.block_on(suite::run_and_report(
-        &dir,
+    let errors = ctx.errors.iter().map(|e| e.to_string()).collect();
+    let infos = suite::target_infos(&resolved);
+    let writer = ReportWriter::create_with(&dir, infos, errors, report.options())
+        .map_err(|e| Error::io(&dir, e))?;
+    let run = rt.block_on(suite::run_and_report_as(
+        writer,
         ctx.scenarios.clone(),
         &resolved,
         ctx.jobs(exec),
         exec.run_options(),
-        ctx.errors.iter().map(|e| e.to_string()).collect(),
         |t, _| progress.trial(t),
     ))?;
     progress.finish();

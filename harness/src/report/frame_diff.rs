@@ -11,19 +11,7 @@ use std::time::Duration;
 /// frame is cut to the keys of the pattern at the same position, and parts that
 /// a placeholder accepts are shown as the placeholder, so only real differences remain.
 pub fn frame_diff(expected: &[Value], actual: &[Value], vars: &Vars) -> String {
-    let flat: Vec<&Value> = expected
-        .iter()
-        .flat_map(|e| match e.get("any_order").and_then(Value::as_array) {
-            Some(runs) if e.as_object().is_some_and(|m| m.len() == 1) => runs
-                .iter()
-                .flat_map(|r| match r {
-                    Value::Array(seq) => seq.iter().collect::<Vec<_>>(),
-                    single => vec![single],
-                })
-                .collect(),
-            _ => vec![e],
-        })
-        .collect();
+    let flat = flatten(expected);
     let aligner = Aligner::new(&flat);
     let mut operators = OperatorCache::default();
     let mut left = Vec::new();
@@ -58,6 +46,34 @@ pub fn frame_diff(expected: &[Value], actual: &[Value], vars: &Vars) -> String {
         .context_radius(3)
         .header("expected", "actual")
         .to_string()
+}
+
+/// The expected patterns in order, `any_order` groups opened up.
+fn flatten(expected: &[Value]) -> Vec<&Value> {
+    expected
+        .iter()
+        .flat_map(|e| match e.get("any_order").and_then(Value::as_array) {
+            Some(runs) if e.as_object().is_some_and(|m| m.len() == 1) => runs
+                .iter()
+                .flat_map(|r| match r {
+                    Value::Array(seq) => seq.iter().collect::<Vec<_>>(),
+                    single => vec![single],
+                })
+                .collect(),
+            _ => vec![e],
+        })
+        .collect()
+}
+
+/// For each actual frame, the expected pattern the diff shows it against (if any).
+pub(crate) fn aligned(expected: &[Value], actual: &[&Value]) -> Vec<Option<Value>> {
+    let flat = flatten(expected);
+    let aligner = Aligner::new(&flat);
+    actual
+        .iter()
+        .enumerate()
+        .map(|(i, a)| aligner.pattern_for(i, a).cloned())
+        .collect()
 }
 
 /// The pattern to show each frame against: the one at the same position if it is about

@@ -6,13 +6,16 @@ use crate::runner::{Status, Trial};
 use serde::{Deserialize, Serialize};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
+mod formats;
 mod frame_diff;
+pub mod html;
 mod junit;
 mod summary;
 mod trial;
 
+pub use formats::{Formats, ReportOptions};
 pub use frame_diff::frame_diff;
 pub use trial::{request_brief, write_trial_report};
 
@@ -97,7 +100,14 @@ pub struct ReportWriter {
     dir: PathBuf,
     started: SystemTime,
     results: Results,
+    options: ReportOptions,
+    /// When index.html was last written and how long that took: it embeds every trial, so
+    /// during a run it is rewritten at most every [`HTML_EVERY`] or ten times its cost
+    /// (whichever is longer), and always at the end.
+    html_at: Option<(Instant, Duration)>,
 }
+
+const HTML_EVERY: Duration = Duration::from_secs(5);
 
 impl ReportWriter {
     /// `reports/runs/<timestamp>/`, with `reports/runs/latest` pointing at it.
@@ -110,6 +120,16 @@ impl ReportWriter {
         dir: &Path,
         targets: Vec<TargetInfo>,
         scenario_errors: Vec<String>,
+    ) -> io::Result<ReportWriter> {
+        Self::create_with(dir, targets, scenario_errors, ReportOptions::default())
+    }
+
+    /// [`ReportWriter::create`], writing the formats `options` names.
+    pub fn create_with(
+        dir: &Path,
+        targets: Vec<TargetInfo>,
+        scenario_errors: Vec<String>,
+        options: ReportOptions,
     ) -> io::Result<ReportWriter> {
         std::fs::create_dir_all(dir)?;
         if let Some(parent) = dir.parent() {
@@ -134,6 +154,8 @@ impl ReportWriter {
                 scenario_errors,
                 trials: Vec::new(),
             },
+            options,
+            html_at: None,
         };
         w.write_run_files()?;
         Ok(w)
@@ -146,7 +168,7 @@ impl ReportWriter {
     /// Adds a finished trial: its own report if it diverged, then the run files again.
     pub fn record(&mut self, trial: Trial) -> io::Result<()> {
         if trial.status == Status::Failed {
-            write_trial_report(&self.dir, &trial)?;
+            write_trial_report(&self.dir, &trial, self.options.formats)?;
         }
         if trial.status.did_not_run().is_none() {
             write_saved_trial(&self.dir, &trial)?;
@@ -157,6 +179,7 @@ impl ReportWriter {
 
     pub fn finish(&mut self) -> io::Result<&Results> {
         self.results.complete = true;
+        self.html_at = None;
         self.write_run_files()?;
         Ok(&self.results)
     }
@@ -175,13 +198,29 @@ impl ReportWriter {
             .sort_by(|a, b| (&a.scenario, &a.target).cmp(&(&b.scenario, &b.target)));
         r.counts = Counts::of(&r.trials, r.scenario_errors.len());
         r.duration_ms = self.started.elapsed().unwrap_or_default().as_millis() as u64;
-        write_results(&self.dir, r)
+        let formats = self.options.formats;
+        write_results_as(&self.dir, r, formats)?;
+        let due = |(at, cost): (Instant, Duration)| at.elapsed() >= HTML_EVERY.max(cost * 10);
+        if formats.html && self.html_at.is_none_or(due) {
+            let started = Instant::now();
+            let command = self.options.command.as_deref();
+            let saved = |t: &Trial| Some(crate::runner::saved::SavedTrial::of(t));
+            html::write_run(&self.dir, &self.results, command, saved)?;
+            self.html_at = Some((Instant::now(), started.elapsed()));
+        }
+        Ok(())
     }
 }
 
 /// Merges several runs' results (e.g. CI shards) into `out`: one summary, junit.xml and
 /// results.json, with the per-trial reports copied over.
 pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Results, String> {
+    merge_as(dirs, out, &ReportOptions::default())
+}
+
+/// [`merge`], writing the formats `options` names; the saved trials (`outputs/`) are
+/// copied over too, for index.html and `audit --from`.
+pub fn merge_as(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Result<Results, String> {
     if dirs.is_empty() {
         return Err("merge: name the report folders to merge".into());
     }
@@ -200,18 +239,16 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Results, String> {
                 SCHEMA_VERSION
             ));
         }
-        for t in r.trials.iter().filter(|t| t.status == Status::Failed) {
-            // Carry the per-trial report files over.
+        for t in &r.trials {
+            // Carry the per-trial report files and the saved output over.
             let stem = trial_stem(t);
-            for ext in ["md", "json", "stdout.jsonl", "journal.ndjson"] {
-                let from = d.join(format!("{stem}.{ext}"));
-                if from.exists() {
-                    let to = out.join(format!("{stem}.{ext}"));
-                    if let Some(p) = to.parent() {
-                        std::fs::create_dir_all(p).map_err(|e| e.to_string())?;
-                    }
-                    std::fs::copy(&from, &to).map_err(|e| format!("{}: {e}", from.display()))?;
-                }
+            let mut files: Vec<String> = vec![format!("{}/{stem}.json", crate::runner::saved::DIR)];
+            if t.status == Status::Failed {
+                let exts = ["md", "json", "stdout.jsonl", "journal.ndjson"];
+                files.extend(exts.map(|ext| format!("{stem}.{ext}")));
+            }
+            for file in files {
+                copy_if_exists(&d.join(&file), &out.join(&file))?;
             }
         }
         merged = Some(match merged {
@@ -240,18 +277,43 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Results, String> {
         .sort_by(|a, b| (&a.scenario, &a.target).cmp(&(&b.scenario, &b.target)));
     m.counts = Counts::of(&m.trials, m.scenario_errors.len());
     std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
-    write_results(out, &m).map_err(|e| e.to_string())?;
+    write_results_as(out, &m, options.formats).map_err(|e| e.to_string())?;
+    if options.formats.html {
+        let saved_dir = out.join(crate::runner::saved::DIR);
+        let saved = |t: &Trial| {
+            let path = saved_dir.join(format!("{}.json", trial_stem(t)));
+            serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+        };
+        html::write_run(out, &m, options.command.as_deref(), saved).map_err(|e| e.to_string())?;
+    }
     Ok(m)
 }
 
-/// Writes summary.md, junit.xml and results.json for `results` (also used by `merge`).
-pub fn write_results(dir: &Path, r: &Results) -> io::Result<()> {
-    write_atomic(
-        &dir.join("results.json"),
-        serde_json::to_string_pretty(r)?.as_bytes(),
-    )?;
-    write_atomic(&dir.join("summary.md"), summary::summary_md(r).as_bytes())?;
-    write_atomic(&dir.join("junit.xml"), junit::junit_xml(r).as_bytes())
+fn copy_if_exists(from: &Path, to: &Path) -> Result<(), String> {
+    if !from.exists() {
+        return Ok(());
+    }
+    if let Some(p) = to.parent() {
+        std::fs::create_dir_all(p).map_err(|e| e.to_string())?;
+    }
+    std::fs::copy(from, to).map_err(|e| format!("{}: {e}", from.display()))?;
+    Ok(())
+}
+
+/// Writes summary.md, junit.xml and results.json for `results`, as `formats` say
+/// (index.html is written apart: it needs the saved trials).
+pub fn write_results_as(dir: &Path, r: &Results, formats: Formats) -> io::Result<()> {
+    if formats.json {
+        let json = serde_json::to_string_pretty(r)?;
+        write_atomic(&dir.join("results.json"), json.as_bytes())?;
+    }
+    if formats.md {
+        write_atomic(&dir.join("summary.md"), summary::summary_md(r).as_bytes())?;
+    }
+    if formats.junit {
+        write_atomic(&dir.join("junit.xml"), junit::junit_xml(r).as_bytes())?;
+    }
+    Ok(())
 }
 
 /// Write to a temp file in the same folder, then rename over the target.

@@ -9,8 +9,9 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// Writes `<stem>.md`, `<stem>.json`, `<stem>.stdout.jsonl` and `<stem>.journal.ndjson`.
-pub fn write_trial_report(dir: &Path, trial: &Trial) -> io::Result<()> {
+/// Writes `<stem>.stdout.jsonl`, `<stem>.journal.ndjson` and, as `formats` say,
+/// `<stem>.json` and `<stem>.md`.
+pub fn write_trial_report(dir: &Path, trial: &Trial, formats: super::Formats) -> io::Result<()> {
     let stem = dir.join(trial_stem(trial));
     let with = |ext: &str| PathBuf::from(format!("{}.{ext}", stem.display()));
     write_atomic(&with("stdout.jsonl"), &trial.output.raw)?;
@@ -20,15 +21,21 @@ pub fn write_trial_report(dir: &Path, trial: &Trial) -> io::Result<()> {
         journal.push(b'\n');
     }
     write_atomic(&with("journal.ndjson"), &journal)?;
+    if formats.json {
+        write_detail_json(&with("json"), trial)?;
+    }
+    if formats.md {
+        write_atomic(&with("md"), trial_md(trial).as_bytes())?;
+    }
+    Ok(())
+}
+
+fn write_detail_json(path: &Path, trial: &Trial) -> io::Result<()> {
     let mut detail = serde_json::to_value(trial)?;
     detail["stderr"] = json!(trial.stderr.text());
     detail["bad_lines"] = serde_json::to_value(&trial.output.bad_lines)?;
     detail["requests"] = json!(trial.journal.iter().map(request_brief).collect::<Vec<_>>());
-    write_atomic(
-        &with("json"),
-        serde_json::to_string_pretty(&detail)?.as_bytes(),
-    )?;
-    write_atomic(&with("md"), trial_md(trial).as_bytes())
+    write_atomic(path, serde_json::to_string_pretty(&detail)?.as_bytes())
 }
 
 fn trial_md(t: &Trial) -> String {

@@ -134,6 +134,10 @@ pub struct Trial {
     /// In a multi-run scenario: the run (1-based) whose output this trial holds.
     #[serde(skip)]
     pub run: Option<usize>,
+    /// How long the stub ran before the CLI started: its journal's times minus this are
+    /// on the CLI's clock (the HTML report orders requests among frames with it).
+    #[serde(skip)]
+    pub stub_lead_ms: u64,
 }
 
 impl Trial {
@@ -164,6 +168,7 @@ impl Trial {
             vars: Vars::default(),
             client: None,
             run: None,
+            stub_lead_ms: 0,
         }
     }
 
@@ -315,6 +320,7 @@ async fn execute_in(
     let server = StubServer::start(script)
         .await
         .map_err(|e| spawn_error(&format!("cannot start the stub: {e}")))?;
+    let stub_started = Instant::now();
     let base_url = server.base_url();
     let inv = target.invocation(scenario, expect, &sandbox.for_target(&base_url));
     trial.command_line = inv.display();
@@ -333,6 +339,8 @@ async fn execute_in(
     server.shutdown().await;
 
     let process = process?;
+    let lead = process.started.saturating_duration_since(stub_started);
+    trial.stub_lead_ms = lead.as_millis() as u64;
     trial.exit = process.exit;
     trial.output = process.output;
     trial.stderr = process.stderr;

@@ -135,6 +135,8 @@ pub struct Process {
     pub stdin_error: Option<String>,
     /// What the scripted client sent and what it could not answer.
     pub client: Option<ClientLog>,
+    /// When the clock of its frames' `at_ms` started (just after the spawn).
+    pub started: std::time::Instant,
 }
 
 /// Runs `inv` in `workspace` to its end or until a limit kills it.
@@ -203,6 +205,7 @@ pub async fn drive(
         stderr,
         stdin_error,
         client,
+        started: started.into_std(),
     })
 }
 

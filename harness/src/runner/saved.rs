@@ -36,6 +36,16 @@ pub struct SavedTrial {
     /// What the scripted client sent (its requests' ids are what `{$ref: initialize}` names).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<crate::client::ClientLog>,
+    /// Per stdout line (1-based line n at n - 1): ms from spawn to its arrival. Empty in
+    /// files saved before it was kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub line_ms: Vec<u64>,
+    /// See [`Trial::stub_lead_ms`].
+    #[serde(default)]
+    pub stub_lead_ms: u64,
+    /// The expected frames as written, for the HTML report.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expected_frames: Vec<serde_json::Value>,
 }
 
 impl SavedTrial {
@@ -54,6 +64,9 @@ impl SavedTrial {
             journal: trial.journal.clone(),
             run: trial.run,
             client: trial.client.clone(),
+            line_ms: line_ms(&trial.output),
+            stub_lead_ms: trial.stub_lead_ms,
+            expected_frames: trial.expected_frames.clone(),
         }
     }
 
@@ -83,6 +96,21 @@ impl SavedTrial {
             })
             .collect()
     }
+}
+
+/// Arrival time per stdout line, from the frames and bad lines that carry one.
+fn line_ms(output: &Output) -> Vec<u64> {
+    let frames = output.frames.iter().map(|f| (f.line, f.at_ms));
+    let bad = output.bad_lines.iter().map(|b| (b.line, b.at_ms));
+    let mut times: Vec<(usize, u64)> = frames.chain(bad).collect();
+    times.sort_unstable();
+    let mut out = vec![0; times.last().map_or(0, |t| t.0)];
+    for (line, at) in times {
+        if line > 0 {
+            out[line - 1] = at;
+        }
+    }
+    out
 }
 
 fn collect_json(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> std::io::Result<()> {

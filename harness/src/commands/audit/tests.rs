@@ -50,6 +50,9 @@ fn saved() -> SavedTrial {
         journal: Vec::new(),
         run: None,
         client: None,
+        line_ms: Vec::new(),
+        stub_lead_ms: 0,
+        expected_frames: Vec::new(),
     }
 }
 

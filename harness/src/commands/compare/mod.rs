@@ -86,6 +86,8 @@ pub struct LiveRun<'a> {
     /// Where the ordinary run reports and parity.md / parity.json go.
     pub report_dir: PathBuf,
     pub command: String,
+    /// The formats of the runs' reports.
+    pub report: crate::report::ReportOptions,
 }
 
 /// Trials by (scenario id, target name).
@@ -177,13 +179,19 @@ async fn run_both(
         ..live.opts.clone()
     };
     let mut trials = Trials::new();
-    let run = suite::run_and_report(
+    let writer = crate::report::ReportWriter::create_with(
         &live.report_dir,
+        suite::target_infos(live.targets),
+        Vec::new(),
+        live.report.clone(),
+    )
+    .map_err(|e| format!("{}: {e}", live.report_dir.display()))?;
+    let run = suite::run_and_report_as(
+        writer,
         live.scenarios.clone(),
         live.targets,
         live.jobs,
         opts,
-        Vec::new(),
         |t, _| {
             on_trial(t);
             trials.insert((t.scenario.clone(), t.target.clone()), t.clone());

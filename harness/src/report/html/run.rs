@@ -1,0 +1,137 @@
+//! The run page: scenario rows × target columns, failures first, each trial's detail
+//! embedded for the script to open.
+
+use super::trial::{status_name, view};
+use crate::report::{trial_stem, Results};
+use crate::runner::saved::SavedTrial;
+use crate::runner::{Status, Trial};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::io;
+use std::path::Path;
+
+#[derive(Serialize)]
+struct Cell {
+    /// The trial's id on the page (`#trial=<id>`), if it ran.
+    id: Option<String>,
+    status: &'static str,
+    /// The first divergence's kind, or the skip / known reason.
+    note: String,
+    duration_ms: u64,
+}
+
+#[derive(Serialize)]
+struct Row {
+    scenario: String,
+    description: String,
+    /// The worst status of the row, for ordering and filtering.
+    status: &'static str,
+    cells: Vec<Cell>,
+}
+
+#[derive(Serialize)]
+struct Page<'a> {
+    title: String,
+    command: Option<&'a str>,
+    results: &'a Results,
+    columns: Vec<String>,
+    rows: Vec<Row>,
+    trials: Vec<super::Embedded>,
+}
+
+/// Writes `dir/index.html` for `results`; `saved` gives a trial's saved output (from
+/// memory during a run, from `outputs/` after a merge).
+pub fn write_run(
+    dir: &Path,
+    results: &Results,
+    command: Option<&str>,
+    saved: impl Fn(&Trial) -> Option<SavedTrial>,
+) -> io::Result<()> {
+    let columns: Vec<String> = results.targets.iter().map(|t| t.name.clone()).collect();
+    let mut by_scenario: BTreeMap<&str, Vec<&Trial>> = BTreeMap::new();
+    for t in &results.trials {
+        by_scenario.entry(&t.scenario).or_default().push(t);
+    }
+    let mut rows: Vec<Row> = by_scenario
+        .iter()
+        .map(|(scenario, trials)| row(scenario, trials, &columns))
+        .collect();
+    rows.sort_by_key(|r| rank(r.status));
+    let trials = results
+        .trials
+        .iter()
+        .filter(|t| !matches!(t.status, Status::Skipped(_)))
+        .map(|t| {
+            let id = trial_stem(t);
+            let detail = view(id.clone(), t, saved(t).as_ref());
+            super::Embedded::new(id, &detail)
+        })
+        .collect();
+    let page = Page {
+        title: format!("streamcheck run {}", results.started_at),
+        command,
+        results,
+        columns,
+        rows,
+        trials,
+    };
+    super::write_page(dir, "run.html", page)
+}
+
+fn row(scenario: &str, trials: &[&Trial], columns: &[String]) -> Row {
+    let cells: Vec<Cell> = columns
+        .iter()
+        .map(|c| match trials.iter().find(|t| &t.target == c) {
+            Some(t) => cell(t),
+            None => Cell {
+                id: None,
+                status: "none",
+                note: String::new(),
+                duration_ms: 0,
+            },
+        })
+        .collect();
+    let status = cells
+        .iter()
+        .map(|c| c.status)
+        .min_by_key(|s| rank(s))
+        .unwrap_or("none");
+    Row {
+        scenario: scenario.to_string(),
+        description: trials
+            .first()
+            .map(|t| t.description.clone())
+            .unwrap_or_default(),
+        status,
+        cells,
+    }
+}
+
+fn cell(t: &Trial) -> Cell {
+    let note = match &t.status {
+        Status::Failed => t
+            .divergences
+            .first()
+            .map(|d| d.kind.as_str().to_string())
+            .unwrap_or_default(),
+        Status::Known(why) | Status::Skipped(why) | Status::Unavailable(why) => why.clone(),
+        Status::Passed => String::new(),
+    };
+    Cell {
+        id: t.status.did_not_run().is_none().then(|| trial_stem(t)),
+        status: status_name(&t.status),
+        note,
+        duration_ms: t.duration_ms,
+    }
+}
+
+/// Failures first, then known divergences, passes, skips.
+fn rank(status: &str) -> u8 {
+    match status {
+        "failed" => 0,
+        "known" => 1,
+        "passed" => 2,
+        "skipped" => 3,
+        _ => 4,
+    }
+}

@@ -41,6 +41,7 @@ pub fn plan(scenario: &Scenario, expect: &TargetExpect) -> Option<Plan> {
             close: ClosePolicy::WhenSettled {
                 turns: scenario.turns(expect),
             },
+            one_first_write: spec.one_first_write,
         });
     }
     let lines = scenario.stdin(expect)?;
@@ -59,6 +60,7 @@ pub fn plan(scenario: &Scenario, expect: &TargetExpect) -> Option<Plan> {
             CloseStdin::Immediately => ClosePolicy::Immediately,
             CloseStdin::AfterResults { after_results } => ClosePolicy::AfterResults(after_results),
         },
+        one_first_write: false,
     })
 }
 

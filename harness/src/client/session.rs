@@ -39,6 +39,8 @@ pub struct Plan {
     pub lines: Vec<Line>,
     pub responders: Vec<Responder>,
     pub close: ClosePolicy,
+    /// The lines written before the CLI printed anything go out as one write.
+    pub one_first_write: bool,
 }
 
 /// A control request the client sent.
@@ -160,10 +162,28 @@ impl Client {
         client
     }
 
-    /// The lines written before the CLI printed anything.
+    /// The lines written before the CLI printed anything (joined into one write when
+    /// the plan says so).
     pub fn start(&mut self) -> Vec<Io> {
         let mut out = Vec::new();
         self.advance(&mut out);
+        if !self.plan.one_first_write {
+            return out;
+        }
+        let (lines, rest): (Vec<Io>, Vec<Io>) =
+            out.into_iter().partition(|io| matches!(io, Io::Write(_)));
+        let joined: Vec<String> = lines
+            .into_iter()
+            .filter_map(|io| match io {
+                Io::Write(line) => Some(line),
+                Io::Close => None,
+            })
+            .collect();
+        let mut out = Vec::with_capacity(1 + rest.len());
+        if !joined.is_empty() {
+            out.push(Io::Write(joined.join("\n")));
+        }
+        out.extend(rest);
         out
     }
 

@@ -42,6 +42,7 @@ pub fn plan(scenario: &Scenario, expect: &TargetExpect) -> Option<Plan> {
                 turns: scenario.turns(expect),
             },
             one_first_write: spec.one_first_write,
+            split_utf8_chars: spec.split_utf8_chars,
         });
     }
     let lines = scenario.stdin(expect)?;
@@ -61,6 +62,7 @@ pub fn plan(scenario: &Scenario, expect: &TargetExpect) -> Option<Plan> {
             CloseStdin::AfterResults { after_results } => ClosePolicy::AfterResults(after_results),
         },
         one_first_write: false,
+        split_utf8_chars: false,
     })
 }
 

@@ -38,6 +38,11 @@ pub struct ClientSpec {
     /// as a host that buffers its first lines does; otherwise one write per line.
     #[serde(default)]
     pub one_first_write: bool,
+    /// `true`: every multi-byte UTF-8 character the client writes is cut after its first
+    /// byte: the two parts go to stdin in separate writes with a short pause between them
+    /// (the stub's `split_utf8_chars` fault, on the input side).
+    #[serde(default)]
+    pub split_utf8_chars: bool,
 }
 
 impl ClientSpec {

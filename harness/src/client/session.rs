@@ -41,6 +41,8 @@ pub struct Plan {
     pub close: ClosePolicy,
     /// The lines written before the CLI printed anything go out as one write.
     pub one_first_write: bool,
+    /// Each multi-byte character is written in two parts (see `pump`).
+    pub split_utf8_chars: bool,
 }
 
 /// A control request the client sent.
@@ -229,6 +231,11 @@ impl Client {
         let mut out = Vec::new();
         self.close(&mut out);
         out
+    }
+
+    /// Whether the writer cuts multi-byte characters between writes.
+    pub fn splits_utf8_chars(&self) -> bool {
+        self.plan.split_utf8_chars
     }
 
     /// The control requests sent so far.

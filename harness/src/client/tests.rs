@@ -14,6 +14,7 @@ fn plan_of(yaml: &str, turns: usize) -> Plan {
         responders: spec.respond,
         close: ClosePolicy::WhenSettled { turns },
         one_first_write: spec.one_first_write,
+        split_utf8_chars: spec.split_utf8_chars,
     }
 }
 
@@ -203,4 +204,18 @@ fn without_one_first_write_each_first_line_is_its_own_write() {
     let yaml = "profile: sdk-ts\nconversation:\n  - user: hi\n";
     let mut c = Client::new(plan_of(yaml, 1), Vars::default());
     assert_eq!(written(&c.start()).len(), 2);
+}
+
+#[test]
+fn utf8_split_parts_cut_after_each_lead_byte_and_keep_the_bytes() {
+    let text = "a é 日 🎉\n".as_bytes();
+    let parts = pump::utf8_split_parts(text);
+    assert_eq!(parts.concat(), text);
+    assert_eq!(parts.len(), 4, "{parts:?}");
+    for part in &parts[..3] {
+        // Each part but the last ends on a lead byte: the character is cut there.
+        assert!(*part.last().unwrap() >= 0xC0, "{part:?}");
+        assert!(std::str::from_utf8(part).is_err());
+    }
+    assert_eq!(pump::utf8_split_parts(b"ascii\n"), vec![&b"ascii\n"[..]]);
 }

@@ -43,12 +43,7 @@ pub(crate) fn sse_pieces(stream: Bytes, ends: &[usize], faults: &Faults) -> VecD
         plan.push(Piece::Data(stream.slice(start..end)));
         start = end;
     }
-    let plan = chunk(plan, faults.chunk_bytes);
-    if faults.split_utf8_chars {
-        split_utf8_chars(plan)
-    } else {
-        plan
-    }
+    cut(plan, faults)
 }
 
 /// The pause between the two halves of a cut character: long enough that the client
@@ -83,7 +78,12 @@ pub(crate) fn json_pieces(body: Bytes, faults: &Faults) -> VecDeque<Piece> {
     if faults.stall_after_events.is_some() {
         return VecDeque::from([Piece::Hold]);
     }
-    let plan = chunk(vec![Piece::Data(body)], faults.chunk_bytes);
+    cut(vec![Piece::Data(body)], faults)
+}
+
+/// The write boundaries `faults` ask for: byte chunks, then characters cut in two.
+fn cut(plan: Vec<Piece>, faults: &Faults) -> VecDeque<Piece> {
+    let plan = chunk(plan, faults.chunk_bytes);
     if faults.split_utf8_chars {
         split_utf8_chars(plan)
     } else {

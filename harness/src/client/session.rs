@@ -172,21 +172,17 @@ impl Client {
         if !self.plan.one_first_write {
             return out;
         }
-        let (lines, rest): (Vec<Io>, Vec<Io>) =
-            out.into_iter().partition(|io| matches!(io, Io::Write(_)));
-        let joined: Vec<String> = lines
-            .into_iter()
-            .filter_map(|io| match io {
-                Io::Write(line) => Some(line),
-                Io::Close => None,
-            })
-            .collect();
-        let mut out = Vec::with_capacity(1 + rest.len());
-        if !joined.is_empty() {
-            out.push(Io::Write(joined.join("\n")));
+        let (mut lines, mut rest) = (Vec::new(), Vec::new());
+        for io in out {
+            match io {
+                Io::Write(line) => lines.push(line),
+                close => rest.push(close),
+            }
         }
-        out.extend(rest);
-        out
+        if !lines.is_empty() {
+            rest.insert(0, Io::Write(lines.join("\n")));
+        }
+        rest
     }
 
     /// Feeds one frame the CLI printed.

@@ -32,10 +32,20 @@ pub enum Invariant {
     /// The `session_id` printed is the one the CLI sent to the API (Claude Code puts it
     /// in each request's `metadata.user_id`; a CLI that sends none is not checked).
     SessionMatchesRequest,
+    /// A successful `result` does not come with an empty `result` text when the last
+    /// assistant frame of its turn had text (a field that went empty).
+    ResultTextKept,
+    /// Every `control_request` the client wrote got a `control_response` with its
+    /// `request_id` before the CLI ended (with an SDK profile the SDK contract says so,
+    /// naming the SDK).
+    ClientRequestsAnswered,
+    /// No frame holds U+FFFD (the replacement character) unless the scenario itself
+    /// does: text split inside a multi-byte character, decoded piecewise.
+    NoReplacementCharacter,
 }
 
 impl Invariant {
-    pub const ALL: [Invariant; 9] = [
+    pub const ALL: [Invariant; 12] = [
         Invariant::NdjsonOnly,
         Invariant::InitFirst,
         Invariant::ResultEndsTurn,
@@ -45,6 +55,9 @@ impl Invariant {
         Invariant::SdkContract,
         Invariant::ExitCodeMatchesResult,
         Invariant::SessionMatchesRequest,
+        Invariant::ResultTextKept,
+        Invariant::ClientRequestsAnswered,
+        Invariant::NoReplacementCharacter,
     ];
 }
 
@@ -126,6 +139,9 @@ pub fn check(output: &Output, enabled: &[Invariant], hung_after_result: bool) ->
     }
     if on(Invariant::ToolResultsReferToToolUses) {
         out.extend(tool_results_refer_to_tool_uses(frames));
+    }
+    if on(Invariant::ResultTextKept) {
+        out.extend(result_text_kept(&conversation));
     }
     if on(Invariant::ExitsAfterResult) && hung_after_result {
         out.push(Divergence::new(
@@ -252,6 +268,121 @@ fn tool_results_refer_to_tool_uses(frames: &[Frame]) -> Option<Divergence> {
         ids.extend(seen_here);
     }
     None
+}
+
+/// The text of an assistant frame's text blocks, joined.
+fn assistant_text(frame: &Value) -> String {
+    let Some(blocks) = frame.pointer("/message/content").and_then(Value::as_array) else {
+        return String::new();
+    };
+    blocks
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect()
+}
+
+/// [`Invariant::ResultTextKept`]: per turn, a successful result whose `result` is empty
+/// or blank while the turn's last top-level assistant frame had text.
+fn result_text_kept(conversation: &[&Frame]) -> Option<Divergence> {
+    let mut last_text = String::new();
+    for f in conversation {
+        let v = &f.value;
+        if is(v, "system", Some("init")) {
+            last_text.clear();
+        } else if is(v, "assistant", None) && v.get("parent_tool_use_id").is_none_or(Value::is_null)
+        {
+            last_text = assistant_text(v);
+        } else if is(v, "result", Some("success")) {
+            let kept = match v.get("result") {
+                Some(Value::String(r)) => !r.trim().is_empty(),
+                // No `result` key at all is a missing field, for the expectation to pin.
+                _ => true,
+            };
+            if !kept && !last_text.trim().is_empty() && v["is_error"] != Value::Bool(true) {
+                return Some(
+                    Divergence::new(
+                        Kind::Invariant,
+                        format!(
+                            "the successful result of frame {} has an empty `result`, but the last assistant frame said {}",
+                            f.index,
+                            crate::text::clip(&last_text, 80)
+                        ),
+                    )
+                    .at_frame(f.index, f.line)
+                    .at_path("$.result")
+                    .expected(Value::String(last_text))
+                    .actual(v["result"].clone()),
+                );
+            }
+            last_text.clear();
+        }
+    }
+    None
+}
+
+/// [`Invariant::ClientRequestsAnswered`]: each `control_request` line the client wrote
+/// (a `request:` line, or a raw or `stdin:` line that is one) without a
+/// `control_response` naming its `request_id`.
+pub fn client_requests_answered(output: &Output, written: &[(usize, String)]) -> Vec<Divergence> {
+    let answered: HashSet<&str> = output
+        .frames
+        .iter()
+        .filter(|f| is(&f.value, "control_response", None))
+        .filter_map(|f| f.value.pointer("/response/request_id")?.as_str())
+        .collect();
+    let mut out = Vec::new();
+    for (line, text) in written.iter().flat_map(|(_, w)| w.lines()).enumerate() {
+        let Ok(v) = serde_json::from_str::<Value>(text) else {
+            continue;
+        };
+        if !is(&v, "control_request", None) {
+            continue;
+        }
+        let Some(id) = v.get("request_id").and_then(Value::as_str) else {
+            continue;
+        };
+        if answered.contains(id) {
+            continue;
+        }
+        let subtype = v.pointer("/request/subtype").and_then(Value::as_str);
+        out.push(
+            Divergence::new(
+                Kind::Invariant,
+                format!(
+                    "the client's {} control_request {id:?} (stdin line {}) got no control_response before the CLI ended",
+                    subtype.unwrap_or("?"),
+                    line + 1
+                ),
+            )
+            .at_path("$.response.request_id")
+            .expected(Value::String(id.to_string())),
+        );
+    }
+    out
+}
+
+/// [`Invariant::NoReplacementCharacter`]: the first frame holding U+FFFD, unless
+/// `scenario_has_it` (the character is in the scenario's own text).
+pub fn no_replacement_character(output: &Output, scenario_has_it: bool) -> Option<Divergence> {
+    if scenario_has_it {
+        return None;
+    }
+    let f = output
+        .frames
+        .iter()
+        .find(|f| f.value.to_string().contains('\u{FFFD}'))?;
+    Some(
+        Divergence::new(
+            Kind::Invariant,
+            format!(
+                "frame {} holds U+FFFD (a replacement character) that nothing in the scenario sent: a multi-byte character was cut and decoded in pieces",
+                f.index
+            ),
+        )
+        .at_frame(f.index, f.line)
+        .actual(f.value.clone()),
+    )
 }
 
 /// [`Invariant::ExitCodeMatchesResult`]: checked when the CLI exited by itself with a
@@ -418,6 +549,81 @@ mod tests {
         assert!(run(&format!("{state}\n{INIT}\n{RESULT}\n{state}\n")).is_empty());
         let not_host = r#"{"type":"system","subtype":"session_state_changed","state":"idle"}"#;
         assert_eq!(run(&format!("{not_host}\n{INIT}\n{RESULT}\n")).len(), 1);
+    }
+
+    fn assistant(text: &str) -> String {
+        serde_json::json!({"type": "assistant", "session_id": "s", "parent_tool_use_id": null,
+            "message": {"content": [{"type": "text", "text": text}]}})
+        .to_string()
+    }
+
+    fn success(result: &str) -> String {
+        serde_json::json!({"type": "result", "subtype": "success", "is_error": false,
+            "result": result, "session_id": "s"})
+        .to_string()
+    }
+
+    #[test]
+    fn an_empty_result_after_assistant_text_is_a_field_that_went_empty() {
+        let d = run(&format!(
+            "{INIT}\n{}\n{}\n",
+            assistant("\n\nHello!"),
+            success("")
+        ));
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].path.as_deref(), Some("$.result"));
+        assert!(d[0].message.contains("Hello!"), "{}", d[0].message);
+        // The text kept, or no text to keep (a tool-only last frame): nothing to say.
+        assert!(run(&format!(
+            "{INIT}\n{}\n{}\n",
+            assistant("Hello!"),
+            success("Hello!")
+        ))
+        .is_empty());
+        let tool_only = r#"{"type":"assistant","session_id":"s","message":{"content":[{"type":"tool_use","id":"t","name":"Bash"}]}}"#;
+        assert!(run(&format!("{INIT}\n{tool_only}\n{}\n", success(""))).is_empty());
+        // A second turn starts afresh: its empty result has no text of its own to keep.
+        assert!(run(&format!(
+            "{INIT}\n{}\n{}\n{INIT}\n{}\n",
+            assistant("one"),
+            success("one"),
+            success("")
+        ))
+        .is_empty());
+    }
+
+    #[test]
+    fn client_requests_without_a_response_are_reported() {
+        let written = vec![
+            (0, r#"{"type":"control_request","request_id":"a","request":{"subtype":"initialize"}}"#.to_string()),
+            (0, "{\"type\":\"user\"}\n{\"type\":\"control_request\",\"request_id\":\"b\",\"request\":{\"subtype\":\"interrupt\"}}".to_string()),
+        ];
+        let answered_a =
+            r#"{"type":"control_response","response":{"subtype":"success","request_id":"a"}}"#;
+        let out = Output::parse(format!("{answered_a}\n{INIT}\n{RESULT}\n").as_bytes());
+        let d = client_requests_answered(&out, &written);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert!(
+            d[0].message
+                .contains("interrupt control_request \"b\" (stdin line 3)"),
+            "{}",
+            d[0].message
+        );
+        let error_b = r#"{"type":"control_response","response":{"subtype":"error","request_id":"b","error":"no"}}"#;
+        let out = Output::parse(format!("{answered_a}\n{error_b}\n").as_bytes());
+        assert!(client_requests_answered(&out, &written).is_empty());
+    }
+
+    #[test]
+    fn a_replacement_character_nobody_sent_is_reported() {
+        let out =
+            Output::parse(format!("{INIT}\n{}\n{RESULT}\n", assistant("caf\u{FFFD}")).as_bytes());
+        let d = no_replacement_character(&out, false).expect("reported");
+        assert_eq!(d.frame, Some(1));
+        assert!(no_replacement_character(&out, true).is_none());
+        let clean =
+            Output::parse(format!("{INIT}\n{}\n{RESULT}\n", assistant("café 日本")).as_bytes());
+        assert!(no_replacement_character(&clean, false).is_none());
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! The exit-code and session invariants against a fixture CLI that keeps or breaks
+//! The invariants checked beside the frames (exit code, session, result text, client
+//! requests, U+FFFD) against a fixture CLI that keeps or breaks
 //! each (fixtures/invariants/fake-cli.sh, one mode per scenario).
 
 use assert_cmd::Command;
@@ -67,4 +68,13 @@ fn each_invariant_fails_the_fixture_that_breaks_it_and_only_that() {
         "{session}"
     );
     assert!(session.contains("\"sid-sent\""), "{session}");
+    let empty = failed_with("empty_result");
+    assert!(empty.contains("has an empty `result`"), "{empty}");
+    let fffd = failed_with("replacement_char");
+    assert!(fffd.contains("U+FFFD"), "{fffd}");
+    let unanswered = failed_with("unanswered");
+    assert!(
+        unanswered.contains("interrupt control_request \"req_fixture_1\""),
+        "{unanswered}"
+    );
 }

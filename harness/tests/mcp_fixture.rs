@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Long enough for a loaded 2-core machine; a server that says nothing for this long is broken.
 const NO_ANSWER: Duration = Duration::from_secs(20);
@@ -28,10 +28,15 @@ struct Server {
 
 impl Server {
     fn start() -> Server {
+        Self::start_with(&[])
+    }
+
+    fn start_with(extra: &[&str]) -> Server {
         let dir = server_dir();
         let mut child = Command::new("node")
             .arg(dir.join("server.mjs"))
             .args(["--name", "fixture-test"])
+            .args(extra)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -118,4 +123,30 @@ fn fixture_server_answers_the_handshake_lists_and_runs_its_tools() {
     );
     let fail = server.call(4, "tools/call", json!({"name": "fail", "arguments": {}}));
     assert_eq!(fail["result"]["isError"], true, "{fail}");
+}
+
+#[test]
+fn a_slow_starting_fixture_answers_initialize_only_after_its_delay() {
+    let delay = Duration::from_millis(1500);
+    let started = Instant::now();
+    let mut server = Server::start_with(&["--start-delay-ms", "1500"]);
+    let init = server.call(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "streamcheck-test", "version": "0"}}),
+    );
+    // A lower bound only: the server must not answer before its delay is over.
+    assert!(
+        started.elapsed() >= delay,
+        "answered after {:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        init["result"]["serverInfo"]["name"], "fixture-test",
+        "{init}"
+    );
+    server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let list = server.call(2, "tools/list", json!({}));
+    assert_eq!(list["result"]["tools"].as_array().map(Vec::len), Some(3));
 }

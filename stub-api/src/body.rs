@@ -23,6 +23,9 @@ pub(crate) enum Piece {
     Flush,
     /// Fail the body: hyper drops the connection without ending the response.
     Abort,
+    /// Send nothing more, ever: the response stays open until the client goes away or
+    /// the stub stops (a stalled upstream).
+    Hold,
 }
 
 /// The error that aborts a connection on purpose.
@@ -98,6 +101,12 @@ impl Body for StubBody {
                     return Poll::Pending;
                 }
                 Some(Piece::Abort) => return Poll::Ready(Some(Err(Disconnect))),
+                Some(Piece::Hold) => {
+                    // Never woken: the connection task ends when hyper sees the client
+                    // close, or when the stub aborts it on shutdown.
+                    this.pieces.push_front(Piece::Hold);
+                    return Poll::Pending;
+                }
             }
         }
     }

@@ -32,6 +32,10 @@ pub(crate) fn sse_pieces(stream: Bytes, ends: &[usize], faults: &Faults) -> VecD
             plan.push(Piece::Abort);
             break;
         }
+        if faults.stall_after_events == Some(i) {
+            plan.push(Piece::Hold);
+            break;
+        }
         let Some(&end) = ends.get(i) else { break };
         if i > 0 && !delay.is_zero() {
             plan.push(Piece::Delay(delay));
@@ -39,7 +43,52 @@ pub(crate) fn sse_pieces(stream: Bytes, ends: &[usize], faults: &Faults) -> VecD
         plan.push(Piece::Data(stream.slice(start..end)));
         start = end;
     }
-    chunk(plan, faults.chunk_bytes)
+    cut(plan, faults)
+}
+
+/// The pause between the two halves of a cut character: long enough that the client
+/// reads the first half on its own.
+const UTF8_SPLIT_PAUSE: Duration = Duration::from_millis(20);
+
+/// Cuts every data piece after the first byte of each multi-byte UTF-8 character.
+pub(crate) fn split_utf8_chars(plan: VecDeque<Piece>) -> VecDeque<Piece> {
+    let mut out = VecDeque::with_capacity(plan.len());
+    for piece in plan {
+        let Piece::Data(data) = piece else {
+            out.push_back(piece);
+            continue;
+        };
+        let mut start = 0;
+        for (at, byte) in data.iter().enumerate() {
+            // A lead byte of a multi-byte sequence with its continuation in this piece.
+            if *byte >= 0xC0 && at + 1 < data.len() {
+                out.push_back(Piece::Data(data.slice(start..at + 1)));
+                out.push_back(Piece::Delay(UTF8_SPLIT_PAUSE));
+                start = at + 1;
+            }
+        }
+        out.push_back(Piece::Data(data.slice(start..)));
+    }
+    out
+}
+
+/// Plans the body of a faulty non-streaming (JSON) response: a stall holds it right
+/// after the headers; chunking and character splits apply as to a stream.
+pub(crate) fn json_pieces(body: Bytes, faults: &Faults) -> VecDeque<Piece> {
+    if faults.stall_after_events.is_some() {
+        return VecDeque::from([Piece::Hold]);
+    }
+    cut(vec![Piece::Data(body)], faults)
+}
+
+/// The write boundaries `faults` ask for: byte chunks, then characters cut in two.
+fn cut(plan: Vec<Piece>, faults: &Faults) -> VecDeque<Piece> {
+    let plan = chunk(plan, faults.chunk_bytes);
+    if faults.split_utf8_chars {
+        split_utf8_chars(plan)
+    } else {
+        plan
+    }
 }
 
 /// Merges runs of adjacent data into one frame, or cuts them into `chunk_bytes`-sized

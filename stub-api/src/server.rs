@@ -341,10 +341,11 @@ impl Shared {
                 let template = self.rule_templates[rule].as_ref();
                 let rule = &self.rules[rule];
                 let info = info.expect("rules only answer JSON bodies");
+                let response = reply(&rule.response, None, template, info, || {
+                    format!("msg_bg_{k}")
+                });
                 Answered {
-                    response: reply(&rule.response, None, template, info, || {
-                        format!("msg_bg_{k}")
-                    }),
+                    response: with_headers(response, &rule.headers),
                     answer: Answer::Background {
                         rule: rule.name.clone(),
                     },
@@ -353,14 +354,18 @@ impl Shared {
             }
             Decision::Step { step, repeat, n } => {
                 let Step {
-                    response, faults, ..
+                    response,
+                    faults,
+                    headers,
+                    ..
                 } = &self.script.steps[step];
                 let template = self.step_templates[step].as_ref();
                 let info = info.expect("steps only answer JSON bodies");
+                let response = reply(response, faults.as_ref(), template, info, || {
+                    format!("msg_{}", n - 1)
+                });
                 Answered {
-                    response: reply(response, faults.as_ref(), template, info, || {
-                        format!("msg_{}", n - 1)
-                    }),
+                    response: with_headers(response, headers),
                     answer: Answer::Step { step, repeat },
                     delay: faults.as_ref().map_or(Duration::ZERO, |f| {
                         Duration::from_millis(f.delay_before_headers_ms)
@@ -600,11 +605,19 @@ fn reply(
 
 fn http_error_response(e: &HttpError) -> Response<StubBody> {
     let status = StatusCode::from_u16(e.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let mut response = json_response(
+    let response = json_response(
         status,
         sse::error_body(e.effective_type(), e.effective_message()),
     );
-    for (name, value) in &e.headers {
+    with_headers(response, &e.headers)
+}
+
+/// Adds scripted headers, replacing the stub's own of the same name.
+fn with_headers(
+    mut response: Response<StubBody>,
+    headers: &BTreeMap<String, String>,
+) -> Response<StubBody> {
+    for (name, value) in headers {
         // Validated when the script was parsed.
         if let (Ok(name), Ok(value)) = (
             HeaderName::from_bytes(name.as_bytes()),
@@ -680,12 +693,9 @@ fn message_json_response(
     let mut out = Vec::with_capacity(512);
     sse::render_json(msg, ctx, &mut out);
     let len = out.len() as u64;
-    let body = match faults.and_then(|f| f.chunk_bytes) {
+    let body = match faults {
         None => StubBody::full(out),
-        Some(size) => StubBody::scripted(
-            faults::chunk(vec![Piece::Data(out.into())], Some(size)),
-            Some(len),
-        ),
+        Some(f) => StubBody::scripted(faults::json_pieces(out.into(), f), Some(len)),
     };
     let mut response = plain_response(StatusCode::OK, body);
     response

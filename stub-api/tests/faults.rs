@@ -233,3 +233,121 @@ async fn faults_leave_keep_alive_usable() {
         .await;
     assert_eq!(b.json()["content"][0]["text"], "second");
 }
+
+#[tokio::test]
+async fn step_headers_go_with_the_response() {
+    let server = StubServer::start(script(
+        "steps:\n  - message: {content: [{text: hi}]}\n    headers:\n      anthropic-ratelimit-unified-status: allowed\n      anthropic-ratelimit-unified-reset: \"1900000000\"\n      request-id: req_scripted\n",
+    ))
+    .await
+    .unwrap();
+    let resp = post(server.addr(), &body(true, "hi")).await;
+    assert_eq!(resp.status, 200);
+    assert_eq!(
+        resp.header("anthropic-ratelimit-unified-status"),
+        Some("allowed")
+    );
+    assert_eq!(
+        resp.header("anthropic-ratelimit-unified-reset"),
+        Some("1900000000")
+    );
+    // A scripted header replaces the stub's own of the same name.
+    assert_eq!(resp.header("request-id"), Some("req_scripted"));
+    assert!(resp.complete);
+}
+
+#[test]
+fn a_bad_step_header_is_refused_at_load() {
+    let err = stub_api::Script::from_yaml(
+        "steps:\n  - message: {content: [{text: hi}]}\n    headers: {\"bad name\": x}\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("invalid header name"), "{err}");
+}
+
+/// Reads the head of a stalled response, stops the stub, and returns the rest.
+async fn stalled(faults: &str, stream: bool) -> common::Resp {
+    let server = StubServer::start(faulty(faults)).await.unwrap();
+    let mut conn = Conn::connect(server.addr()).await;
+    let head = conn.post_head(&body(stream, "hi")).await;
+    assert_eq!(head.status, 200);
+    // Whatever the stub was going to send it had sent before answering the head; stopping
+    // it now ends the connection, so the body holds exactly what came before the stall.
+    server.shutdown().await;
+    conn.read_body(head).await
+}
+
+#[tokio::test]
+async fn stall_after_the_headers_sends_no_byte_of_the_body() {
+    let resp = stalled("{stall_after_events: 0}", true).await;
+    assert_eq!(
+        resp.header("content-type"),
+        Some("text/event-stream; charset=utf-8")
+    );
+    assert!(!resp.complete, "a stalled stream is never terminated");
+    assert!(
+        resp.body.is_empty(),
+        "{:?}",
+        String::from_utf8_lossy(&resp.body)
+    );
+}
+
+#[tokio::test]
+async fn stall_after_two_events_sends_exactly_two() {
+    let resp = stalled("{stall_after_events: 2}", true).await;
+    assert!(!resp.complete);
+    assert_eq!(resp.event_names(), ["message_start", "ping"]);
+}
+
+#[tokio::test]
+async fn stall_on_a_non_streaming_response_holds_the_json_body() {
+    let resp = stalled("{stall_after_events: 0}", false).await;
+    assert!(resp.header("content-length").is_some());
+    assert!(!resp.complete);
+    assert!(resp.body.is_empty());
+}
+
+#[test]
+fn stall_past_the_last_event_is_refused_at_load() {
+    let err = stub_api::Script::from_yaml(
+        "steps:\n  - message: {content: [{text: hi}]}\n    faults: {stall_after_events: 99}\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("stall_after_events is 99"), "{err}");
+}
+
+#[tokio::test]
+async fn split_utf8_chars_cuts_every_multibyte_character_between_chunks() {
+    let reference = plain_body(true).await;
+    let server = StubServer::start(faulty("{split_utf8_chars: true}"))
+        .await
+        .unwrap();
+    let resp = post(server.addr(), &body(true, "hi")).await;
+    assert!(resp.complete);
+    assert_eq!(resp.body, reference, "splitting must not change the bytes");
+    let ends: Vec<usize> = resp
+        .chunk_sizes
+        .iter()
+        .scan(0, |at, n| {
+            *at += n;
+            Some(*at)
+        })
+        .collect();
+    let leads: Vec<usize> = (0..reference.len())
+        .filter(|&i| reference[i] >= 0xC0)
+        .collect();
+    assert!(
+        !leads.is_empty(),
+        "the fixture text has multi-byte characters"
+    );
+    for lead in &leads {
+        assert!(
+            ends.contains(&(lead + 1)),
+            "no chunk ends right after the lead byte at {lead}: {ends:?}"
+        );
+    }
+    // No cut anywhere else: one chunk per cut plus the tail.
+    assert_eq!(resp.chunk_sizes.len(), leads.len() + 1);
+}

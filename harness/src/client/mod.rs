@@ -41,6 +41,8 @@ pub fn plan(scenario: &Scenario, expect: &TargetExpect) -> Option<Plan> {
             close: ClosePolicy::WhenSettled {
                 turns: scenario.turns(expect),
             },
+            one_first_write: spec.one_first_write,
+            split_utf8_chars: spec.split_utf8_chars,
         });
     }
     let lines = scenario.stdin(expect)?;
@@ -59,6 +61,8 @@ pub fn plan(scenario: &Scenario, expect: &TargetExpect) -> Option<Plan> {
             CloseStdin::Immediately => ClosePolicy::Immediately,
             CloseStdin::AfterResults { after_results } => ClosePolicy::AfterResults(after_results),
         },
+        one_first_write: false,
+        split_utf8_chars: false,
     })
 }
 

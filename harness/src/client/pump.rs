@@ -21,6 +21,7 @@ pub fn start(mut client: Client, mut pipe: ChildStdin) -> (Pump, JoinHandle<Opti
     for io in client.start() {
         let _ = tx.send(io);
     }
+    let split = client.splits_utf8_chars();
     let writer = tokio::spawn(async move {
         let mut error = None;
         while let Some(io) = rx.recv().await {
@@ -30,16 +31,48 @@ pub fn start(mut client: Client, mut pipe: ChildStdin) -> (Pump, JoinHandle<Opti
             }
             let mut bytes = line.into_bytes();
             bytes.push(b'\n');
-            if let Err(e) = pipe.write_all(&bytes).await {
-                error = Some(e.to_string());
-            } else if let Err(e) = pipe.flush().await {
-                error = Some(e.to_string());
+            let parts = if split {
+                utf8_split_parts(&bytes)
+            } else {
+                vec![&bytes[..]]
+            };
+            for (i, part) in parts.iter().enumerate() {
+                if i > 0 {
+                    tokio::time::sleep(UTF8_SPLIT_PAUSE).await;
+                }
+                if let Err(e) = write_part(&mut pipe, part).await {
+                    error = Some(e.to_string());
+                    break;
+                }
             }
         }
         drop(pipe);
         error
     });
     (Pump { client, tx }, writer)
+}
+
+async fn write_part(pipe: &mut ChildStdin, part: &[u8]) -> std::io::Result<()> {
+    pipe.write_all(part).await?;
+    pipe.flush().await
+}
+
+/// The pause between the two parts of a cut character: long enough that the CLI reads
+/// the first part on its own.
+const UTF8_SPLIT_PAUSE: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// `bytes` cut right after the first byte of each multi-byte UTF-8 character.
+pub fn utf8_split_parts(bytes: &[u8]) -> Vec<&[u8]> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for (at, byte) in bytes.iter().enumerate() {
+        if *byte >= 0xC0 && at + 1 < bytes.len() {
+            parts.push(&bytes[start..=at]);
+            start = at + 1;
+        }
+    }
+    parts.push(&bytes[start..]);
+    parts
 }
 
 impl Pump {

@@ -33,6 +33,16 @@ pub struct ClientSpec {
     /// A request no rule answers (and no `wait` line expects) is a divergence.
     #[serde(default)]
     pub respond: Vec<Responder>,
+    /// `true`: what the client writes before the CLI printed anything (the `initialize`
+    /// request and the conversation up to its first `wait`) goes to stdin in one write,
+    /// as a host that buffers its first lines does; otherwise one write per line.
+    #[serde(default)]
+    pub one_first_write: bool,
+    /// `true`: every multi-byte UTF-8 character the client writes is cut after its first
+    /// byte: the two parts go to stdin in separate writes with a short pause between them
+    /// (the stub's `split_utf8_chars` fault, on the input side).
+    #[serde(default)]
+    pub split_utf8_chars: bool,
 }
 
 impl ClientSpec {
@@ -115,6 +125,10 @@ struct LineFields {
     /// A user turn: a string or a list of content blocks.
     #[serde(default)]
     user: Option<Value>,
+    /// With a string `user`: the text written this many times over (a long prompt
+    /// without pasting it: `user: "0123456789 "`, `repeat: 20000` is 220 KB).
+    #[serde(default)]
+    repeat: Option<usize>,
     /// A frame written as is; strings `$name.path` are replaced.
     #[serde(default)]
     send: Option<Value>,
@@ -224,8 +238,11 @@ impl TryFrom<LineDef> for Line {
         if f.response.is_some() || f.error.is_some() {
             misplaced("response/error", &["reply"])?;
         }
+        if f.repeat.is_some() {
+            misplaced("repeat", &["user"])?;
+        }
         Ok(match verb {
-            "user" => Line::User(f.user.expect("checked")),
+            "user" => Line::User(repeated(f.user.expect("checked"), f.repeat)?),
             "send" => Line::Send(f.send.expect("checked")),
             "raw" => Line::Raw(f.raw.expect("checked")),
             "request" => {
@@ -250,6 +267,15 @@ impl TryFrom<LineDef> for Line {
             },
             _ => Line::Close,
         })
+    }
+}
+
+fn repeated(user: Value, times: Option<usize>) -> Result<Value, String> {
+    match (times, user) {
+        (None, user) => Ok(user),
+        (Some(0), _) => Err("`repeat` must be at least 1".into()),
+        (Some(n), Value::String(text)) => Ok(Value::String(text.repeat(n))),
+        (Some(_), _) => Err("`repeat` needs `user` to be a string".into()),
     }
 }
 
@@ -399,5 +425,15 @@ respond:
         assert!(e.contains("needs a `subtype`"), "{e}");
         let e = spec("respond:\n  - {on: x, silent: true, error: y}\n").unwrap_err();
         assert!(e.contains("exactly one of reply"), "{e}");
+        let e = spec("conversation:\n  - {send: {}, repeat: 2}\n").unwrap_err();
+        assert!(e.contains("`repeat` goes with user"), "{e}");
+        let e = spec("conversation:\n  - {user: [{type: text}], repeat: 2}\n").unwrap_err();
+        assert!(e.contains("needs `user` to be a string"), "{e}");
+    }
+
+    #[test]
+    fn repeat_writes_the_user_text_that_many_times() {
+        let s = spec("conversation:\n  - {user: \"ab \", repeat: 3}\n").unwrap();
+        assert!(matches!(&s.conversation[0], Line::User(Value::String(t)) if t == "ab ab ab "));
     }
 }

@@ -39,6 +39,10 @@ pub struct Plan {
     pub lines: Vec<Line>,
     pub responders: Vec<Responder>,
     pub close: ClosePolicy,
+    /// The lines written before the CLI printed anything go out as one write.
+    pub one_first_write: bool,
+    /// Each multi-byte character is written in two parts (see `pump`).
+    pub split_utf8_chars: bool,
 }
 
 /// A control request the client sent.
@@ -160,11 +164,25 @@ impl Client {
         client
     }
 
-    /// The lines written before the CLI printed anything.
+    /// The lines written before the CLI printed anything (joined into one write when
+    /// the plan says so).
     pub fn start(&mut self) -> Vec<Io> {
         let mut out = Vec::new();
         self.advance(&mut out);
-        out
+        if !self.plan.one_first_write {
+            return out;
+        }
+        let (mut lines, mut rest) = (Vec::new(), Vec::new());
+        for io in out {
+            match io {
+                Io::Write(line) => lines.push(line),
+                close => rest.push(close),
+            }
+        }
+        if !lines.is_empty() {
+            rest.insert(0, Io::Write(lines.join("\n")));
+        }
+        rest
     }
 
     /// Feeds one frame the CLI printed.
@@ -209,6 +227,11 @@ impl Client {
         let mut out = Vec::new();
         self.close(&mut out);
         out
+    }
+
+    /// Whether the writer cuts multi-byte characters between writes.
+    pub fn splits_utf8_chars(&self) -> bool {
+        self.plan.split_utf8_chars
     }
 
     /// The control requests sent so far.

@@ -13,6 +13,8 @@ fn plan_of(yaml: &str, turns: usize) -> Plan {
         lines: spec.conversation,
         responders: spec.respond,
         close: ClosePolicy::WhenSettled { turns },
+        one_first_write: spec.one_first_write,
+        split_utf8_chars: spec.split_utf8_chars,
     }
 }
 
@@ -173,4 +175,47 @@ fn a_responder_can_close_stdin_and_templates_that_name_nothing_are_errors() {
     assert_eq!(c.on_frame(&frame(0, req)), vec![Io::Close]);
     let log = c.finish();
     assert!(log.errors[0].contains("`$nobody`"), "{:?}", log.errors);
+}
+
+#[test]
+fn one_first_write_sends_initialize_and_a_200_kb_prompt_in_a_single_write() {
+    let yaml = "profile: sdk-ts\none_first_write: true\nconversation:\n  - {user: \"0123456789 \", repeat: 20000}\n  - wait: {type: result}\n  - user: second\n";
+    let mut c = Client::new(plan_of(yaml, 2), Vars::default());
+    let first = c.start();
+    assert_eq!(first.len(), 1, "one write: {} pieces", first.len());
+    let Io::Write(chunk) = &first[0] else {
+        panic!("a write, not a close")
+    };
+    let lines: Vec<Value> = chunk
+        .split('\n')
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["request"]["subtype"], "initialize");
+    let text = lines[1]["message"]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(text.len(), 220_000);
+    // Lines after the first wait are written on their own, as before.
+    let later = c.on_frame(&frame(0, json!({"type": "result"})));
+    assert_eq!(written(&later).len(), 1);
+}
+
+#[test]
+fn without_one_first_write_each_first_line_is_its_own_write() {
+    let yaml = "profile: sdk-ts\nconversation:\n  - user: hi\n";
+    let mut c = Client::new(plan_of(yaml, 1), Vars::default());
+    assert_eq!(written(&c.start()).len(), 2);
+}
+
+#[test]
+fn utf8_split_parts_cut_after_each_lead_byte_and_keep_the_bytes() {
+    let text = "a é 日 🎉\n".as_bytes();
+    let parts = pump::utf8_split_parts(text);
+    assert_eq!(parts.concat(), text);
+    assert_eq!(parts.len(), 4, "{parts:?}");
+    for part in &parts[..3] {
+        // Each part but the last ends on a lead byte: the character is cut there.
+        assert!(*part.last().unwrap() >= 0xC0, "{part:?}");
+        assert!(std::str::from_utf8(part).is_err());
+    }
+    assert_eq!(pump::utf8_split_parts(b"ascii\n"), vec![&b"ascii\n"[..]]);
 }

@@ -34,6 +34,12 @@ pub fn expectation(
             hung_after_result,
         ));
         out.extend(run_invariants(expect, trial, &enabled));
+        if enabled.contains(&Invariant::NoReplacementCharacter) {
+            out.extend(invariants::no_replacement_character(
+                &trial.output,
+                sends_replacement_character(scenario, trial),
+            ));
+        }
         if let Some(log) = &trial.client {
             let sdk_contract = enabled.contains(&Invariant::SdkContract);
             out.extend(log.divergences(&trial.output, trial.exit.code, sdk_contract));
@@ -99,10 +105,29 @@ fn enabled_invariants(expect: &TargetExpect, format: OutputFormat) -> Vec<Invari
                     | Invariant::ExitsAfterResult
                     | Invariant::ExitCodeMatchesResult
                     | Invariant::SessionMatchesRequest
+                    | Invariant::NoReplacementCharacter
             )
         });
     }
     enabled
+}
+
+/// Whether U+FFFD is in what the scenario itself sends: the model's script, the prompt,
+/// the arguments or what the client wrote.
+fn sends_replacement_character(scenario: &Scenario, trial: &Trial) -> bool {
+    let has = |s: &str| s.contains('\u{FFFD}');
+    let file = &scenario.file;
+    serde_json::to_string(&file.stub).is_ok_and(|s| has(&s))
+        || file
+            .runs
+            .iter()
+            .any(|r| serde_json::to_string(&r.stub).is_ok_and(|s| has(&s)))
+        || file.prompt.as_deref().is_some_and(has)
+        || file.args.iter().any(|a| has(a))
+        || trial
+            .client
+            .as_ref()
+            .is_some_and(|log| log.written.iter().any(|(_, w)| has(w)))
 }
 
 /// The invariants that need more than the frames: the exit code and the requests.
@@ -120,6 +145,16 @@ fn run_invariants(expect: &TargetExpect, trial: &Trial, enabled: &[Invariant]) -
             &trial.output,
             &trial.journal,
         ));
+    }
+    if let Some(log) = &trial.client {
+        // Playing an SDK, the SDK contract reports these, naming the SDK.
+        let sdk_says_so = log.sdk.is_some() && enabled.contains(&Invariant::SdkContract);
+        if enabled.contains(&Invariant::ClientRequestsAnswered) && !sdk_says_so {
+            out.extend(invariants::client_requests_answered(
+                &trial.output,
+                &log.written,
+            ));
+        }
     }
     out
 }

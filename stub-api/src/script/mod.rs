@@ -103,6 +103,8 @@ pub struct Step {
     pub response: Response,
     /// Only with a `message` response.
     pub faults: Option<Faults>,
+    /// Extra response headers, sent with whatever the step answers.
+    pub headers: BTreeMap<String, String>,
 }
 
 /// A background rule: answers matching requests without consuming a step.
@@ -113,6 +115,8 @@ pub struct Rule {
     pub matcher: Match,
     pub times: Times,
     pub response: Response,
+    /// Extra response headers, sent with whatever the rule answers.
+    pub headers: BTreeMap<String, String>,
 }
 
 impl Rule {
@@ -131,6 +135,7 @@ impl Rule {
             },
             times: Times::Forever,
             response: Response::Message(Message::text(r#"{"title":"Stub session"}"#)),
+            headers: BTreeMap::new(),
         }
     }
 }
@@ -148,6 +153,7 @@ impl Rule {
             },
             times: Times::Forever,
             response: Response::Message(Message::text("Nothing worth remembering.")),
+            headers: BTreeMap::new(),
         }
     }
 }
@@ -503,6 +509,16 @@ pub struct Faults {
     /// Insert an event whose data line is truncated JSON after this many events.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub malformed_data_after_events: Option<usize>,
+    /// Stop sending after this many events (0: right after the 200 and its headers) and
+    /// hold the connection open, neither ending nor aborting the response, until the client
+    /// closes it or the stub stops.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stall_after_events: Option<usize>,
+    /// Cut every multi-byte UTF-8 character of the body after its first byte: the two
+    /// parts go out in separate writes with a short pause between them, so a client that
+    /// decodes each read on its own sees half a character.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub split_utf8_chars: bool,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -30,6 +30,10 @@ pub(super) struct StepDef {
     /// Only with `message`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     faults: Option<Faults>,
+    /// Extra response headers (name -> value), e.g. Claude Code's
+    /// `anthropic-ratelimit-unified-status: allowed`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    headers: BTreeMap<String, String>,
 }
 
 /// YAML form of a background rule.
@@ -47,6 +51,9 @@ pub(super) struct RuleDef {
     message: Option<Message>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     http_error: Option<HttpError>,
+    /// Extra response headers (name -> value).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    headers: BTreeMap<String, String>,
 }
 
 /// YAML form of a block: a single-key map (`thinking` may carry `signature`).
@@ -99,11 +106,15 @@ fn validate_http_error(e: &HttpError) -> Result<(), String> {
             e.status
         ));
     }
-    for (name, value) in &e.headers {
+    validate_headers("http_error.headers", &e.headers)
+}
+
+fn validate_headers(what: &str, headers: &BTreeMap<String, String>) -> Result<(), String> {
+    for (name, value) in headers {
         hyper::header::HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| format!("http_error.headers: invalid header name {name:?}"))?;
+            .map_err(|_| format!("{what}: invalid header name {name:?}"))?;
         hyper::header::HeaderValue::from_str(value)
-            .map_err(|_| format!("http_error.headers: invalid value for {name:?}: {value:?}"))?;
+            .map_err(|_| format!("{what}: invalid value for {name:?}: {value:?}"))?;
     }
     Ok(())
 }
@@ -126,6 +137,7 @@ fn validate_faults(faults: &Faults, message: &Message) -> Result<(), String> {
             "malformed_data_after_events",
             faults.malformed_data_after_events,
         ),
+        ("stall_after_events", faults.stall_after_events),
     ];
     for (name, n) in positions {
         if let Some(n) = n {
@@ -153,11 +165,13 @@ impl TryFrom<StepDef> for Step {
                 }
             }
         }
+        validate_headers("headers", &d.headers)?;
         Ok(Step {
             matcher: d.matcher,
             times: d.times.unwrap_or(Times::Count(1)),
             response,
             faults: d.faults,
+            headers: d.headers,
         })
     }
 }
@@ -171,6 +185,7 @@ impl From<Step> for StepDef {
             message,
             http_error,
             faults: s.faults,
+            headers: s.headers,
         }
     }
 }
@@ -179,11 +194,13 @@ impl TryFrom<RuleDef> for Rule {
     type Error = String;
     fn try_from(d: RuleDef) -> Result<Rule, String> {
         let response = one_response("a background rule", d.message, d.http_error)?;
+        validate_headers("headers", &d.headers)?;
         Ok(Rule {
             name: d.name,
             matcher: d.matcher,
             times: d.times.unwrap_or(Times::Forever),
             response,
+            headers: d.headers,
         })
     }
 }
@@ -197,6 +214,7 @@ impl From<Rule> for RuleDef {
             times: (r.times != Times::Forever).then_some(r.times),
             message,
             http_error,
+            headers: r.headers,
         }
     }
 }

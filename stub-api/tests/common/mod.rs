@@ -172,10 +172,29 @@ impl Conn {
         bytes.extend_from_slice(body);
         self.stream.write_all(&bytes).await.expect("write request");
         self.reads = 0;
-        self.read_response(method == "HEAD").await
+        let head = self.read_head().await;
+        if method == "HEAD" {
+            return head;
+        }
+        self.read_body(head).await
     }
 
-    async fn read_response(&mut self, head_only: bool) -> Resp {
+    /// Sends a POST and reads only the status line and headers.
+    pub async fn post_head(&mut self, body: &Value) -> Resp {
+        let body = body.to_string();
+        let req = format!(
+            "POST /v1/messages HTTP/1.1\r\nhost: stub\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        self.stream
+            .write_all(req.as_bytes())
+            .await
+            .expect("write request");
+        self.reads = 0;
+        self.read_head().await
+    }
+
+    async fn read_head(&mut self) -> Resp {
         let status_line = self.line().await.expect("status line");
         let status: u16 = status_line
             .split(' ')
@@ -192,17 +211,18 @@ impl Conn {
             let (k, v) = line.split_once(':').expect("header");
             headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
         }
-        let mut resp = Resp {
+        Resp {
             status,
             headers,
             body: Vec::new(),
             chunk_sizes: Vec::new(),
             complete: true,
             reads: 0,
-        };
-        if head_only {
-            return resp;
         }
+    }
+
+    /// Reads the body of a response whose head `read_head` returned.
+    pub async fn read_body(&mut self, mut resp: Resp) -> Resp {
         if resp.header("transfer-encoding") == Some("chunked") {
             resp.complete = false;
             while let Some(size_line) = self.line().await {

@@ -35,6 +35,10 @@ enum Cmd {
         /// Where reports go (default reports/runs/<timestamp>/).
         #[arg(long)]
         report_dir: Option<PathBuf>,
+        /// Check each trial against the expectation this version of the target gets
+        /// instead of its own (e.g. a release's output against the last good release's).
+        #[arg(long, value_name = "VERSION")]
+        expect_for: Option<String>,
     },
     /// List scenarios (id, the targets they have expectations for, description).
     List {
@@ -191,7 +195,14 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
             targets,
             exec,
             report_dir,
-        } => cli::run::run(Context::load(root, &select)?, &targets, &exec, report_dir),
+            expect_for,
+        } => cli::run::run(
+            Context::load(root, &select)?,
+            &targets,
+            &exec,
+            report_dir,
+            expect_for,
+        ),
         Cmd::List { select } => Ok(cli::inspect::list(&Context::load(root, &select)?)),
         Cmd::Check => cli::inspect::check(root),
         Cmd::Schema => Ok(cli::inspect::schema()),

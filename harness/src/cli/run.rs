@@ -5,6 +5,7 @@ use super::{term, Context, Verdict};
 use std::path::PathBuf;
 use streamcheck::error::Result;
 use streamcheck::report::ReportWriter;
+use streamcheck::runner::RunOptions;
 use streamcheck::suite;
 
 pub fn run(
@@ -12,6 +13,7 @@ pub fn run(
     targets: &TargetArgs,
     exec: &ExecArgs,
     report_dir: Option<PathBuf>,
+    expect_for: Option<String>,
 ) -> Result<Verdict> {
     let resolved = exec.resolve(&targets.specs(&ctx.project)?, &ctx.project);
     let dir = report_dir.unwrap_or_else(|| ReportWriter::default_dir(&ctx.project.root));
@@ -22,7 +24,10 @@ pub fn run(
         ctx.scenarios.clone(),
         &resolved,
         exec.jobs(),
-        exec.run_options(),
+        RunOptions {
+            expect_for,
+            ..exec.run_options()
+        },
         ctx.errors.iter().map(|e| e.to_string()).collect(),
         |t, _| progress.trial(t),
     ))?;

@@ -40,6 +40,10 @@ enum Cmd {
         report_dir: Option<PathBuf>,
         #[command(flatten)]
         report: ReportArgs,
+        /// Check each trial against the expectation this version of the target gets
+        /// instead of its own (e.g. a release's output against the last good release's).
+        #[arg(long, value_name = "VERSION")]
+        expect_for: Option<String>,
     },
     /// List scenarios (id, the targets they have expectations for, description).
     List {
@@ -219,9 +223,10 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
             exec,
             report_dir,
             report,
+            expect_for,
         } => {
             let ctx = Context::load(root, &select)?;
-            cli::run::run(ctx, &targets, &exec, report_dir, &report)
+            cli::run::run(ctx, &targets, &exec, report_dir, &report, expect_for)
         }
         Cmd::List { select } => Ok(cli::inspect::list(&Context::load(root, &select)?)),
         Cmd::Check => cli::inspect::check(root),

@@ -5,6 +5,7 @@ use super::{term, Context, Verdict};
 use std::path::PathBuf;
 use streamcheck::error::{Error, Result};
 use streamcheck::report::ReportWriter;
+use streamcheck::runner::RunOptions;
 use streamcheck::suite;
 
 pub fn run(
@@ -13,6 +14,7 @@ pub fn run(
     exec: &ExecArgs,
     report_dir: Option<PathBuf>,
     report: &ReportArgs,
+    expect_for: Option<String>,
 ) -> Result<Verdict> {
     let resolved = exec.resolve(&targets.specs(&ctx.setup)?, &ctx.setup)?;
     let dir = report_dir.unwrap_or_else(|| ctx.default_report_dir("runs"));
@@ -27,7 +29,10 @@ pub fn run(
         ctx.scenarios.clone(),
         &resolved,
         ctx.jobs(exec),
-        exec.run_options(),
+        RunOptions {
+            expect_for,
+            ..exec.run_options()
+        },
         |t, _| progress.trial(t),
     ))?;
     progress.finish();

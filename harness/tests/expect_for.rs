@@ -1,0 +1,51 @@
+//! `run --expect-for VERSION` checks a run against the expectation another version gets:
+//! a release's output against the last good release's expectation.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn fixture_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/expect-for")
+}
+
+fn run(extra: &[&str]) -> (Option<i32>, String) {
+    let reports = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("streamcheck")
+        .unwrap()
+        .arg("--root")
+        .arg(fixture_root())
+        .args(["run", "--target-command"])
+        .arg(fixture_root().join("fake-cli.sh"))
+        .arg("--report-dir")
+        .arg(reports.path())
+        .args(extra)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn its_own_expectation_passes() {
+    let (code, stdout) = run(&[]);
+    assert_eq!(code, Some(0), "{stdout}");
+}
+
+#[test]
+fn an_older_versions_expectation_fails_with_its_divergence() {
+    let (code, stdout) = run(&["--expect-for", "0.9.0"]);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains("expected \"Goodbye!\", found \"Hello!\""),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_version_without_a_block_of_its_own_gets_the_general_one() {
+    let (code, stdout) = run(&["--expect-for", "1.0.0"]);
+    assert_eq!(code, Some(0), "{stdout}");
+}

@@ -111,6 +111,9 @@ pub struct Trial {
     /// In a multi-run scenario: the run (1-based) whose output this trial holds.
     #[serde(skip)]
     pub run: Option<usize>,
+    /// The release-wide rules that held in this trial (each let something through).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<String>,
 }
 
 impl Trial {
@@ -134,6 +137,7 @@ impl Trial {
             vars: Vars::default(),
             client: None,
             run: None,
+            rules: Vec::new(),
         }
     }
 
@@ -153,8 +157,19 @@ pub async fn run(scenario: &Scenario, target: &Target, opts: &RunOptions) -> Tri
     let key = target.dialect.expect_key();
     let as_written = TargetExpect::default();
     let version = opts.expect_for.as_deref().unwrap_or(&target.version);
+    let ruled;
     let expect = match crate::expectation::for_version(&scenario.file.expect, key, version) {
-        Some(expect) => expect,
+        Some(expect) => match crate::expectation::rules::applied(scenario, key, expect, version) {
+            Ok(with_rules) => {
+                ruled = with_rules;
+                &ruled
+            }
+            Err(why) => {
+                trial.divergences.push(spawn_error(&why));
+                trial.status = Status::Failed;
+                return trial;
+            }
+        },
         None if opts.without_expectation != AsWritten::No => {
             let why = match opts.without_expectation {
                 AsWritten::ToRecord => "to record its first one",
@@ -277,5 +292,6 @@ async fn execute_in(
     }
     let divergences = check::expectation(scenario, expect, trial, limits.timeout);
     trial.divergences.extend(divergences);
+    trial.rules = check::rules_held(expect, trial);
     Ok(())
 }

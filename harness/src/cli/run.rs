@@ -27,7 +27,8 @@ pub fn run(
         |t, _| progress.trial(t),
     ))?;
     progress.finish();
-    let (counts, finished) = (run.results.counts, run.end.finished());
-    term::run_summary(&dir, ctx.errors.len(), &counts);
+    let rules = run.results.rules_held();
+    term::run_summary(&dir, ctx.errors.len(), &run.results.counts, &rules);
+    let (counts, finished) = (run.results.counts.clone(), run.end.finished());
     Ok(ctx.verdict(Verdict::divergence_if(counts.failed > 0 || !finished)))
 }

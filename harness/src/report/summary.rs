@@ -25,6 +25,13 @@ pub(super) fn summary_md(r: &Results) -> String {
             t.unavailable.as_deref().unwrap_or("ok")
         );
     }
+    let held = r.rules_held();
+    if !held.is_empty() {
+        let _ = writeln!(s, "\n## Release-wide rules (targets/<target>/rules.yaml)\n");
+        for (rule, n) in held {
+            let _ = writeln!(s, "- rule `{rule}` held in {n} trial(s)");
+        }
+    }
     if !r.scenario_errors.is_empty() {
         let _ = writeln!(s, "\n## Scenario files with errors\n");
         for e in &r.scenario_errors {

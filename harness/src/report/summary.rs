@@ -121,7 +121,7 @@ pub fn failure_causes(trials: &[Trial]) -> Vec<(String, Vec<String>)> {
         };
         if let (Some(want), Some(got)) = (short(&d.expected), short(&found)) {
             cause.push_str(&format!(": {want} -> {got}"));
-        } else if d.path.is_none() {
+        } else if d.path.is_none() && (frame.is_empty() || d.frame.is_none()) {
             cause.push_str(&format!(": {}", crate::text::clip(&d.message, 120)));
         }
         let who = format!("{} ({})", t.scenario, t.target);
@@ -154,6 +154,7 @@ fn value_at<'a>(v: &'a serde_json::Value, path: &str) -> Option<&'a serde_json::
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::divergence::Kind;
     use serde_json::json;
 
     fn failed(id: &str, expected: serde_json::Value, actual: serde_json::Value) -> Trial {
@@ -175,13 +176,36 @@ mod tests {
             .map(|id| failed(id, json!(false), result(true)))
             .collect();
         trials.push(failed("d", json!(true), result(false)));
+        for (id, at) in [("e", 3), ("f", 5)] {
+            let mut t = failed(
+                id,
+                json!(null),
+                json!({"type": "system", "subtype": "notice"}),
+            );
+            let d = &mut t.divergences[0];
+            (d.kind, d.path, d.frame) = (Kind::UnexpectedFrame, None, Some(at));
+            d.message = format!("frame {at} is not expected here");
+            trials.push(t);
+        }
         let causes = failure_causes(&trials);
-        assert_eq!(causes.len(), 2, "{causes:?}");
+        assert_eq!(causes.len(), 3, "{causes:?}");
+        let notice = causes
+            .iter()
+            .find(|c| c.0.contains("system/notice"))
+            .unwrap();
+        assert_eq!(
+            notice.1.len(),
+            2,
+            "the frame's place does not split a cause"
+        );
         assert_eq!(causes[0].1.len(), 3);
         assert!(
             causes[0].0.contains("in result/success at `$.is_error`"),
             "{causes:?}"
         );
-        assert!(causes[1].1[0].starts_with("d (claude-code@2.1.105)"));
+        assert!(
+            causes[2].1[0].starts_with("d (claude-code@2.1.105)"),
+            "{causes:?}"
+        );
     }
 }

@@ -25,21 +25,7 @@ pub(super) fn summary_md(r: &Results) -> String {
             t.unavailable.as_deref().unwrap_or("ok")
         );
     }
-    let held = r.rules_held();
-    if !held.is_empty() {
-        let _ = writeln!(s, "\n## Release-wide rules (targets/<target>/rules.yaml)\n");
-        for (rule, n) in held {
-            let _ = writeln!(s, "- rule `{rule}` held in {n} trial(s)");
-        }
-    }
-    let causes = failure_causes(&r.trials);
-    if !causes.is_empty() {
-        let _ = writeln!(s, "\n## Failures by cause\n");
-        for (cause, trials) in causes {
-            let names: Vec<String> = trials.iter().map(|t| format!("`{t}`")).collect();
-            let _ = writeln!(s, "- {cause}: {}", names.join(", "));
-        }
-    }
+    rules_and_causes(&mut s, r);
     if !r.scenario_errors.is_empty() {
         let _ = writeln!(s, "\n## Scenario files with errors\n");
         for e in &r.scenario_errors {
@@ -83,6 +69,25 @@ pub(super) fn summary_md(r: &Results) -> String {
         let _ = writeln!(s);
     }
     s
+}
+
+/// The release-wide rules that held, and the failures grouped by cause.
+fn rules_and_causes(s: &mut String, r: &Results) {
+    let held = r.rules_held();
+    if !held.is_empty() {
+        let _ = writeln!(s, "\n## Release-wide rules (targets/<target>/rules.yaml)\n");
+        for (rule, n) in held {
+            let _ = writeln!(s, "- rule `{rule}` held in {n} trial(s)");
+        }
+    }
+    let causes = failure_causes(&r.trials);
+    if !causes.is_empty() {
+        let _ = writeln!(s, "\n## Failures by cause\n");
+        for (cause, trials) in causes {
+            let names: Vec<String> = trials.iter().map(|t| format!("`{t}`")).collect();
+            let _ = writeln!(s, "- {cause}: {}", names.join(", "));
+        }
+    }
 }
 
 /// Failed trials grouped by what their first divergence says changed (its kind, the frame

@@ -11,6 +11,8 @@
 //! Ranges that overlap without one holding the other, name the same versions twice,
 //! name no version, or are covered entirely by narrower blocks are refused at load.
 
+pub mod rules;
+
 use crate::dialect::Dialect;
 use crate::scenario::{FrameEntry, PatternValue, ScenarioFile, TargetExpect};
 use crate::version_range::{parse_version, VersionRange};

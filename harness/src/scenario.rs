@@ -287,6 +287,10 @@ pub struct TargetExpect {
     pub invariants: Option<InvariantOptOut>,
     /// In a multi-run scenario: one expectation per entry of the scenario's `runs`, in order.
     pub runs: Vec<TargetExpect>,
+    /// The release-wide rules applied to this expectation (`expectation::rules`).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub rules: Vec<crate::expectation::rules::Applied>,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

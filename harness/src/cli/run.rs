@@ -36,8 +36,9 @@ pub fn run(
         |t, _| progress.trial(t),
     ))?;
     progress.finish();
-    let (counts, finished) = (run.results.counts, run.end.finished());
-    term::run_summary(&dir, ctx.errors.len(), &counts);
+    let rules = run.results.rules_held();
+    term::run_summary(&dir, ctx.errors.len(), &run.results.counts, &rules);
+    let (counts, finished) = (run.results.counts.clone(), run.end.finished());
     let unavailable: Vec<_> = resolved
         .iter()
         .filter_map(|t| t.as_ref().err())

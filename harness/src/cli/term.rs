@@ -141,8 +141,16 @@ fn failure(t: &Trial) {
 }
 
 /// The closing lines of a run: where the reports are, what did not load, the counts.
-pub fn run_summary(dir: &std::path::Path, broken_files: usize, counts: &Counts) {
+pub fn run_summary(
+    dir: &std::path::Path,
+    broken_files: usize,
+    counts: &Counts,
+    rules: &std::collections::BTreeMap<&str, usize>,
+) {
     println!("\nreports: {}", dir.display());
+    for (rule, n) in rules {
+        println!("rule {rule} held in {n} trial(s)");
+    }
     if broken_files > 0 {
         println!("{broken_files} scenario file(s) could not be loaded (see above)");
     }

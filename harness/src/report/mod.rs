@@ -47,6 +47,17 @@ pub struct Results {
     pub trials: Vec<Trial>,
 }
 
+impl Results {
+    /// Each release-wide rule that held in some trial, with how many trials it held in.
+    pub fn rules_held(&self) -> std::collections::BTreeMap<&str, usize> {
+        let mut held = std::collections::BTreeMap::new();
+        for rule in self.trials.iter().flat_map(|t| &t.rules) {
+            *held.entry(rule.as_str()).or_default() += 1;
+        }
+        held
+    }
+}
+
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Counts {
     pub passed: usize,

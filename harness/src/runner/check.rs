@@ -5,6 +5,7 @@
 use super::process::Termination;
 use super::Trial;
 use crate::divergence::{Divergence, Kind};
+use crate::expectation::rules;
 use crate::invariants::{self, Invariant};
 use crate::matcher::{self, FrameRules};
 use crate::pattern::{Captures, Vars};
@@ -47,6 +48,7 @@ pub fn expectation(
             caps.extend(log.captures());
         }
         out.extend(frames(expect, trial, &mut caps));
+        out.extend(rule_shapes(expect, trial));
     }
     if format == OutputFormat::StreamJson {
         out.extend(turns(expect, trial));
@@ -170,6 +172,29 @@ fn frames(expect: &TargetExpect, trial: &Trial, caps: &mut Captures) -> Vec<Dive
         mode: expect.mode,
     };
     matcher::match_frames(&rules, &trial.output.frames, &trial.vars, caps)
+}
+
+/// Frames a release-wide rule lets through that do not have the rule's shape.
+fn rule_shapes(expect: &TargetExpect, trial: &Trial) -> Vec<Divergence> {
+    expect
+        .rules
+        .iter()
+        .flat_map(|r| rules::check_shapes(r, &trial.output.frames, &trial.vars).0)
+        .collect()
+}
+
+/// The release-wide rules that held in `trial`: each let something through (a frame it
+/// selects, a request path it replaced) and no frame it selects breaks its shape.
+pub fn rules_held(expect: &TargetExpect, trial: &Trial) -> Vec<String> {
+    expect
+        .rules
+        .iter()
+        .filter(|r| {
+            let (broken, used) = rules::check_shapes(r, &trial.output.frames, &trial.vars);
+            used && broken.is_empty()
+        })
+        .map(|r| r.name.clone())
+        .collect()
 }
 
 fn turns(expect: &TargetExpect, trial: &Trial) -> Option<Divergence> {

@@ -138,6 +138,9 @@ pub struct Trial {
     /// on the CLI's clock (the HTML report orders requests among frames with it).
     #[serde(skip)]
     pub stub_lead_ms: u64,
+    /// The release-wide rules that held in this trial (each let something through).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<String>,
 }
 
 impl Trial {
@@ -169,6 +172,7 @@ impl Trial {
             client: None,
             run: None,
             stub_lead_ms: 0,
+            rules: Vec::new(),
         }
     }
 
@@ -210,8 +214,19 @@ pub async fn run(scenario: &Scenario, target: &Target, opts: &RunOptions) -> Tri
         .as_deref()
         .unwrap_or(target.expect_version());
     trial.held_to = (version != target.version).then(|| version.to_string());
+    let ruled;
     let expect = match crate::expectation::for_version(&scenario.file.expect, key, version) {
-        Some(expect) => expect,
+        Some(expect) => match crate::expectation::rules::applied(scenario, key, expect, version) {
+            Ok(with_rules) => {
+                ruled = with_rules;
+                &ruled
+            }
+            Err(why) => {
+                trial.divergences.push(spawn_error(&why));
+                trial.status = Status::Failed;
+                return trial;
+            }
+        },
         None if opts.without_expectation != AsWritten::No => {
             let why = match opts.without_expectation {
                 AsWritten::ToRecord => "to record its first one",
@@ -352,5 +367,6 @@ async fn execute_in(
     }
     let divergences = check::expectation(scenario, expect, trial, limits.timeout);
     trial.divergences.extend(divergences);
+    trial.rules = check::rules_held(expect, trial);
     Ok(())
 }

@@ -48,6 +48,11 @@ pub(super) async fn execute_all(
             .divergences
             .extend(run_trial.divergences.iter().cloned());
         trial.notes.extend(run_trial.notes.iter().cloned());
+        for rule in &run_trial.rules {
+            if !trial.rules.contains(rule) {
+                trial.rules.push(rule.clone());
+            }
+        }
         let keep = kept.as_ref().is_none_or(|(_, k)| k.divergences.is_empty());
         if keep {
             kept = Some((number, run_trial));

@@ -295,7 +295,8 @@ impl Checked {
         else {
             return Err(format!("the scenario has no expectation for {key}"));
         };
-        let (scenario, expect) = saved_run(&resolved, expect, saved)?;
+        let expect = crate::expectation::rules::applied(&resolved, key, expect, version)?;
+        let (scenario, expect) = saved_run(&resolved, &expect, saved)?;
         // Workspace files are gone with the sandbox, and no mutation touches them.
         let expect = TargetExpect {
             files: Default::default(),

@@ -142,6 +142,8 @@ pub fn diff_pair(a: &VersionOutputs, b: &VersionOutputs) -> PairDrift {
         verdict: Vec::new(),
         pending: Vec::new(),
     };
+    // The verdict lists every scenario a change was seen in; the tables a few.
+    d.verdict = super::verdict::classify(&d);
     for k in d
         .frame_types_added
         .iter_mut()
@@ -152,7 +154,6 @@ pub fn diff_pair(a: &VersionOutputs, b: &VersionOutputs) -> PairDrift {
     for f in &mut d.fields {
         f.scenarios.truncate(EXAMPLES);
     }
-    d.verdict = super::verdict::classify(&d);
     d
 }
 

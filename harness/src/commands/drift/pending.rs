@@ -36,7 +36,7 @@ pub fn open(
             .verdict
             .iter()
             .filter(|c| c.is_breaking())
-            .filter_map(|c| c.finding().scenario.as_ref())
+            .flat_map(|c| c.finding().all_scenarios())
             .collect();
         for id in named {
             let Some(scenario) = scenarios.iter().find(|s| &s.id == id) else {

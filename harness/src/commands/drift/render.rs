@@ -1,7 +1,7 @@
 //! drift.md: the versions, then one section per pair of neighbouring versions.
 
 use super::model::*;
-use super::verdict::counts;
+use super::verdict::{counts, is_subsequence};
 use crate::text::{clip, md_escape};
 use std::fmt::Write as _;
 
@@ -271,7 +271,29 @@ fn sequences(s: &mut String, p: &PairDrift) {
         }
     };
     let _ = writeln!(s, "### Frame sequences\n");
-    for q in &p.sequences {
+    // Frames inserted into otherwise unchanged runs: one line per set of frames inserted.
+    let mut inserted: Vec<(Vec<String>, Vec<&str>)> = Vec::new();
+    let is_insertion = |q: &SequenceChange| {
+        q.change == SequenceChangeKind::Changed && is_subsequence(&q.from, &q.to)
+    };
+    for q in p.sequences.iter().filter(|q| is_insertion(q)) {
+        let what = super::verdict::inserted(&q.from, &q.to);
+        match inserted.iter_mut().find(|(w, _)| *w == what) {
+            Some((_, scenarios)) => scenarios.push(&q.scenario),
+            None => inserted.push((what, vec![&q.scenario])),
+        }
+    }
+    for (what, scenarios) in &inserted {
+        let names: Vec<String> = scenarios.iter().map(|x| format!("`{x}`")).collect();
+        let _ = writeln!(
+            s,
+            "- frames inserted ({}) in {} scenario(s): {}",
+            what.join(", "),
+            scenarios.len(),
+            names.join(", ")
+        );
+    }
+    for q in p.sequences.iter().filter(|q| !is_insertion(q)) {
         let _ = writeln!(
             s,
             "- `{}` ({}):\n  - {}: {}\n  - {}: {}",

@@ -62,6 +62,10 @@ pub struct Finding {
     /// The first scenario showing it (`None`: seen across the suite, e.g. init tools).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scenario: Option<String>,
+    /// Every scenario showing this same change, when more than one does: the change is
+    /// one finding, these are where it was seen.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scenarios: Vec<String>,
     pub frame: String,
     pub path: String,
     pub from: String,
@@ -85,16 +89,41 @@ impl Change {
             Change::Breaking(f) | Change::Additive(f) => f,
         }
     }
+
+    fn finding_mut(&mut self) -> &mut Finding {
+        match self {
+            Change::Breaking(f) | Change::Additive(f) => f,
+        }
+    }
 }
 
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = self.scenario.as_deref().unwrap_or("(suite)");
+        const NAMED: usize = 5;
+        let at = match self.scenarios.len() {
+            0 | 1 => self.scenario.clone().unwrap_or_else(|| "(suite)".into()),
+            n => {
+                let names = self.scenarios.iter().take(NAMED).cloned();
+                let more = (n > NAMED).then(|| format!("{} more", n - NAMED));
+                let names: Vec<String> = names.chain(more).collect();
+                format!("{n} scenarios ({})", names.join(", "))
+            }
+        };
         write!(f, "{}: {at}, {} `{}`", self.what, self.frame, self.path)?;
         if !self.from.is_empty() || !self.to.is_empty() {
             write!(f, ": {} → {}", show(&self.from), show(&self.to))?;
         }
         Ok(())
+    }
+}
+
+impl Finding {
+    /// Every scenario showing it (the first alone when it was seen once).
+    pub fn all_scenarios(&self) -> Vec<&String> {
+        match self.scenarios.is_empty() {
+            true => self.scenario.iter().collect(),
+            false => self.scenarios.iter().collect(),
+        }
     }
 }
 
@@ -110,6 +139,7 @@ fn finding(what: What, scenario: Option<&String>, frame: &str, path: &str) -> Fi
     Finding {
         what,
         scenario: scenario.cloned(),
+        scenarios: Vec::new(),
         frame: frame.to_string(),
         path: path.to_string(),
         from: String::new(),
@@ -127,6 +157,10 @@ pub fn classify(p: &PairDrift) -> Vec<Change> {
             &k.frame_type,
             "type",
         );
+        let f = Finding {
+            scenarios: several(&k.scenarios),
+            ..f
+        };
         out.push(Change::Breaking(f));
     }
     for k in &p.frame_types_added {
@@ -136,6 +170,10 @@ pub fn classify(p: &PairDrift) -> Vec<Change> {
             &k.frame_type,
             "type",
         );
+        let f = Finding {
+            scenarios: several(&k.scenarios),
+            ..f
+        };
         out.push(Change::Additive(f));
     }
     out.extend(p.fields.iter().map(field));
@@ -152,7 +190,46 @@ pub fn classify(p: &PairDrift) -> Vec<Change> {
     ] {
         out.extend(list.iter().map(|c| scenario_change(c, what, now_runs(c))));
     }
+    let mut out = one_per_change(out);
     out.sort_by_key(|c| !c.is_breaking());
+    out
+}
+
+/// The scenarios a change was seen in, when more than one (one is `scenario`).
+fn several(scenarios: &[String]) -> Vec<String> {
+    match scenarios.len() {
+        0 | 1 => Vec::new(),
+        _ => scenarios.to_vec(),
+    }
+}
+
+/// The same change (class, kind, frame, path, before and after) seen in several
+/// scenarios becomes one finding listing them, where it was first seen.
+pub fn one_per_change(changes: Vec<Change>) -> Vec<Change> {
+    let mut out: Vec<Change> = Vec::new();
+    for c in changes {
+        let same = |o: &Change| {
+            let (a, b) = (o.finding(), c.finding());
+            o.is_breaking() == c.is_breaking()
+                && (a.what, &a.frame, &a.path, &a.from, &a.to)
+                    == (b.what, &b.frame, &b.path, &b.from, &b.to)
+        };
+        match out.iter_mut().find(|o| same(o)) {
+            Some(o) => {
+                let seen: Vec<String> = c.finding().all_scenarios().into_iter().cloned().collect();
+                let f = o.finding_mut();
+                if f.scenarios.is_empty() {
+                    f.scenarios = f.scenario.iter().cloned().collect();
+                }
+                for s in seen {
+                    if !f.scenarios.contains(&s) {
+                        f.scenarios.push(s);
+                    }
+                }
+            }
+            None => out.push(c),
+        }
+    }
     out
 }
 
@@ -184,6 +261,7 @@ fn field(c: &FieldChange) -> Change {
         FieldChangeKind::TypeChanged => What::FieldTypeChanged,
     };
     let mut f = finding(what, c.scenarios.first(), &c.frame_type, &c.path);
+    f.scenarios = several(&c.scenarios);
     f.from = c.from_types.join("|");
     f.to = c.to_types.join("|");
     match what {
@@ -201,16 +279,36 @@ fn sequence(c: &SequenceChange) -> Change {
         SequenceChangeKind::Changed => What::OrderChanged,
     };
     let mut f = finding(what, Some(&c.scenario), "(sequence)", "frames[]");
-    f.from = c.from.join(" ");
-    f.to = c.to.join(" ");
+    match what {
+        // What was inserted, so the same frame inserted into many runs is one change.
+        What::FramesInserted => f.to = inserted(&c.from, &c.to).join(" "),
+        _ => {
+            f.from = c.from.join(" ");
+            f.to = c.to.join(" ");
+        }
+    }
     match what {
         What::FramesInserted | What::NowRuns => Change::Additive(f),
         _ => Change::Breaking(f),
     }
 }
 
+/// The frames of `to` that are not `from`'s (matched in order), each as `+kind`, once.
+pub fn inserted(from: &[String], to: &[String]) -> Vec<String> {
+    let mut rest = from.iter().peekable();
+    let mut out: Vec<String> = Vec::new();
+    for x in to {
+        if rest.peek() == Some(&x) {
+            rest.next();
+        } else if !out.contains(&format!("+{x}")) {
+            out.push(format!("+{x}"));
+        }
+    }
+    out
+}
+
 /// Whether `to` is `from` with frames inserted (every frame of `from`, in order).
-fn is_subsequence(from: &[String], to: &[String]) -> bool {
+pub fn is_subsequence(from: &[String], to: &[String]) -> bool {
     let mut rest = to.iter();
     from.iter().all(|x| rest.any(|y| y == x))
 }

@@ -1,0 +1,364 @@
+//! Release-wide rules (`targets/<dialect>/rules.yaml`): changes a range of releases
+//! makes to every scenario at once, stated once instead of as a version block in each.
+//!
+//! - `anywhere: PATTERN`: frames the CLI may print anywhere in a run (a new `system`
+//!   subtype). They are left out before the frames are matched, except in a scenario
+//!   whose own patterns name that frame kind (it is about those frames and pins them).
+//! - `every: PATTERN` with `shape:`: every frame of a kind carries keys it did not before.
+//! - `shape: PATTERN`: what each frame `anywhere` or `every` selects must still match
+//!   (checked like an invariant: a rule lets frames through, never whatever they hold).
+//! - `request_keys: {path: {to: PATTERN}}`: the request shape changed there; a scenario's
+//!   request pattern that names that path gets the rule's pattern instead.
+//!
+//! Each rule names its versions and a note saying which release first showed it.
+
+use crate::divergence::{Divergence, Kind};
+use crate::pattern::{Captures, Pattern, Vars};
+use crate::runner::output::Frame;
+use crate::scenario::Scenario;
+use crate::scenario::{PatternValue, RequestsExpect, TargetExpect};
+use crate::target::Project;
+use crate::version_range::{parse_version, VersionRange};
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// `targets/<dialect>/rules.yaml`.
+#[derive(Debug, Clone, Default)]
+pub struct Rules {
+    pub rules: Vec<Rule>,
+}
+
+/// One release-wide rule.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    pub name: String,
+    pub versions: VersionRange,
+    /// Which release first showed it, and what it is.
+    pub note: String,
+    pub change: Change,
+    /// What each selected frame must match.
+    pub shape: Option<Pattern>,
+}
+
+/// What a rule lets change.
+#[derive(Debug, Clone)]
+pub enum Change {
+    /// Frames matching this may come anywhere.
+    Anywhere(Pattern),
+    /// Every frame matching this carries what `shape` says.
+    Every(Pattern),
+    /// Request-body patterns naming these paths get these patterns there.
+    RequestKeys(serde_json::Map<String, Value>),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RulesFile {
+    rules: Vec<RuleFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RuleFile {
+    name: String,
+    versions: String,
+    note: String,
+    anywhere: Option<Value>,
+    every: Option<Value>,
+    shape: Option<Value>,
+    request_keys: Option<serde_json::Map<String, Value>>,
+}
+
+/// A rule that applies to one trial's expectation: its name and what it checks.
+#[derive(Debug, Clone)]
+pub struct Applied {
+    pub name: String,
+    pub select: Option<Pattern>,
+    pub shape: Option<Pattern>,
+    /// How many request-pattern paths it replaced.
+    pub replaced: usize,
+}
+
+impl Rules {
+    /// `targets/<dialect>/rules.yaml` under `root`; no file: no rules.
+    pub fn load(root: &Path, dialect: &str) -> Result<Rules, String> {
+        let path = root.join("targets").join(dialect).join("rules.yaml");
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Rules::parse(&text).map_err(|e| format!("{}: {e}", path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Rules::default()),
+            Err(e) => Err(format!("{}: {e}", path.display())),
+        }
+    }
+
+    pub fn parse(text: &str) -> Result<Rules, String> {
+        let file: RulesFile = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
+        let rules = file
+            .rules
+            .into_iter()
+            .map(Rule::from_file)
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut names: Vec<&str> = rules.iter().map(|r| r.name.as_str()).collect();
+        names.sort_unstable();
+        if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+            return Err(format!("rule `{}` is written twice", w[0]));
+        }
+        Ok(Rules { rules })
+    }
+
+    /// The rules holding at `version` (none when it does not read as a version).
+    pub fn at(&self, version: &str) -> Vec<&Rule> {
+        let Some(v) = parse_version(version) else {
+            return Vec::new();
+        };
+        self.rules
+            .iter()
+            .filter(|r| r.versions.contains(&v))
+            .collect()
+    }
+
+    /// `expect` with the rules holding at `version` applied, and the rules applied.
+    pub fn apply(&self, expect: &TargetExpect, version: &str) -> (TargetExpect, Vec<Applied>) {
+        let mut out = expect.clone();
+        let mut applied = Vec::new();
+        for rule in self.at(version) {
+            if let Some(a) = rule.apply_to(&mut out) {
+                applied.push(a);
+            }
+        }
+        attach(&mut out, &applied);
+        (out, applied)
+    }
+}
+
+/// Each run of a multi-run scenario checks the same rules.
+fn attach(expect: &mut TargetExpect, applied: &[Applied]) {
+    expect.rules = applied.to_vec();
+    for run in &mut expect.runs {
+        attach(run, applied);
+    }
+}
+
+/// `expect` (resolved for `version`) with the rules of the project holding `scenario`
+/// applied, for the target whose expectations are keyed `key`. Each project's rules are
+/// read once per process.
+pub fn applied(
+    scenario: &Scenario,
+    key: &str,
+    expect: &TargetExpect,
+    version: &str,
+) -> Result<TargetExpect, String> {
+    let Some(project) = Project::discover(&scenario.path) else {
+        return Ok(expect.clone());
+    };
+    let rules = cached(&project.root, key)?;
+    Ok(rules.apply(expect, version).0)
+}
+
+fn cached(root: &Path, key: &str) -> Result<Arc<Rules>, String> {
+    type Cache = Mutex<HashMap<(PathBuf, String), Result<Arc<Rules>, String>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let mut cache = CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    cache
+        .entry((root.to_path_buf(), key.to_string()))
+        .or_insert_with(|| Rules::load(root, key).map(Arc::new))
+        .clone()
+}
+
+impl Rule {
+    fn from_file(f: RuleFile) -> Result<Rule, String> {
+        let at = |e: String| format!("rule `{}`: {e}", f.name);
+        let compile = |v: &Value| Pattern::compile(v).map_err(at);
+        let versions = VersionRange::parse(&f.versions).map_err(at)?;
+        if f.note.trim().is_empty() {
+            return Err(at("`note` must name the first release showing it".into()));
+        }
+        let change = match (&f.anywhere, &f.every, &f.request_keys) {
+            (Some(p), None, None) => Change::Anywhere(compile(p)?),
+            (None, Some(p), None) => Change::Every(compile(p)?),
+            (None, None, Some(k)) => Change::RequestKeys(k.clone()),
+            _ => {
+                return Err(at(
+                    "write exactly one of `anywhere`, `every`, `request_keys`".into(),
+                ))
+            }
+        };
+        if matches!(change, Change::Every(_)) && f.shape.is_none() {
+            return Err(at("`every` needs the `shape` those frames have".into()));
+        }
+        let shape = f.shape.as_ref().map(compile).transpose()?;
+        Ok(Rule {
+            name: f.name.clone(),
+            versions,
+            note: f.note.clone(),
+            change,
+            shape,
+        })
+    }
+
+    /// Applies the rule to `expect` (and each run's); `None` when the scenario is exempt.
+    fn apply_to(&self, expect: &mut TargetExpect) -> Option<Applied> {
+        let mut applied = Applied {
+            name: self.name.clone(),
+            select: None,
+            shape: self.shape.clone(),
+            replaced: 0,
+        };
+        match &self.change {
+            Change::Anywhere(select) => {
+                if names_kind(expect, select.source()) {
+                    return None;
+                }
+                add_ignore(expect, select);
+                applied.select = Some(select.clone());
+            }
+            Change::Every(select) => applied.select = Some(select.clone()),
+            Change::RequestKeys(keys) => {
+                applied.replaced = replace_request_keys(expect, keys);
+                if applied.replaced == 0 {
+                    return None;
+                }
+            }
+        }
+        Some(applied)
+    }
+}
+
+/// Whether any pattern of `expect` (frames, ignore, absent, every run's) names a frame
+/// with the `type` and `subtype` `select` names.
+fn names_kind(expect: &TargetExpect, select: &Value) -> bool {
+    let kind = |v: &Value| (v.get("type").cloned(), v.get("subtype").cloned());
+    let wanted = kind(select);
+    let mut sources: Vec<Value> = expect.frames.iter().map(|e| e.0.source()).collect();
+    sources.extend(expect.ignore.iter().map(|p| p.0.source().clone()));
+    sources.extend(expect.absent.iter().map(|p| p.0.source().clone()));
+    let mut found = false;
+    for s in &sources {
+        visit_frames(s, &mut |f| found |= kind(f) == wanted);
+    }
+    found || expect.runs.iter().any(|r| names_kind(r, select))
+}
+
+/// Calls `f` on each frame pattern of an entry (an `any_order` group holds several).
+fn visit_frames(entry: &Value, f: &mut impl FnMut(&Value)) {
+    match entry.get("any_order").and_then(Value::as_array) {
+        Some(runs) => {
+            for run in runs {
+                match run.as_array() {
+                    Some(frames) => frames.iter().for_each(&mut *f),
+                    None => f(run),
+                }
+            }
+        }
+        None => f(entry),
+    }
+}
+
+fn add_ignore(expect: &mut TargetExpect, select: &Pattern) {
+    expect.ignore.push(PatternValue(select.clone()));
+    for run in &mut expect.runs {
+        add_ignore(run, select);
+    }
+}
+
+/// Replaces, in every request-body pattern, the pattern at each path `keys` names (when
+/// the pattern names it); how many it replaced.
+fn replace_request_keys(expect: &mut TargetExpect, keys: &serde_json::Map<String, Value>) -> usize {
+    let mut n = 0;
+    if let Some(req) = &mut expect.requests {
+        n += replace_in_requests(req, keys);
+    }
+    for run in &mut expect.runs {
+        n += replace_request_keys(run, keys);
+    }
+    n
+}
+
+fn replace_in_requests(req: &mut RequestsExpect, keys: &serde_json::Map<String, Value>) -> usize {
+    let mut n = 0;
+    let patterns = req
+        .bodies
+        .values_mut()
+        .chain(req.all.iter_mut())
+        .chain(req.some.iter_mut());
+    for p in patterns {
+        let mut source = p.0.source().clone();
+        let here = replace_at(&mut source, keys);
+        if here > 0 {
+            // The rule's patterns compiled when it was loaded; the merge compiles too.
+            if let Ok(compiled) = Pattern::compile(&source) {
+                p.0 = compiled;
+                n += here;
+            }
+        }
+    }
+    n
+}
+
+/// Replaces, in `pattern`, each leaf of `keys` whose path `pattern` names.
+fn replace_at(pattern: &mut Value, keys: &serde_json::Map<String, Value>) -> usize {
+    let Some(obj) = pattern.as_object_mut() else {
+        return 0;
+    };
+    let mut n = 0;
+    for (k, want) in keys {
+        let Some(have) = obj.get_mut(k) else {
+            continue;
+        };
+        match want.as_object() {
+            Some(deeper) if have.is_object() && !crate::pattern::is_operator(want) => {
+                n += replace_at(have, deeper)
+            }
+            _ => {
+                *have = want.clone();
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// The frames a rule selects that break its `shape`, one divergence each, and whether
+/// it selected any frame.
+pub fn check_shapes(applied: &Applied, frames: &[Frame], vars: &Vars) -> (Vec<Divergence>, bool) {
+    let caps = Captures::new();
+    let Some(select) = &applied.select else {
+        return (Vec::new(), applied.replaced > 0);
+    };
+    let mut out = Vec::new();
+    let mut any = false;
+    for frame in frames
+        .iter()
+        .filter(|f| select.is_match(&f.value, vars, &caps))
+    {
+        any = true;
+        let Some(shape) = &applied.shape else {
+            continue;
+        };
+        let mut c = caps.clone();
+        if let Err(m) = shape.check(&frame.value, vars, &mut c) {
+            out.push(
+                Divergence::new(
+                    Kind::Invariant,
+                    format!(
+                        "frame {} is one rule `{}` lets through but does not have its shape: {}",
+                        frame.index, applied.name, m.reason
+                    ),
+                )
+                .at_frame(frame.index, frame.line)
+                .at_path(m.path)
+                .expected(shape.source().clone())
+                .actual(frame.value.clone()),
+            );
+        }
+    }
+    (out, any)
+}
+
+#[cfg(test)]
+mod tests;

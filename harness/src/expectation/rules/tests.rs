@@ -1,0 +1,184 @@
+use super::*;
+use crate::matcher::{self, FrameRules};
+use serde_json::json;
+
+const RULES: &str = r#"
+rules:
+  - name: api-retry-anywhere
+    versions: ">=2.1.100"
+    note: "2.1.100: system/api_retry while a request is retried"
+    anywhere: {type: system, subtype: api_retry}
+    shape: {type: system, subtype: api_retry, attempt: $number}
+  - name: result-fast-mode
+    versions: ">=2.1.100, <2.1.200"
+    note: "2.1.100: every result carries fast_mode_state; gone again in 2.1.200"
+    every: {type: result}
+    shape: {fast_mode_state: $string}
+  - name: user-id-json
+    versions: ">=2.1.150"
+    note: "2.1.150: metadata.user_id is a JSON string"
+    request_keys: {metadata: {user_id: {$regex: "^\\{"}}}
+"#;
+
+fn frames(values: &[serde_json::Value]) -> Vec<Frame> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| Frame {
+            index: i,
+            line: i + 1,
+            at_ms: 0,
+            value: v.clone(),
+        })
+        .collect()
+}
+
+fn expect(yaml: &str) -> TargetExpect {
+    serde_yaml::from_str(yaml).unwrap()
+}
+
+fn matches(expect: &TargetExpect, printed: &[Frame]) -> bool {
+    let ignore: Vec<_> = expect.ignore.iter().map(|p| p.0.clone()).collect();
+    let expected: Vec<_> = expect.frames.iter().map(|e| e.0.clone()).collect();
+    let rules = FrameRules {
+        expected: &expected,
+        ignore: &ignore,
+        absent: &[],
+        mode: expect.mode,
+    };
+    let mut caps = Captures::new();
+    matcher::match_frames(&rules, printed, &Vars::default(), &mut caps).is_empty()
+}
+
+const PLAIN: &str = "frames: [{type: system, subtype: init}, {type: result, subtype: success}]";
+
+fn run_with_retry(attempt: serde_json::Value) -> Vec<Frame> {
+    frames(&[
+        json!({"type": "system", "subtype": "init"}),
+        json!({"type": "system", "subtype": "api_retry", "attempt": attempt}),
+        json!({"type": "result", "subtype": "success", "fast_mode_state": "off"}),
+    ])
+}
+
+#[test]
+fn a_frame_printed_anywhere_passes_only_in_the_rules_range() {
+    let rules = Rules::parse(RULES).unwrap();
+    let printed = run_with_retry(json!(1));
+    let (old, applied) = rules.apply(&expect(PLAIN), "2.1.99");
+    assert!(applied.is_empty());
+    assert!(
+        !matches(&old, &printed),
+        "before 2.1.100 the frame is a divergence"
+    );
+    let (new, applied) = rules.apply(&expect(PLAIN), "2.1.120");
+    let names: Vec<&str> = applied.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, ["api-retry-anywhere", "result-fast-mode"]);
+    assert!(matches(&new, &printed));
+    for a in &applied {
+        let (broken, used) = check_shapes(a, &printed, &Vars::default());
+        assert!(broken.is_empty() && used, "{} held", a.name);
+    }
+}
+
+#[test]
+fn a_frame_let_through_must_still_have_the_rules_shape() {
+    let rules = Rules::parse(RULES).unwrap();
+    let printed = run_with_retry(json!("one"));
+    let (new, applied) = rules.apply(&expect(PLAIN), "2.1.120");
+    assert!(matches(&new, &printed), "the sequence matches");
+    let (broken, _) = check_shapes(&applied[0], &printed, &Vars::default());
+    assert_eq!(broken.len(), 1);
+    assert_eq!(broken[0].kind, Kind::Invariant);
+    assert!(broken[0].message.contains("api-retry-anywhere"));
+    assert_eq!(broken[0].frame, Some(1));
+}
+
+#[test]
+fn keys_added_to_every_frame_of_a_kind_are_checked_in_range_and_can_end() {
+    let rules = Rules::parse(RULES).unwrap();
+    let printed = frames(&[json!({"type": "result", "subtype": "success"})]);
+    let (_, applied) = rules.apply(&expect(PLAIN), "2.1.150");
+    let every = applied
+        .iter()
+        .find(|a| a.name == "result-fast-mode")
+        .unwrap();
+    let (broken, used) = check_shapes(every, &printed, &Vars::default());
+    assert!(used);
+    assert_eq!(
+        broken.len(),
+        1,
+        "a result without fast_mode_state breaks it"
+    );
+    let (_, applied) = rules.apply(&expect(PLAIN), "2.1.200");
+    assert!(applied.iter().all(|a| a.name != "result-fast-mode"));
+}
+
+#[test]
+fn a_scenario_naming_the_frame_kind_keeps_its_own_pins() {
+    let rules = Rules::parse(RULES).unwrap();
+    let own = "frames: [{type: system, subtype: init}, {any_order: [[{type: system, subtype: api_retry, attempt: 1}]]}, {type: result}]";
+    let (new, applied) = rules.apply(&expect(own), "2.1.120");
+    assert!(applied.iter().all(|a| a.name != "api-retry-anywhere"));
+    assert!(new.ignore.is_empty());
+    let absent = "frames: [{type: result}]\nabsent: [{type: system, subtype: api_retry}]";
+    let (new, _) = rules.apply(&expect(absent), "2.1.120");
+    assert!(new.ignore.is_empty());
+}
+
+#[test]
+fn a_request_shape_change_replaces_the_path_a_scenario_pins() {
+    let rules = Rules::parse(RULES).unwrap();
+    let pinned = r#"
+frames: []
+requests:
+  bodies: {0: {metadata: {user_id: {$regex: "^user_"}}, stream: true}}
+  all: [{stream: true}]
+"#;
+    let body = json!({"metadata": {"user_id": "{\"device\":1}"}, "stream": true});
+    let check = |e: &TargetExpect| {
+        let p = &e.requests.as_ref().unwrap().bodies[&0].0;
+        p.is_match(&body, &Vars::default(), &Captures::new())
+    };
+    let (old, _) = rules.apply(&expect(pinned), "2.1.149");
+    assert!(!check(&old));
+    let (new, applied) = rules.apply(&expect(pinned), "2.1.150");
+    assert!(check(&new));
+    let replaced = applied.iter().find(|a| a.name == "user-id-json").unwrap();
+    assert_eq!(replaced.replaced, 1, "`all` does not name the path");
+    let (_, applied) = rules.apply(&expect(PLAIN), "2.1.150");
+    assert!(applied.iter().all(|a| a.name != "user-id-json"));
+}
+
+#[test]
+fn runs_of_a_multi_run_scenario_get_the_rules_too() {
+    let rules = Rules::parse(RULES).unwrap();
+    let multi = format!("runs: [{{{PLAIN}}}, {{{PLAIN}}}]");
+    let (new, _) = rules.apply(&expect(&multi), "2.1.120");
+    assert!(new
+        .runs
+        .iter()
+        .all(|r| r.ignore.len() == 1 && r.rules.len() == 2));
+}
+
+#[test]
+fn bad_rules_are_refused_with_their_name() {
+    let bad = |body: &str| Rules::parse(&format!("rules:\n  - {body}\n")).unwrap_err();
+    let e = bad(
+        "{name: r, versions: '>=2', note: n, anywhere: {type: x}, every: {type: y}, shape: {}}",
+    );
+    assert!(e.contains("rule `r`") && e.contains("exactly one"), "{e}");
+    assert!(bad("{name: r, versions: '>=2', note: '', anywhere: {type: x}}").contains("note"));
+    assert!(bad("{name: r, versions: '>=2', note: n, every: {type: x}}").contains("shape"));
+    assert!(bad("{name: r, versions: 'soon', note: n, anywhere: {}}").contains("version"));
+    assert!(bad("{name: r, versions: '>=2', note: n, anywhere: {a: $nope}}").contains("$nope"));
+    let twice = "rules:\n  - {name: r, versions: '>=2', note: n, anywhere: {}}\n  - {name: r, versions: '>=3', note: n, anywhere: {}}\n";
+    assert!(Rules::parse(twice).unwrap_err().contains("twice"));
+}
+
+#[test]
+fn the_projects_rule_files_load() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    for dialect in ["claude-code", "caliban", "qwen-code"] {
+        Rules::load(root, dialect).unwrap();
+    }
+}

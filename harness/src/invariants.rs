@@ -195,17 +195,13 @@ fn result_ends_turn(conversation: &[&Frame]) -> Option<Divergence> {
         .windows(2)
         .find(|pair| is(&pair[0].value, "result", None) && !starts_turn(&pair[1].value))?;
     let next = pair[1];
-    Some(
-        Divergence::new(
-            Kind::Invariant,
-            format!(
-                "frame {} follows the result of a turn without starting a new turn",
-                next.index
-            ),
-        )
-        .at_frame(next.index, next.line)
-        .actual(next.value.clone()),
-    )
+    Some(next.divergence(
+        Kind::Invariant,
+        format!(
+            "frame {} follows the result of a turn without starting a new turn",
+            next.index
+        ),
+    ))
 }
 
 /// [`Invariant::OneSession`]: the first frame whose session_id differs from the first one.
@@ -253,17 +249,13 @@ fn tool_results_refer_to_tool_uses(frames: &[Frame]) -> Option<Divergence> {
             }
         });
         if let Some(id) = orphan {
-            return Some(
-                Divergence::new(
-                    Kind::Invariant,
-                    format!(
-                        "frame {} has a tool_result for {id:?}, which no earlier tool_use has",
-                        f.index
-                    ),
-                )
-                .at_frame(f.index, f.line)
-                .actual(f.value.clone()),
-            );
+            return Some(f.divergence(
+                Kind::Invariant,
+                format!(
+                    "frame {} has a tool_result for {id:?}, which no earlier tool_use has",
+                    f.index
+                ),
+            ));
         }
         ids.extend(seen_here);
     }
@@ -373,15 +365,11 @@ pub fn no_replacement_character(output: &Output, scenario_has_it: bool) -> Optio
         .iter()
         .find(|f| f.value.to_string().contains('\u{FFFD}'))?;
     Some(
-        Divergence::new(
-            Kind::Invariant,
+        f.divergence(Kind::Invariant,
             format!(
                 "frame {} holds U+FFFD (a replacement character) that nothing in the scenario sent: a multi-byte character was cut and decoded in pieces",
                 f.index
-            ),
-        )
-        .at_frame(f.index, f.line)
-        .actual(f.value.clone()),
+            ),),
     )
 }
 

@@ -102,12 +102,6 @@ pub fn match_frames(
     out
 }
 
-fn frame_div(kind: Kind, msg: String, f: &Frame) -> Divergence {
-    Divergence::new(kind, msg)
-        .at_frame(f.index, f.line)
-        .actual(f.value.clone())
-}
-
 fn match_exact(
     expected: &[Expected],
     frames: &[&Frame],
@@ -175,14 +169,13 @@ fn match_exact(
         .get(i)
         .filter(|_| out.len() < MAX_SEQUENCE_DIVERGENCES)
     {
-        out.push(frame_div(
+        out.push(extra.divergence(
             Kind::UnexpectedFrame,
             format!(
                 "{} frame(s) after the last expected one, starting with frame {}",
                 frames.len() - i,
                 extra.index
             ),
-            extra,
         ));
     }
     out
@@ -231,7 +224,9 @@ impl FrameMismatch<'_> {
                 "frame {} is not expected here (expected entry {e_idx} matches the frame after it)",
                 frame.index
             );
-            return frame_div(Kind::UnexpectedFrame, msg, frame).expected(p.source().clone());
+            return frame
+                .divergence(Kind::UnexpectedFrame, msg)
+                .expected(p.source().clone());
         }
         if let Some(Expected::Frame(next)) = next_entry {
             if next.is_match(&frame.value, vars, caps) {
@@ -240,7 +235,9 @@ impl FrameMismatch<'_> {
                     frame.index,
                     e_idx + 1
                 );
-                return frame_div(Kind::MissingFrame, msg, frame).expected(p.source().clone());
+                return frame
+                    .divergence(Kind::MissingFrame, msg)
+                    .expected(p.source().clone());
             }
         }
         Divergence::new(
@@ -309,13 +306,10 @@ fn solve_interleaving(
     // different values (or a $ref to a later member) is a divergence, not a harness error.
     for (f, (r, k)) in window.iter().zip(order) {
         if let Err(m) = runs[r][k].check(&f.value, vars, caps) {
-            return Err(frame_div(
-                Kind::FieldMismatch,
-                format!(
+            return Err(f.divergence(Kind::FieldMismatch, format!(
                     "frame {} in the any_order group (entry {e_idx}) conflicts with a capture of another member: {}",
                     f.index, m.reason
                 ),
-                f,
             )
             .at_path(m.path.clone())
             .expected(runs[r][k].source().clone()));
@@ -340,25 +334,22 @@ fn no_interleaving(
             .any(|p| p.is_match(&f.value, vars, caps))
     });
     if let Some(f) = stray {
-        return frame_div(
-            Kind::UnexpectedFrame,
-            format!(
-                "frame {} matches no pattern of the any_order group (entry {e_idx})",
-                f.index
-            ),
-            f,
-        )
-        .expected(group_source(runs));
+        return f
+            .divergence(
+                Kind::UnexpectedFrame,
+                format!(
+                    "frame {} matches no pattern of the any_order group (entry {e_idx})",
+                    f.index
+                ),
+            )
+            .expected(group_source(runs));
     }
     let first = window[0];
-    frame_div(
-        Kind::Order,
-        format!(
+    first.divergence(Kind::Order, format!(
             "frames {}..{} are not an interleaving of the any_order group (entry {e_idx}): some pattern of the group matches none of them in an allowed order",
             first.index,
             window[window.len() - 1].index
         ),
-        first,
     )
     .expected(group_source(runs))
 }

@@ -42,10 +42,7 @@ pub fn check(output: &Output, exit_code: Option<i32>, log: &ClientLog) -> Vec<Di
 }
 
 fn div(f: &Frame, path: &str, message: String) -> Divergence {
-    Divergence::new(Kind::SdkContract, message)
-        .at_frame(f.index, f.line)
-        .at_path(path)
-        .actual(f.value.clone())
+    f.divergence(Kind::SdkContract, message).at_path(path)
 }
 
 fn requests_answered_once(output: &Output, log: &ClientLog, sdk: &str) -> Vec<Divergence> {

@@ -1,6 +1,7 @@
 //! What a CLI printed: stdout split into NDJSON frames and the lines that break the
 //! contract, and stderr kept at both ends.
 
+use crate::divergence::{Divergence, Kind};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 use std::fmt;
@@ -18,6 +19,13 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// A divergence at this frame, showing it as what came.
+    pub fn divergence(&self, kind: Kind, message: impl Into<String>) -> Divergence {
+        Divergence::new(kind, message)
+            .at_frame(self.index, self.line)
+            .actual(self.value.clone())
+    }
+
     /// A `result` frame: the end of a turn.
     pub fn is_result(&self) -> bool {
         self.value.get("type").and_then(Value::as_str) == Some("result")

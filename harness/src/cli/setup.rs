@@ -36,23 +36,21 @@ impl Location {
             Some(path) => Some(Config::load(&path).map_err(Error::Usage)?),
             None => None,
         };
-        let project = match &self.root {
+        let checkout = match &self.root {
             // Absolute, since trials run in their own working directories.
-            Some(root) => Project {
+            Some(root) => Some(Project {
                 root: root.canonicalize().map_err(|e| Error::io(root, e))?,
-            },
-            None => match Project::discover(&cwd) {
-                Some(checkout) => checkout,
-                None => super::bundle::project(&cwd)?,
-            },
+            }),
+            None => Project::discover(&cwd),
         };
-        let home = match (
-            &config,
-            Project::discover(&cwd).is_some() || self.root.is_some(),
-        ) {
+        let home = match (&config, &checkout) {
             (Some(c), _) => c.dir.clone(),
-            (None, true) => project.root.clone(),
-            (None, false) => cwd,
+            (None, Some(checkout)) => checkout.root.clone(),
+            (None, None) => cwd.clone(),
+        };
+        let project = match checkout {
+            Some(checkout) => checkout,
+            None => super::bundle::project(&cwd)?,
         };
         let home = home.canonicalize().unwrap_or(home);
         Ok(Setup {

@@ -28,7 +28,7 @@ fn run(scenario: &str, alter: &str, frame: usize) -> (bool, Vec<String>) {
     std::fs::write(
         &target,
         format!(
-            "name: replay\ncommand: {}\nenv: {{REPLAY_TRANSCRIPT: {}, REPLAY_ALTER: {alter}, REPLAY_FRAME: \"{frame}\"}}\n",
+            "name: replay\ncommand: {}\nconforms_to: 2.1.197\nenv: {{REPLAY_TRANSCRIPT: {}, REPLAY_ALTER: {alter}, REPLAY_FRAME: \"{frame}\"}}\n",
             fixtures().join("replay-cli.py").display(),
             transcript.display()
         ),

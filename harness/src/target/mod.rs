@@ -154,8 +154,8 @@ impl TargetSpec {
         }
     }
 
-    /// A target file: `{name, command, dialect: claude-code|caliban|qwen-code, env: {..}}`, the
-    /// command relative to the file.
+    /// A target file: `{name, command, dialect: claude-code|caliban|qwen-code, env: {..},
+    /// conforms_to: VERSION}`, the command relative to the file.
     pub fn from_file(path: &Path) -> Result<TargetSpec, String> {
         #[derive(serde::Deserialize)]
         #[serde(deny_unknown_fields)]
@@ -166,6 +166,9 @@ impl TargetSpec {
             dialect: Option<String>,
             #[serde(default)]
             env: std::collections::BTreeMap<String, String>,
+            /// The release whose expectations it is held to (`2.1.197` or `claude-code@2.1.197`).
+            #[serde(default)]
+            conforms_to: Option<String>,
         }
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let file: TargetFile =
@@ -186,7 +189,10 @@ impl TargetSpec {
             source: Source::Command {
                 path: base.join(file.command),
                 env: file.env.into_iter().collect(),
-                conforms_to: None,
+                conforms_to: file.conforms_to.map(|v| match v.split_once('@') {
+                    Some((_, version)) => version.to_string(),
+                    None => v,
+                }),
             },
         })
     }

@@ -621,3 +621,31 @@ mod tests {
         assert!(check(&out, &[], true).is_empty());
     }
 }
+
+#[cfg(test)]
+mod registered {
+    use super::Invariant;
+
+    /// A variant left out of `Invariant::ALL` would silently never run: the schema lists
+    /// every variant the enum has, and each must be in `ALL`.
+    #[test]
+    fn every_invariant_is_in_all() {
+        let schema = serde_json::to_value(schemars::schema_for!(Invariant)).unwrap();
+        let mut names: Vec<String> = Vec::new();
+        let mut collect = |v: &serde_json::Value| {
+            for n in v["enum"].as_array().into_iter().flatten() {
+                names.push(n.as_str().unwrap().to_string());
+            }
+        };
+        collect(&schema);
+        for alt in schema["oneOf"].as_array().into_iter().flatten() {
+            collect(alt);
+        }
+        assert!(!names.is_empty(), "{schema}");
+        for name in &names {
+            let v: Invariant = serde_json::from_value(serde_json::json!(name)).unwrap();
+            assert!(Invariant::ALL.contains(&v), "{name} is not in Invariant::ALL");
+        }
+        assert_eq!(names.len(), Invariant::ALL.len());
+    }
+}

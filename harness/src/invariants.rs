@@ -644,7 +644,10 @@ mod registered {
         assert!(!names.is_empty(), "{schema}");
         for name in &names {
             let v: Invariant = serde_json::from_value(serde_json::json!(name)).unwrap();
-            assert!(Invariant::ALL.contains(&v), "{name} is not in Invariant::ALL");
+            assert!(
+                Invariant::ALL.contains(&v),
+                "{name} is not in Invariant::ALL"
+            );
         }
         assert_eq!(names.len(), Invariant::ALL.len());
     }

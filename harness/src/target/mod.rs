@@ -316,18 +316,11 @@ fn cache_dir_of(
         .or_else(|| set(home).map(|h| h.join(".cache/streamcheck")))
 }
 
-/// Compares dotted numeric versions (`2.1.197` < `2.1.330`); a non-numeric part compares as 0.
+/// Whether version `a` comes before `b`, in the one order streamcheck uses (semver, as
+/// version blocks read them: `2.1.0-beta.1` < `2.1.0` < `2.1.197`). Unreadable: never.
 pub fn version_lt(a: &str, b: &str) -> bool {
-    let parse = |v: &str| -> Vec<u64> {
-        v.split(['.', '-', '+'])
-            .map(|p| p.parse().unwrap_or(0))
-            .collect()
-    };
-    let (mut x, mut y) = (parse(a), parse(b));
-    let n = x.len().max(y.len());
-    x.resize(n, 0);
-    y.resize(n, 0);
-    x < y
+    use crate::version_range::parse_version;
+    matches!((parse_version(a), parse_version(b)), (Some(x), Some(y)) if x < y)
 }
 
 #[cfg(test)]
@@ -425,6 +418,9 @@ mod tests {
         assert!(!version_lt("2.1.197", "2.1.197"));
         assert!(version_lt("1.0.100", "2.0"));
         assert!(!version_lt("2.1.330", "2.1.197"));
+        // The same order as version blocks: a pre-release before its release.
+        assert!(version_lt("2.1.0-beta.1", "2.1.0"));
+        assert!(!version_lt("2.1.0", "2.1.0-beta.1"));
     }
 
     #[test]

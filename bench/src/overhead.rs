@@ -10,10 +10,11 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use streamcheck::catalogue;
 use streamcheck::runner::process::{self, kill_group};
 use streamcheck::runner::sandbox::SandboxDir;
 use streamcheck::runner::{self, RunOptions, Status};
-use streamcheck::scenario::{self, CloseStdin, OutputFormat, Scenario, StdinLine};
+use streamcheck::scenario::{CloseStdin, OutputFormat, Scenario, StdinLine};
 use streamcheck::target::{self, Invocation, Project, Target, TargetSpec};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -128,7 +129,7 @@ impl Measured {
 pub fn part(project: &Project, opts: &Options) -> Result<String> {
     crate::built(&opts.streamcheck, "streamcheck", "STREAMCHECK_BIN")?;
     let target = claude_code(project)?;
-    let (all, _) = scenario::load_all(&project.scenarios_dir());
+    let (all, _) = catalogue::load_all(&project.scenarios_dir());
     let rt = crate::runtime()?;
     let tmp = crate::temp_dir()?;
     let harness = Harness {

@@ -9,8 +9,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
+use streamcheck::catalogue;
 use streamcheck::report::Counts;
-use streamcheck::scenario::{self, Scenario};
+use streamcheck::scenario::Scenario;
 use streamcheck::target::{Project, Target};
 
 /// One `streamcheck run` of the subset.
@@ -27,7 +28,7 @@ pub fn part(project: &Project, opts: &Options) -> Result<String> {
     crate::built(&opts.streamcheck, "streamcheck", "STREAMCHECK_BIN")?;
     let cores = cores();
     let tmp = crate::temp_dir()?;
-    let (all, _) = scenario::load_all(&project.scenarios_dir());
+    let (all, _) = catalogue::load_all(&project.scenarios_dir());
     let target = crate::overhead::claude_code(project)?;
     let (filters, subset) = match opts.subset {
         Subset::Spread(n) => {

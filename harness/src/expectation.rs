@@ -14,7 +14,8 @@
 pub mod rules;
 
 use crate::dialect::Dialect;
-use crate::scenario::{FrameEntry, PatternValue, ScenarioFile, TargetExpect};
+use crate::pattern::PatternValue;
+use crate::scenario::{FrameEntry, ScenarioFile, TargetExpect};
 use crate::version_range::{parse_version, VersionRange};
 use serde_yaml::{Mapping, Value};
 use std::collections::BTreeMap;

@@ -1,8 +1,8 @@
 //! Protocol invariants, checked in every stream-json scenario unless it opts out.
 
 use crate::divergence::{Divergence, Kind};
+use crate::runner::exit::Exit;
 use crate::runner::output::{Frame, Output};
-use crate::runner::process::Exit;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;

@@ -591,6 +591,32 @@ fn push_key(path: &mut String, key: &str) {
     }
 }
 
+/// A pattern, compiled when the file is read so a bad placeholder is reported with its line.
+#[derive(Debug, Clone)]
+pub struct PatternValue(pub Pattern);
+
+impl<'de> serde::Deserialize<'de> for PatternValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = <Value as serde::Deserialize>::deserialize(d)?;
+        Pattern::compile(&v)
+            .map(PatternValue)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+impl schemars::JsonSchema for PatternValue {
+    fn schema_name() -> String {
+        "Pattern".into()
+    }
+    fn json_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+        let mut s = schemars::schema::SchemaObject::default();
+        s.metadata().description = Some(
+            "A partial JSON pattern: listed keys must match; placeholders $any $string $number $bool $uuid $absent; operators {$regex}, {$contains}, {$capture}, {$ref}, {$one_of}, {$not}; $WORKSPACE and $HOME in strings.".into(),
+        );
+        s.into()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,7 @@
 //! the stub answers (a `stub_api::Script`), and per target what must come out.
 
 use crate::matcher::{Expected, Mode};
-use crate::pattern::Pattern;
+use crate::pattern::{Pattern, PatternValue};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
@@ -298,32 +298,6 @@ pub struct TargetExpect {
 pub struct InvariantOptOut {
     pub skip: Vec<crate::invariants::Invariant>,
     pub reason: String,
-}
-
-/// A pattern, compiled when the file is read so a bad placeholder is reported with its line.
-#[derive(Debug, Clone)]
-pub struct PatternValue(pub Pattern);
-
-impl<'de> Deserialize<'de> for PatternValue {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let v = Value::deserialize(d)?;
-        Pattern::compile(&v)
-            .map(PatternValue)
-            .map_err(serde::de::Error::custom)
-    }
-}
-
-impl JsonSchema for PatternValue {
-    fn schema_name() -> String {
-        "Pattern".into()
-    }
-    fn json_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
-        let mut s = schemars::schema::SchemaObject::default();
-        s.metadata().description = Some(
-            "A partial JSON pattern: listed keys must match; placeholders $any $string $number $bool $uuid $absent; operators {$regex}, {$contains}, {$capture}, {$ref}, {$one_of}, {$not}; $WORKSPACE and $HOME in strings.".into(),
-        );
-        s.into()
-    }
 }
 
 /// One entry of `frames`.
@@ -792,8 +766,6 @@ pub fn check_relative(name: &str) -> Result<(), String> {
     }
     Ok(())
 }
-
-pub use crate::catalogue::{discover, load_all};
 
 #[cfg(test)]
 #[path = "scenario_tests.rs"]

@@ -9,9 +9,10 @@
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
+use streamcheck::catalogue;
 use streamcheck::expectation;
 use streamcheck::runner::{self, RunOptions, Status};
-use streamcheck::scenario::{self, Scenario};
+use streamcheck::scenario::Scenario;
 use streamcheck::target::{self, Project, Target, TargetSpec};
 
 fn runtime() -> &'static tokio::runtime::Runtime {
@@ -40,7 +41,7 @@ fn main() {
     let names = asked
         .clone()
         .unwrap_or_else(|| "claude-code,caliban,qwen-code".into());
-    let (scenarios, errors) = scenario::load_all(&project.scenarios_dir());
+    let (scenarios, errors) = catalogue::load_all(&project.scenarios_dir());
     let mut trials: Vec<Trial> = errors
         .into_iter()
         .map(|e| {

@@ -3,6 +3,7 @@
 
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
+use streamcheck::catalogue;
 use streamcheck::scenario::{self, Scenario};
 
 fn root() -> PathBuf {
@@ -31,7 +32,7 @@ fn committed_schema_is_up_to_date() {
 fn every_scenario_loads_and_validates_against_the_schema() {
     let schema: serde_json::Value = serde_json::from_str(&scenario::json_schema_string()).unwrap();
     let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
-    let (ok, errors) = scenario::load_all(&root().join("scenarios"));
+    let (ok, errors) = catalogue::load_all(&root().join("scenarios"));
     assert!(
         errors.is_empty(),
         "broken scenario files:\n{}",
@@ -67,7 +68,7 @@ fn parse(text: &str) -> Result<Scenario, scenario::ScenarioError> {
 }
 
 fn catalogue_texts() -> Vec<String> {
-    let mut texts: Vec<String> = scenario::discover(&root().join("scenarios"))
+    let mut texts: Vec<String> = catalogue::discover(&root().join("scenarios"))
         .paths
         .iter()
         .map(|p| std::fs::read_to_string(p).unwrap())

@@ -24,6 +24,7 @@ use args::SelectArgs;
 use setup::{Location, Setup};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use streamcheck::catalogue;
 use streamcheck::error::{Error, Result};
 use streamcheck::scenario::{self, Scenario, ScenarioError};
 use streamcheck::suite::Selection;
@@ -86,7 +87,7 @@ impl Context {
         let (mut scenarios, mut errors, mut catalogue) = (Vec::<Scenario>::new(), Vec::new(), 0);
         let roots = setup.scenario_roots();
         for (i, dir) in roots.iter().enumerate() {
-            let found = scenario::discover(dir);
+            let found = catalogue::discover(dir);
             errors.extend(found.errors);
             let own = i > 0;
             for path in &found.paths {

@@ -3,7 +3,7 @@
 //! CLI's own `control_request`s.
 
 use crate::client::mcp::McpServer;
-use crate::scenario::PatternValue;
+use crate::pattern::PatternValue;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;

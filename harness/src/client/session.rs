@@ -69,14 +69,8 @@ pub struct ClientLog {
 }
 
 impl ClientLog {
-    /// CLI requests no rule answered, lines the client could not build, and (playing an
-    /// SDK, unless `sdk_contract` is off) the SDK contract of `output`.
-    pub fn divergences(
-        &self,
-        output: &crate::output::Output,
-        exit_code: Option<i32>,
-        sdk_contract: bool,
-    ) -> Vec<Divergence> {
+    /// CLI requests no rule answered, and lines the client could not build.
+    pub fn divergences(&self) -> Vec<Divergence> {
         let mut out = Vec::new();
         for f in &self.unanswered {
             let req = &f.value["request"];
@@ -95,9 +89,6 @@ impl ClientLog {
         }
         for e in &self.errors {
             out.push(Divergence::new(Kind::ClientScript, e.clone()));
-        }
-        if sdk_contract && self.sdk.is_some() {
-            out.extend(crate::sdk_contract::check(output, exit_code, self));
         }
         out
     }
@@ -398,7 +389,7 @@ impl Client {
         self.plan.lines.insert(
             self.pos + 1,
             Line::Wait {
-                pattern: crate::scenario::PatternValue(pattern),
+                pattern: crate::pattern::PatternValue(pattern),
                 count: 1,
                 name: None,
             },

@@ -13,10 +13,11 @@
 //! Each rule names its versions and a note saying which release first showed it.
 
 use crate::divergence::{Divergence, Kind};
+use crate::pattern::PatternValue;
 use crate::pattern::{Captures, Pattern, Vars};
 use crate::runner::output::Frame;
 use crate::scenario::Scenario;
-use crate::scenario::{PatternValue, RequestsExpect, TargetExpect};
+use crate::scenario::{RequestsExpect, TargetExpect};
 use crate::target::Project;
 use crate::version_range::{parse_version, VersionRange};
 use serde::Deserialize;

@@ -2,7 +2,7 @@
 //! (how the process ended, invariants, frames, turns, exit code, stderr and stdout text,
 //! requests, workspace files). Needs nothing but the trial and the workspace it left.
 
-use super::process::Termination;
+use super::exit::Termination;
 use super::Trial;
 use crate::divergence::{Divergence, Kind};
 use crate::expectation::rules;
@@ -42,8 +42,14 @@ pub fn expectation(
             ));
         }
         if let Some(log) = &trial.client {
-            let sdk_contract = enabled.contains(&Invariant::SdkContract);
-            out.extend(log.divergences(&trial.output, trial.exit.code, sdk_contract));
+            out.extend(log.divergences());
+            if log.sdk.is_some() && enabled.contains(&Invariant::SdkContract) {
+                out.extend(crate::sdk_contract::check(
+                    &trial.output,
+                    trial.exit.code,
+                    log,
+                ));
+            }
             // Client requests are named: expectations `{$ref: initialize}` their ids.
             caps.extend(log.captures());
         }

@@ -6,14 +6,15 @@
 //! - [`check`]: the finished trial against its expectation
 
 pub mod check;
+pub mod exit;
 pub mod output;
 pub mod process;
 pub(crate) mod runs;
 pub mod sandbox;
 pub mod saved;
 
+pub use exit::{Exit, Termination};
 pub use output::Stderr;
-pub use process::{Exit, Termination};
 
 use crate::client::{self, ClientLog};
 use crate::divergence::{Divergence, Kind};

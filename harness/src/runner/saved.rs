@@ -3,8 +3,8 @@
 //! paths. A run saves one per trial (`outputs/<stem>.json` beside its reports); `audit`
 //! reads them back.
 
+use super::exit::Exit;
 use super::output::{Output, Stderr};
-use super::process::Exit;
 use super::{Status, Trial};
 use crate::pattern::Vars;
 use serde::{Deserialize, Serialize};

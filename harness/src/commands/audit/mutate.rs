@@ -2,7 +2,7 @@
 //! the exact text the CLI printed; a changed frame is written back compactly.
 
 use super::Mutation;
-use crate::runner::process::{Exit, Termination};
+use crate::runner::exit::{Exit, Termination};
 use crate::runner::Stderr;
 use serde_json::{json, Map, Value};
 

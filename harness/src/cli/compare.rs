@@ -60,7 +60,8 @@ pub fn live(
 fn write(dir: &Path, parity: &compare::Parity, report: &ReportArgs) -> Result<()> {
     compare::write(dir, parity).map_err(|e| Error::io(dir, e))?;
     if report.formats.html {
-        streamcheck::report::html::write_parity(dir, parity).map_err(|e| Error::io(dir, e))?;
+        streamcheck::commands::compare::html::write_parity(dir, parity)
+            .map_err(|e| Error::io(dir, e))?;
     }
     print!("{}", compare::summary(parity));
     println!("parity report: {}", dir.join("parity.md").display());

@@ -1,6 +1,6 @@
 //! `junit.xml`: one test suite per target, plus one for scenario files that failed to load.
 
-use super::Results;
+use super::results::Results;
 use crate::runner::Status;
 use std::time::Duration;
 

@@ -3,108 +3,27 @@
 //! interrupted run still leaves a complete account of what ran.
 
 use crate::runner::{Status, Trial};
-use serde::{Deserialize, Serialize};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
+mod files;
 mod formats;
 mod frame_diff;
 pub mod html;
 mod junit;
+mod results;
 mod summary;
-mod trial;
+pub(crate) mod trial;
 
+pub use files::{timestamp, write_atomic};
 pub use formats::{Formats, ReportOptions};
 pub use frame_diff::frame_diff;
+pub use results::{trial_stem, Counts, Results, TargetInfo, SCHEMA_VERSION};
 pub use trial::{request_brief, write_trial_report};
-
-pub const SCHEMA_VERSION: u32 = 1;
 
 // Its home is normalize.rs; re-exported for compare.rs, which still imports it from here.
 pub use crate::normalize::redact_str;
-
-/// A target as the run saw it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct TargetInfo {
-    pub name: String,
-    pub version: Option<String>,
-    /// Why it could not run, if it could not.
-    pub unavailable: Option<String>,
-}
-
-/// `results.json`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Results {
-    pub schema_version: u32,
-    pub started_at: String,
-    pub duration_ms: u64,
-    pub complete: bool,
-    pub targets: Vec<TargetInfo>,
-    pub counts: Counts,
-    /// Scenario files that could not be loaded.
-    pub scenario_errors: Vec<String>,
-    pub trials: Vec<Trial>,
-}
-
-impl Results {
-    /// Each release-wide rule that held in some trial, with how many trials it held in.
-    pub fn rules_held(&self) -> std::collections::BTreeMap<&str, usize> {
-        let mut held = std::collections::BTreeMap::new();
-        for rule in self.trials.iter().flat_map(|t| &t.rules) {
-            *held.entry(rule.as_str()).or_default() += 1;
-        }
-        held
-    }
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Counts {
-    pub passed: usize,
-    pub failed: usize,
-    pub skipped: usize,
-    /// Failed as the target's known-divergence list expects.
-    pub known: usize,
-    pub errors: usize,
-    /// Trials whose target could not be installed or started.
-    #[serde(default)]
-    pub unavailable: usize,
-    /// Known-divergence entries that matched nothing in their trial (the CLI was fixed).
-    #[serde(default)]
-    pub stale_known: usize,
-}
-
-impl Counts {
-    pub fn of(trials: &[Trial], errors: usize) -> Counts {
-        let mut c = Counts {
-            errors,
-            ..Counts::default()
-        };
-        for t in trials {
-            c.stale_known += t.stale_known.len();
-            match t.status {
-                Status::Passed => c.passed += 1,
-                Status::Failed => c.failed += 1,
-                Status::Skipped(_) => c.skipped += 1,
-                Status::Known(_) => c.known += 1,
-                Status::Unavailable(_) => c.unavailable += 1,
-            }
-        }
-        c
-    }
-
-    /// The closing line CI tooling reads.
-    pub fn line(&self) -> String {
-        let line = format!(
-            "{} passed, {} failed, {} known, {} skipped",
-            self.passed, self.failed, self.known, self.skipped
-        );
-        match self.unavailable {
-            0 => line,
-            n => format!("{line}, {n} unavailable"),
-        }
-    }
-}
 
 /// Writes a run's reports into one folder as trials finish.
 pub struct ReportWriter {
@@ -327,16 +246,6 @@ pub fn write_results_as(dir: &Path, r: &Results, formats: Formats) -> io::Result
     Ok(())
 }
 
-/// Write to a temp file in the same folder, then rename over the target.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    io::Write::write_all(&mut tmp, bytes)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
 /// `outputs/<stem>.json`: what `audit --from` needs to check the trial again.
 fn write_saved_trial(dir: &Path, trial: &Trial) -> io::Result<()> {
     let saved = crate::runner::saved::SavedTrial::of(trial);
@@ -344,20 +253,6 @@ fn write_saved_trial(dir: &Path, trial: &Trial) -> io::Result<()> {
         .join(crate::runner::saved::DIR)
         .join(format!("{}.json", trial_stem(trial)));
     write_atomic(&path, &serde_json::to_vec(&saved)?)
-}
-
-/// `<scenario id>.<target>` under the report dir: the scenario folders are kept.
-pub fn trial_stem(trial: &Trial) -> String {
-    format!(
-        "{}.{}",
-        trial.scenario,
-        trial.target.replace(['/', ':'], "_")
-    )
-}
-
-/// `2026-11-22T00:33:42Z`, from a system time (UTC).
-pub fn timestamp(t: SystemTime) -> String {
-    humantime::format_rfc3339_seconds(t).to_string()
 }
 
 #[cfg(test)]

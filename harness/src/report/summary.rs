@@ -1,6 +1,6 @@
 //! `summary.md`: the run at a glance, one row per scenario, one column per target.
 
-use super::{trial_stem, Results};
+use super::results::{trial_stem, Results};
 use crate::runner::{Status, Trial};
 use std::fmt::Write as _;
 

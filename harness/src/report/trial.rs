@@ -1,6 +1,9 @@
 //! The files of one divergent trial: markdown for people, JSON, stdout and the journal.
 
-use super::{frame_diff, trial_stem, write_atomic};
+use super::files::write_atomic;
+use super::formats::Formats;
+use super::frame_diff;
+use super::results::trial_stem;
 use crate::divergence::compact;
 use crate::normalize::redact;
 use crate::runner::Trial;
@@ -11,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 /// Writes `<stem>.stdout.jsonl`, `<stem>.journal.ndjson` and, as `formats` say,
 /// `<stem>.json` and `<stem>.md`.
-pub fn write_trial_report(dir: &Path, trial: &Trial, formats: super::Formats) -> io::Result<()> {
+pub fn write_trial_report(dir: &Path, trial: &Trial, formats: Formats) -> io::Result<()> {
     let stem = dir.join(trial_stem(trial));
     let with = |ext: &str| PathBuf::from(format!("{}.{ext}", stem.display()));
     write_atomic(&with("stdout.jsonl"), &trial.output.raw)?;

@@ -7,6 +7,7 @@
 //! - [`mutate`]: one [`Mutation`] applied to a recorded output
 //! - [`render`]: audit.md and audit.json
 
+pub mod html;
 pub mod mutate;
 pub mod render;
 

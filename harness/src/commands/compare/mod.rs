@@ -18,6 +18,7 @@
 mod aspects;
 mod captures;
 pub mod dialect;
+pub mod html;
 mod parity;
 mod qwen;
 mod recorded;

@@ -13,6 +13,7 @@
 //! differ, one function per report section) and [`render`] (drift.md).
 
 pub mod diff;
+pub mod html;
 pub mod model;
 pub mod pending;
 pub mod render;

@@ -1,8 +1,9 @@
 //! The run page: scenario rows × target columns, failures first, each trial's detail
 //! embedded for the script to open.
 
+use super::page::{write_page, Embedded};
 use super::trial::{status_name, view};
-use crate::report::{trial_stem, Results};
+use crate::report::results::{trial_stem, Results};
 use crate::runner::saved::SavedTrial;
 use crate::runner::{Status, Trial};
 use serde::Serialize;
@@ -36,7 +37,7 @@ struct Page<'a> {
     results: &'a Results,
     columns: Vec<String>,
     rows: Vec<Row>,
-    trials: Vec<super::Embedded>,
+    trials: Vec<Embedded>,
 }
 
 /// Writes `dir/index.html` for `results`; `saved` gives a trial's saved output (from
@@ -64,7 +65,7 @@ pub fn write_run(
         .map(|t| {
             let id = trial_stem(t);
             let detail = view(id.clone(), t, saved(t).as_ref());
-            super::Embedded::new(id, &detail)
+            Embedded::new(id, &detail)
         })
         .collect();
     let page = Page {
@@ -75,7 +76,7 @@ pub fn write_run(
         rows,
         trials,
     };
-    super::write_page(dir, "run.html", page)
+    write_page(dir, "run.html", page)
 }
 
 fn row(scenario: &str, trials: &[&Trial], columns: &[String]) -> Row {

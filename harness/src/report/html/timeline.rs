@@ -190,7 +190,7 @@ fn merge_requests(events: Vec<Event>, journal: &[JournalEntry], lead_ms: u64) ->
 /// A request: what it was and how the stub answered. The body is cut to what changes
 /// from request to request (the system prompt and tool list are left out).
 fn request_event(r: &JournalEntry, lead_ms: u64) -> Event {
-    let brief = crate::report::request_brief(r);
+    let brief = crate::report::trial::request_brief(r);
     let label = format!("{} {}", r.method, r.path);
     let mut e = Event::new(
         Some(r.received_ms.saturating_sub(lead_ms)),

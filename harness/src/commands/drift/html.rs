@@ -70,7 +70,7 @@ pub fn write_drift(dir: &Path, file: &DriftFile, run_page: Option<&str>) -> io::
         file,
         pairs,
     };
-    super::write_page(dir, "drift.html", page)
+    crate::report::html::page::write_page(dir, "drift.html", page)
 }
 
 fn finding(c: &Change, versions: [&String; 2], run_page: Option<&str>) -> FindingView {

@@ -74,7 +74,7 @@ pub fn write_audit(dir: &Path) -> io::Result<()> {
         columns,
         rows,
     };
-    super::write_page(dir, "audit.html", page)
+    crate::report::html::page::write_page(dir, "audit.html", page)
 }
 
 fn row(s: &Value, columns: &[Column]) -> Row {

@@ -1,9 +1,9 @@
 //! The compare page: the parity table, and per scenario both CLIs' timelines side by
 //! side, each event without a counterpart on the other side marked.
 
-use super::timeline::Event;
-use super::trial::{view, view_saved, TrialView};
 use crate::commands::compare::Parity;
+use crate::report::html::timeline::Event;
+use crate::report::html::trial::{view, view_saved, TrialView};
 use crate::report::{trial_stem, Results};
 use crate::runner::saved::SavedTrial;
 use crate::runner::Trial;
@@ -23,7 +23,7 @@ struct Page<'a> {
     command: Option<&'a str>,
     parity: &'a Parity,
     /// Per scenario with a timeline: its comparison, for the script.
-    pairs: Vec<super::Embedded>,
+    pairs: Vec<crate::report::html::page::Embedded>,
 }
 
 /// Writes `dir/index.html` for a comparison; the trials' saved outputs (and
@@ -56,7 +56,7 @@ pub fn write_parity(dir: &Path, parity: &Parity) -> io::Result<()> {
             mark_differences(&mut a.events, &mut b.events);
         }
         if a.is_some() || b.is_some() {
-            pairs.push(super::Embedded::new(
+            pairs.push(crate::report::html::page::Embedded::new(
                 sp.scenario.clone(),
                 &PairView { a, b },
             ));
@@ -73,7 +73,7 @@ pub fn write_parity(dir: &Path, parity: &Parity) -> io::Result<()> {
         parity,
         pairs,
     };
-    super::write_page(dir, "parity.html", page)
+    crate::report::html::page::write_page(dir, "parity.html", page)
 }
 
 /// Lines the two timelines up by what each event is (source and label) and marks the

@@ -1,0 +1,97 @@
+//! `results.json`: what a run left, trial by trial, with its counts.
+
+use crate::runner::{Status, Trial};
+use serde::{Deserialize, Serialize};
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A target as the run saw it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TargetInfo {
+    pub name: String,
+    pub version: Option<String>,
+    /// Why it could not run, if it could not.
+    pub unavailable: Option<String>,
+}
+
+/// `results.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Results {
+    pub schema_version: u32,
+    pub started_at: String,
+    pub duration_ms: u64,
+    pub complete: bool,
+    pub targets: Vec<TargetInfo>,
+    pub counts: Counts,
+    /// Scenario files that could not be loaded.
+    pub scenario_errors: Vec<String>,
+    pub trials: Vec<Trial>,
+}
+
+impl Results {
+    /// Each release-wide rule that held in some trial, with how many trials it held in.
+    pub fn rules_held(&self) -> std::collections::BTreeMap<&str, usize> {
+        let mut held = std::collections::BTreeMap::new();
+        for rule in self.trials.iter().flat_map(|t| &t.rules) {
+            *held.entry(rule.as_str()).or_default() += 1;
+        }
+        held
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Counts {
+    pub passed: usize,
+    pub failed: usize,
+    pub skipped: usize,
+    /// Failed as the target's known-divergence list expects.
+    pub known: usize,
+    pub errors: usize,
+    /// Trials whose target could not be installed or started.
+    #[serde(default)]
+    pub unavailable: usize,
+    /// Known-divergence entries that matched nothing in their trial (the CLI was fixed).
+    #[serde(default)]
+    pub stale_known: usize,
+}
+
+impl Counts {
+    pub fn of(trials: &[Trial], errors: usize) -> Counts {
+        let mut c = Counts {
+            errors,
+            ..Counts::default()
+        };
+        for t in trials {
+            c.stale_known += t.stale_known.len();
+            match t.status {
+                Status::Passed => c.passed += 1,
+                Status::Failed => c.failed += 1,
+                Status::Skipped(_) => c.skipped += 1,
+                Status::Known(_) => c.known += 1,
+                Status::Unavailable(_) => c.unavailable += 1,
+            }
+        }
+        c
+    }
+
+    /// The closing line CI tooling reads.
+    pub fn line(&self) -> String {
+        let line = format!(
+            "{} passed, {} failed, {} known, {} skipped",
+            self.passed, self.failed, self.known, self.skipped
+        );
+        match self.unavailable {
+            0 => line,
+            n => format!("{line}, {n} unavailable"),
+        }
+    }
+}
+
+/// `<scenario id>.<target>` under the report dir: the scenario folders are kept.
+pub fn trial_stem(trial: &Trial) -> String {
+    format!(
+        "{}.{}",
+        trial.scenario,
+        trial.target.replace(['/', ':'], "_")
+    )
+}

@@ -46,7 +46,7 @@ pub struct ScenarioFile {
     /// The client side of the conversation, scripted (implies `--input-format stream-json`):
     /// an SDK profile, lines that wait for frames, responders to the CLI's control requests.
     #[serde(default)]
-    pub client: Option<crate::client::ClientSpec>,
+    pub client: Option<crate::client::script::ClientSpec>,
     #[serde(default)]
     pub output_format: OutputFormat,
     /// Add the target's usual flags (`-p`, `--output-format`, `--verbose`, ...).
@@ -647,7 +647,9 @@ impl Scenario {
             }
         }
         if let Some(client) = &file.client {
-            crate::client::validate(client).map_err(|m| err(None, None, format!("client: {m}")))?;
+            client
+                .validate()
+                .map_err(|m| err(None, None, format!("client: {m}")))?;
             if file.stdin.is_some() || file.expect.values().any(|e| e.stdin.is_some()) {
                 return Err(err(
                     None,

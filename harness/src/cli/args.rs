@@ -186,7 +186,7 @@ impl ReportArgs {
     pub fn options(&self) -> ReportOptions {
         ReportOptions {
             formats: self.formats,
-            command: Some(super::command_line()),
+            command: Some(super::provenance::command_line()),
         }
     }
 }

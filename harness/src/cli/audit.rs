@@ -24,7 +24,7 @@ pub fn audit(
         report_dir: report_dir.unwrap_or_else(|| ctx.default_report_dir("audit")),
         jobs: ctx.jobs(exec),
         run: exec.run_options(),
-        command: super::command_line(),
+        command: super::provenance::command_line(),
     };
     let summary = super::args::runtime()?.block_on(audit::command(
         ctx.scenarios.clone(),

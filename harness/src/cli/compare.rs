@@ -21,7 +21,7 @@ pub fn observed(
         Some(dir) => dir,
         None => loc.setup()?.report_dir("parity"),
     };
-    let parity = compare::observed(a, b, filters, super::command_line())?;
+    let parity = compare::observed(a, b, filters, super::provenance::command_line())?;
     write(&dir, &parity, report)?;
     Ok(Verdict::AllGood)
 }
@@ -41,7 +41,7 @@ pub fn live(
         jobs: ctx.jobs(exec),
         opts: exec.run_options(),
         report_dir: dir.clone(),
-        command: super::command_line(),
+        command: super::provenance::command_line(),
         report: report.options(),
     };
     let parity = super::args::runtime()?.block_on(compare::run(live, |t| {

@@ -31,7 +31,7 @@ pub fn drift(
         run_dir: args
             .run_dir
             .unwrap_or_else(|| ctx.default_report_dir("runs")),
-        command: super::command_line(),
+        command: super::provenance::command_line(),
         notes: args.notes,
     };
     let file = match &args.replay {

@@ -13,6 +13,7 @@ pub mod drift;
 pub mod init;
 pub mod inspect;
 pub mod install;
+pub mod provenance;
 pub mod record;
 pub mod review;
 pub mod run;
@@ -189,24 +190,4 @@ fn nothing_selected(selection: &Selection, catalogue: usize, dirs: &[PathBuf]) -
         "no trial selected: {} matches none of the {catalogue} scenarios (--allow-empty if that is meant)",
         what.join(" with ")
     )
-}
-
-/// A folder name for now: the report timestamp without colons.
-pub fn stamp() -> String {
-    streamcheck::report::timestamp(std::time::SystemTime::now()).replace(':', "")
-}
-
-/// The command line that made a report, as a person would type it again.
-pub fn command_line() -> String {
-    std::env::args()
-        .enumerate()
-        .map(|(i, a)| {
-            if i == 0 {
-                "streamcheck".into()
-            } else {
-                streamcheck::target::shell_quote(&a)
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }

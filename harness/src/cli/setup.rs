@@ -83,6 +83,6 @@ impl Setup {
         let reports = (self.config.as_ref())
             .and_then(|c| c.report_dir.as_ref().map(|d| c.resolve(d)))
             .unwrap_or_else(|| self.home.join("reports"));
-        reports.join(kind).join(super::stamp())
+        reports.join(kind).join(super::provenance::stamp())
     }
 }

@@ -3,6 +3,7 @@
 //! CLI's own `control_request`s.
 
 use crate::client::mcp::McpServer;
+use crate::client::profile;
 use crate::pattern::PatternValue;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -46,6 +47,16 @@ pub struct ClientSpec {
 }
 
 impl ClientSpec {
+    /// Checks what parsing cannot: the profile exists and renders the options.
+    pub fn validate(&self) -> Result<(), String> {
+        if let Some(name) = &self.profile {
+            profile::get(name)?.argv(&self.options)?;
+        } else if !self.options.is_empty() {
+            return Err("`options` need a `profile` to render them".into());
+        }
+        Ok(())
+    }
+
     /// User turns the conversation starts (each ends with a `result`).
     pub fn user_turns(&self) -> usize {
         self.conversation

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 fn plan_of(yaml: &str, turns: usize) -> Plan {
     let spec: ClientSpec = serde_yaml::from_str(yaml).unwrap();
-    validate(&spec).unwrap();
+    spec.validate().unwrap();
     let profile = spec.profile.as_deref().map(|p| profile::get(p).unwrap());
     Plan {
         profile,

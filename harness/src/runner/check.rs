@@ -3,7 +3,7 @@
 //! requests, workspace files). Needs nothing but the trial and the workspace it left.
 
 use super::exit::Termination;
-use super::Trial;
+use super::trial::Trial;
 use crate::divergence::{Divergence, Kind};
 use crate::expectation::rules;
 use crate::invariants::{self, Invariant};

@@ -1,40 +1,32 @@
 //! Multi-run scenarios: the CLI runs several times in one sandbox (one HOME, one
 //! workspace), each run with its own args, input, stub and expectation.
 
+use super::execute::{execute_in, spawn_error};
+use super::plan::RunPlan;
 use super::sandbox::SandboxDir;
-use super::{execute_in, spawn_error, RunOptions, Trial};
+use super::trial::{RunOptions, Trial};
 use crate::divergence::Divergence;
-use crate::scenario::{RunSpec, Scenario, TargetExpect};
+use crate::scenario::Scenario;
 use crate::target::Target;
 
 /// Runs every entry of `scenario.runs` in order; divergences name their run (1-based).
 /// The trial keeps the output of the first run that diverged, else of the last run.
 pub(super) async fn execute_all(
     scenario: &Scenario,
-    expect: &TargetExpect,
+    runs: &[RunPlan],
     target: &Target,
     opts: &RunOptions,
     trial: &mut Trial,
 ) -> Result<(), Divergence> {
     let sandbox = SandboxDir::create(scenario).map_err(|e| spawn_error(&e))?;
-    let total = scenario.file.runs.len();
+    let total = runs.len();
     let mut commands = Vec::new();
     let mut kept: Option<(usize, Trial)> = None;
-    for (index, spec) in scenario.file.runs.iter().enumerate() {
-        let run_scenario = for_run(scenario, spec);
-        let run_expect = expect.runs.get(index).cloned().unwrap_or_default();
+    for (index, run) in runs.iter().enumerate() {
         let mut run_trial = trial.clone();
         run_trial.divergences.clear();
-        run_trial.expected_frames = run_expect.frames.iter().map(|e| e.0.source()).collect();
-        let result = execute_in(
-            &sandbox,
-            &run_scenario,
-            &run_expect,
-            target,
-            opts,
-            &mut run_trial,
-        )
-        .await;
+        run_trial.expected_frames = run.expect.frames.iter().map(|e| e.0.source()).collect();
+        let result = execute_in(&sandbox, run, target, opts, &mut run_trial).await;
         if let Err(d) = result {
             run_trial.divergences.push(d);
         }
@@ -75,16 +67,4 @@ fn adopt(trial: &mut Trial, run: Trial) {
     trial.expected_frames = run.expected_frames;
     trial.vars = run.vars;
     trial.client = run.client;
-}
-
-/// The scenario as a single run: the run's args follow the scenario's; its prompt, stdin
-/// and stub replace the scenario's.
-pub(crate) fn for_run(scenario: &Scenario, spec: &RunSpec) -> Scenario {
-    let mut one = scenario.clone();
-    one.file.args.extend(spec.args.iter().cloned());
-    one.file.prompt = spec.prompt.clone().or(one.file.prompt);
-    one.file.stdin = spec.stdin.clone().or(one.file.stdin);
-    one.file.stub = spec.stub.clone();
-    one.file.runs.clear();
-    one
 }

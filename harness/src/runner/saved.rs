@@ -5,7 +5,7 @@
 
 use super::exit::Exit;
 use super::output::{Output, Stderr};
-use super::{Status, Trial};
+use super::trial::{Status, Trial};
 use crate::pattern::Vars;
 use serde::{Deserialize, Serialize};
 use std::path::Path;

@@ -351,7 +351,7 @@ fn saved_run(
         ));
     };
     Ok((
-        crate::runner::runs::for_run(scenario, spec),
+        crate::runner::plan::for_run(scenario, spec),
         run_expect.clone(),
     ))
 }

@@ -1,0 +1,81 @@
+//! One CLI run in a sandbox: the stub started, the CLI driven to its end, the result checked.
+
+use super::check;
+use super::plan::{client_plan, RunPlan};
+use super::process::{self, Input, Limits};
+use super::sandbox::SandboxDir;
+use super::trial::{RunOptions, Trial};
+use crate::client::Client;
+use crate::divergence::{Divergence, Kind};
+use crate::target::Target;
+use std::time::{Duration, Instant};
+use stub_api::StubServer;
+
+/// One run of a plan in a sandbox of its own.
+pub(super) async fn execute(
+    run: &RunPlan,
+    target: &Target,
+    opts: &RunOptions,
+    trial: &mut Trial,
+) -> Result<(), Divergence> {
+    trial.expected_frames = run.expect.frames.iter().map(|e| e.0.source()).collect();
+    let sandbox = SandboxDir::create(&run.scenario).map_err(|e| spawn_error(&e))?;
+    execute_in(&sandbox, run, target, opts, trial).await
+}
+
+pub(super) fn spawn_error(e: &dyn std::fmt::Display) -> Divergence {
+    Divergence::new(Kind::Spawn, e.to_string())
+}
+
+/// One CLI run in an existing sandbox (a multi-run scenario calls it once per run).
+pub(super) async fn execute_in(
+    sandbox: &SandboxDir,
+    run: &RunPlan,
+    target: &Target,
+    opts: &RunOptions,
+    trial: &mut Trial,
+) -> Result<(), Divergence> {
+    let (scenario, expect) = (&run.scenario, &run.expect);
+    trial.vars = sandbox.vars();
+    target
+        .prepare_home(&sandbox.home)
+        .map_err(|e| spawn_error(&format!("cannot prepare the CLI's HOME: {e}")))?;
+    let script = sandbox.stub_script(scenario, target.dialect, &target.tools);
+    let server = StubServer::start(script)
+        .await
+        .map_err(|e| spawn_error(&format!("cannot start the stub: {e}")))?;
+    let stub_started = Instant::now();
+    let base_url = server.base_url();
+    let inv = target.invocation(scenario, expect, &sandbox.for_target(&base_url));
+    trial.command_line = inv.display();
+
+    let limits = Limits {
+        timeout: expect.timeout.map_or(opts.timeout, Duration::from_secs),
+        grace: opts.grace,
+        turns: scenario.turns(expect),
+    };
+    let input = Input {
+        client: client_plan(scenario, expect).map(|p| Client::new(p, trial.vars.clone())),
+        signal: scenario.file.signal.clone(),
+    };
+    let process = process::drive(input, &inv, &sandbox.workspace, &limits).await;
+    trial.journal = server.journal();
+    server.shutdown().await;
+
+    let process = process?;
+    let lead = process.started.saturating_duration_since(stub_started);
+    trial.stub_lead_ms = lead.as_millis() as u64;
+    trial.exit = process.exit;
+    trial.output = process.output;
+    trial.stderr = process.stderr;
+    trial.client = process.client;
+    if let Some(e) = &process.stdin_error {
+        trial.notes.push(format!(
+            "writing stdin failed: {e} (the CLI closed it early)"
+        ));
+    }
+    let divergences = check::expectation(scenario, expect, trial, limits.timeout);
+    trial.divergences.extend(divergences);
+    trial.rules = check::rules_held(expect, trial);
+    Ok(())
+}

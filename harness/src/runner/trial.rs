@@ -1,0 +1,175 @@
+//! What one trial is: its options, its status, and everything it produced.
+
+use super::exit::Exit;
+use super::output::{Output, Stderr};
+use crate::client::ClientLog;
+use crate::divergence::Divergence;
+use crate::pattern::Vars;
+use crate::scenario::Scenario;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+use stub_api::JournalEntry;
+
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// How long a CLI may keep running after its last expected result.
+    pub grace: Duration,
+    /// Per-trial timeout when the scenario sets none.
+    pub timeout: Duration,
+    /// What to do with a target the scenario has no expectation for.
+    pub without_expectation: AsWritten,
+    /// Check against the expectation of this version rather than the target's own
+    /// (`bisect` asks whether version v already behaves as a later one is expected to).
+    pub expect_for: Option<String>,
+    /// A known-divergence entry that matches nothing fails the trial (`--strict`).
+    pub strict_known: bool,
+}
+
+/// Whether a target the scenario has no expectation for runs it as written (an empty
+/// expectation).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum AsWritten {
+    /// It is not a trial of that target.
+    #[default]
+    No,
+    /// To record the target's first expectation (`record`); features the target lacks
+    /// still skip it.
+    ToRecord,
+    /// For `compare`, which looks at what the CLI does, not at an expectation: also
+    /// despite features the target lacks. An explicit `skip` still skips.
+    ToCompare,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            grace: Duration::from_secs(3),
+            timeout: Duration::from_secs(60),
+            without_expectation: AsWritten::No,
+            expect_for: None,
+            strict_known: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", content = "reason", rename_all = "snake_case")]
+pub enum Status {
+    Passed,
+    Failed,
+    Skipped(String),
+    /// Failed, as the target's known-divergence list says it does (the reason).
+    Known(String),
+    /// Never ran: the target could not be installed or started (the reason). A setup
+    /// error, never green.
+    Unavailable(String),
+}
+
+impl Status {
+    /// The trial did not run (skipped, or its target was unavailable).
+    pub fn did_not_run(&self) -> Option<&str> {
+        match self {
+            Status::Skipped(why) | Status::Unavailable(why) => Some(why),
+            _ => None,
+        }
+    }
+}
+
+/// Everything one trial produced.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Trial {
+    pub scenario: String,
+    pub scenario_path: String,
+    pub description: String,
+    pub target: String,
+    pub target_version: String,
+    /// The release whose expectation the trial was held to, when not the target's own
+    /// version (a wrapper conforming to a Claude Code release).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_to: Option<String>,
+    #[serde(flatten)]
+    pub status: Status,
+    pub divergences: Vec<Divergence>,
+    /// Things worth knowing that are not divergences (e.g. the CLI closed stdin early).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Known-divergence entries for this trial that matched none of its divergences.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stale_known: Vec<String>,
+    pub duration_ms: u64,
+    pub command_line: String,
+    pub exit: Exit,
+    #[serde(skip)]
+    pub output: Output,
+    #[serde(skip)]
+    pub stderr: Stderr,
+    #[serde(skip)]
+    pub journal: Vec<JournalEntry>,
+    /// The expected frames as written (for the report's diff).
+    #[serde(skip)]
+    pub expected_frames: Vec<serde_json::Value>,
+    /// Paths to redact in reports.
+    #[serde(skip)]
+    pub vars: Vars,
+    /// What the scripted client sent and what it could not answer.
+    #[serde(skip)]
+    pub client: Option<ClientLog>,
+    /// In a multi-run scenario: the run (1-based) whose output this trial holds.
+    #[serde(skip)]
+    pub run: Option<usize>,
+    /// How long the stub ran before the CLI started: its journal's times minus this are
+    /// on the CLI's clock (the HTML report orders requests among frames with it).
+    #[serde(skip)]
+    pub stub_lead_ms: u64,
+    /// The release-wide rules that held in this trial (each let something through).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<String>,
+}
+
+impl Trial {
+    /// The version whose expectation this trial was checked against.
+    pub fn expect_version(&self) -> &str {
+        self.held_to.as_deref().unwrap_or(&self.target_version)
+    }
+
+    pub(crate) fn new(scenario: &Scenario, target: &str, version: &str) -> Trial {
+        Trial {
+            scenario: scenario.id.clone(),
+            scenario_path: scenario.display_path(),
+            description: scenario.file.description.clone(),
+            target: target.to_string(),
+            target_version: version.to_string(),
+            held_to: None,
+            status: Status::Passed,
+            divergences: Vec::new(),
+            notes: Vec::new(),
+            stale_known: Vec::new(),
+            duration_ms: 0,
+            command_line: String::new(),
+            exit: Exit::default(),
+            output: Output::default(),
+            stderr: Stderr::default(),
+            journal: Vec::new(),
+            expected_frames: Vec::new(),
+            vars: Vars::default(),
+            client: None,
+            run: None,
+            stub_lead_ms: 0,
+            rules: Vec::new(),
+        }
+    }
+
+    /// A trial whose target could not be installed or started.
+    pub fn unavailable(scenario: &Scenario, target: &str, reason: String) -> Trial {
+        let mut t = Trial::new(scenario, target, "-");
+        t.status = Status::Unavailable(reason);
+        t
+    }
+
+    /// A trial that did not run, for the target named `target` at `version`.
+    pub fn skipped(scenario: &Scenario, target: &str, version: &str, reason: String) -> Trial {
+        let mut t = Trial::new(scenario, target, version);
+        t.status = Status::Skipped(reason);
+        t
+    }
+}

@@ -14,8 +14,7 @@
 pub mod rules;
 
 use crate::dialect::Dialect;
-use crate::pattern::PatternValue;
-use crate::scenario::{FrameEntry, ScenarioFile, TargetExpect};
+use crate::scenario::expect::TargetExpect;
 use crate::version_range::{parse_version, VersionRange};
 use serde_yaml::{Mapping, Value};
 use std::collections::BTreeMap;
@@ -107,7 +106,10 @@ pub struct BlockError {
 
 /// Checks the version blocks of a parsed scenario and replaces each with the complete
 /// expectation it stands for. `text` is the file the scenario was parsed from.
-pub fn resolve_version_blocks(text: &str, file: &mut ScenarioFile) -> Result<(), BlockError> {
+pub fn resolve_version_blocks(
+    text: &str,
+    expect: &mut BTreeMap<String, TargetExpect>,
+) -> Result<(), BlockError> {
     let at = |key: &str, message: String| {
         let (line, column) = locate_key(text, key).unzip();
         BlockError {
@@ -117,7 +119,7 @@ pub fn resolve_version_blocks(text: &str, file: &mut ScenarioFile) -> Result<(),
         }
     };
     let mut blocks: Vec<(String, ExpectKey)> = Vec::new();
-    for (key, exp) in &file.expect {
+    for (key, exp) in expect.iter() {
         let parsed = ExpectKey::parse(key).map_err(|e| at(key, format!("expect: {e}")))?;
         if Dialect::from_key(&parsed.target).is_none() {
             return Err(at(
@@ -176,7 +178,7 @@ pub fn resolve_version_blocks(text: &str, file: &mut ScenarioFile) -> Result<(),
                 format!("expect.{key}, merged with the general block: {e}"),
             )
         })?;
-        file.expect.insert(key.clone(), exp);
+        expect.insert(key.clone(), exp);
     }
     Ok(())
 }
@@ -334,58 +336,6 @@ fn patch_frames(base: &mut Mapping, patch: &Mapping) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// One entry of `frames_patch`, checked when the file is read so a bad pattern is
-/// reported with its line. Applied to the YAML as written (see [`patch_frames`]).
-#[derive(Debug, Clone)]
-pub enum FramePatch {
-    /// `null`: the frame is dropped.
-    Drop,
-    /// A pattern (or `any_order` group) in place of the frame.
-    Replace(FrameEntry),
-    /// `{$merge: {key: pattern}}`: these keys of the frame's pattern replaced, the rest kept.
-    Merge(BTreeMap<String, PatternValue>),
-    /// `[pattern, ...]`: the frame replaced by these; at the index after the last, appended.
-    Splice(Vec<FrameEntry>),
-}
-
-impl<'de> serde::Deserialize<'de> for FramePatch {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        use serde_json::Value as Json;
-        let v = Json::deserialize(d)?;
-        let merge = match &v {
-            Json::Null => return Ok(FramePatch::Drop),
-            Json::Array(_) => {
-                return serde_json::from_value(v)
-                    .map(FramePatch::Splice)
-                    .map_err(Error::custom)
-            }
-            Json::Object(m) if m.len() == 1 && m.contains_key("$merge") => &m["$merge"],
-            _ => {
-                return serde_json::from_value(v)
-                    .map(FramePatch::Replace)
-                    .map_err(Error::custom)
-            }
-        };
-        serde_json::from_value(merge.clone())
-            .map(FramePatch::Merge)
-            .map_err(|e| Error::custom(format!("`$merge` takes a map of keys to patterns: {e}")))
-    }
-}
-
-impl schemars::JsonSchema for FramePatch {
-    fn schema_name() -> String {
-        "FramePatch".into()
-    }
-    fn json_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
-        let mut s = schemars::schema::SchemaObject::default();
-        s.metadata().description = Some(
-            "A frame pattern in place of the frame at this index; null drops it; {$merge: {key: pattern}} replaces some keys of its pattern; a list of patterns replaces it by several (at the index after the last frame: appends).".into(),
-        );
-        s.into()
-    }
 }
 
 /// Line and column (1-based) of `key` under the top-level `expect:`.

@@ -16,8 +16,8 @@ use crate::divergence::{Divergence, Kind};
 use crate::pattern::PatternValue;
 use crate::pattern::{Captures, Pattern, Vars};
 use crate::runner::output::Frame;
+use crate::scenario::expect::{Applied, RequestsExpect, TargetExpect};
 use crate::scenario::Scenario;
-use crate::scenario::{RequestsExpect, TargetExpect};
 use crate::target::Project;
 use crate::version_range::{parse_version, VersionRange};
 use serde::Deserialize;
@@ -71,16 +71,6 @@ struct RuleFile {
     every: Option<Value>,
     shape: Option<Value>,
     request_keys: Option<serde_json::Map<String, Value>>,
-}
-
-/// A rule that applies to one trial's expectation: its name and what it checks.
-#[derive(Debug, Clone)]
-pub struct Applied {
-    pub name: String,
-    pub select: Option<Pattern>,
-    pub shape: Option<Pattern>,
-    /// How many request-pattern paths it replaced.
-    pub replaced: usize,
 }
 
 impl Rules {

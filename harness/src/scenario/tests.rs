@@ -1,5 +1,6 @@
 //! Unit tests of `scenario`.
 use super::*;
+use crate::matcher::Expected;
 
 fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     Scenario::parse(

@@ -1,0 +1,145 @@
+//! How a scenario drives the CLI: output format, stdin lines, a signal, files to write.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum OutputFormat {
+    #[default]
+    StreamJson,
+    Json,
+    Text,
+}
+
+impl OutputFormat {
+    pub fn as_flag(self) -> &'static str {
+        match self {
+            OutputFormat::StreamJson => "stream-json",
+            OutputFormat::Json => "json",
+            OutputFormat::Text => "text",
+        }
+    }
+}
+
+/// `{send: TERM, after_frames: 2}`: signal the CLI once it printed that many frames.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SignalAt {
+    pub send: Signal,
+    #[serde(default)]
+    pub after_frames: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Signal {
+    Term,
+    Int,
+    Hup,
+}
+
+impl Signal {
+    pub fn number(self) -> i32 {
+        match self {
+            Signal::Term => libc::SIGTERM,
+            Signal::Int => libc::SIGINT,
+            Signal::Hup => libc::SIGHUP,
+        }
+    }
+}
+
+/// When to close stdin: `immediately` (default), or `{after_results: N}`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum CloseStdin {
+    /// `immediately`: right after the last line is written.
+    #[default]
+    #[serde(deserialize_with = "immediately")]
+    Immediately,
+    /// Keep stdin open until this many `result` frames came (or the CLI exits).
+    AfterResults { after_results: usize },
+}
+
+fn immediately<'de, D: Deserializer<'de>>(d: D) -> Result<(), D::Error> {
+    let word = String::deserialize(d)?;
+    if word == "immediately" {
+        Ok(())
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "close_stdin: `{word}`: write `immediately` or `{{after_results: N}}`"
+        )))
+    }
+}
+
+/// A line for stdin: a JSON frame, `{raw: "..."}` for a line written as is (malformed
+/// input), or `{after_results: N}` to wait until N `result` frames came before writing
+/// the lines after it (a real second turn, sent once the first one ended).
+#[derive(Debug, Clone, PartialEq, JsonSchema)]
+#[schemars(untagged)]
+pub enum StdinLine {
+    Raw { raw: String },
+    AfterResults { after_results: usize },
+    Frame(Value),
+}
+
+impl<'de> Deserialize<'de> for StdinLine {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let v = Value::deserialize(d)?;
+        if let Value::Object(map) = &v {
+            if map.len() == 1 {
+                if let Some(raw) = map.get("raw") {
+                    let raw = raw
+                        .as_str()
+                        .ok_or_else(|| Error::custom("`raw` takes a string"))?;
+                    return Ok(StdinLine::Raw {
+                        raw: raw.to_string(),
+                    });
+                }
+                if let Some(n) = map.get("after_results") {
+                    let n = n.as_u64().ok_or_else(|| {
+                        Error::custom("`after_results` takes a number of result frames")
+                    })?;
+                    return Ok(StdinLine::AfterResults {
+                        after_results: n as usize,
+                    });
+                }
+            }
+        }
+        Ok(StdinLine::Frame(v))
+    }
+}
+
+impl StdinLine {
+    /// The line to write, or `None` for a pause.
+    pub fn to_line(&self) -> Option<String> {
+        match self {
+            StdinLine::Raw { raw } => Some(raw.clone()),
+            StdinLine::Frame(v) => Some(v.to_string()),
+            StdinLine::AfterResults { .. } => None,
+        }
+    }
+
+    pub(crate) fn is_user_turn(&self) -> bool {
+        matches!(self, StdinLine::Frame(v) if v.get("type").and_then(Value::as_str) == Some("user"))
+    }
+}
+
+/// A file's content: text as is, or any other YAML value written as JSON (notebooks).
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum FileContent {
+    Text(String),
+    Json(Value),
+}
+
+impl FileContent {
+    pub fn bytes(&self) -> Vec<u8> {
+        match self {
+            FileContent::Text(s) => s.clone().into_bytes(),
+            FileContent::Json(v) => serde_json::to_vec_pretty(v).expect("a JSON value serializes"),
+        }
+    }
+}

@@ -1,0 +1,343 @@
+//! Scenario files: one YAML file per scenario under `scenarios/`, grouped in folders.
+//!
+//! A scenario says how to drive the CLI (prompt or stdin frames, args, files), what
+//! the stub answers (a `stub_api::Script`), and per target what must come out.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Component, Path, PathBuf};
+
+pub mod expect;
+pub mod input;
+
+pub use expect::*;
+pub use input::*;
+
+/// A scenario as written in its file.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// A human title; the scenario's id is its path under `scenarios/`.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// One line: what behaviour this scenario pins.
+    pub description: String,
+    /// The document (and section) the behaviour comes from.
+    #[serde(default)]
+    pub source: Option<String>,
+    /// Where the CLI and the document disagree: what the document says.
+    #[serde(default)]
+    pub notes: Option<String>,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// What a target must offer (`tool:Bash`, `partial-messages`, ...); otherwise skipped.
+    #[serde(default)]
+    pub features: Vec<String>,
+
+    /// One-shot prompt, passed as `-p PROMPT`.
+    #[serde(default)]
+    pub prompt: Option<String>,
+    /// Frames written to stdin as NDJSON (implies `--input-format stream-json`).
+    /// `{raw: "..."}` writes a line as is, to send malformed input.
+    #[serde(default)]
+    pub stdin: Option<Vec<StdinLine>>,
+    /// When to close stdin.
+    #[serde(default)]
+    pub close_stdin: CloseStdin,
+    /// The client side of the conversation, scripted (implies `--input-format stream-json`):
+    /// an SDK profile, lines that wait for frames, responders to the CLI's control requests.
+    #[serde(default)]
+    pub client: Option<crate::client::script::ClientSpec>,
+    #[serde(default)]
+    pub output_format: OutputFormat,
+    /// Add the target's usual flags (`-p`, `--output-format`, `--verbose`, ...).
+    /// Off for scenarios about flag handling itself: then `args` is the whole command line.
+    #[serde(default = "yes")]
+    pub default_args: bool,
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Files to create in the working directory first (path relative to it).
+    #[serde(default)]
+    pub files: BTreeMap<String, FileContent>,
+    /// Files to create in the trial's HOME first (config, hooks, settings).
+    #[serde(default)]
+    pub home_files: BTreeMap<String, FileContent>,
+    /// Send the CLI a signal once it printed some frames (cancellation).
+    #[serde(default)]
+    pub signal: Option<SignalAt>,
+
+    /// The stub-api script: what the model answers, request by request.
+    #[serde(default)]
+    pub stub: stub_api::Script,
+    /// Several runs of the CLI, one after another, sharing one HOME and workspace (session
+    /// resume, continue, fork). Each run has its own args, prompt/stdin and stub; each target
+    /// then lists one expectation per run, in order, under `expect.<target>.runs`.
+    #[serde(default)]
+    pub runs: Vec<RunSpec>,
+
+    /// Per target name (`claude-code`, `caliban`, ...): what must come out. A key with
+    /// versions (`claude-code@>=2.1.300`, `claude-code@2.1.74`) holds for those versions
+    /// and states only what differs (see `expectation.rs`).
+    #[schemars(schema_with = "crate::expectation::expect_map_schema")]
+    pub expect: BTreeMap<String, TargetExpect>,
+}
+
+/// One CLI run of a multi-run scenario: replaces the scenario's args, prompt, stdin and stub.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunSpec {
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub prompt: Option<String>,
+    #[serde(default)]
+    pub stdin: Option<Vec<StdinLine>>,
+    #[serde(default)]
+    pub stub: stub_api::Script,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A loaded scenario: the file, its id and where it came from.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// Path under `scenarios/` without `.yaml`, e.g. `tools/bash-round-trip`.
+    pub id: String,
+    pub path: PathBuf,
+    pub file: ScenarioFile,
+}
+
+impl Scenario {
+    /// `scenarios/<id>.yaml`, as a person finds it in the repository.
+    pub fn display_path(&self) -> String {
+        let ext = self
+            .path
+            .extension()
+            .map_or("yaml".into(), |e| e.to_string_lossy());
+        format!("scenarios/{}.{ext}", self.id)
+    }
+
+    /// The stdin lines for a target: its own, else the scenario's.
+    pub fn stdin<'a>(&'a self, expect: &'a TargetExpect) -> Option<&'a Vec<StdinLine>> {
+        expect.stdin.as_ref().or(self.file.stdin.as_ref())
+    }
+
+    /// The prompt for a target: its own, else the scenario's.
+    pub fn prompt<'a>(&'a self, expect: &'a TargetExpect) -> Option<&'a String> {
+        expect.prompt.as_ref().or(self.file.prompt.as_ref())
+    }
+
+    /// Turns the scenario expects for a target: the explicit `turns`, else one per user frame.
+    pub fn turns(&self, expect: &TargetExpect) -> usize {
+        if let (None, Some(client)) = (expect.turns, &self.file.client) {
+            return client.user_turns();
+        }
+        expect.turns.unwrap_or_else(|| match self.stdin(expect) {
+            Some(lines) => lines.iter().filter(|l| l.is_user_turn()).count(),
+            None => 1,
+        })
+    }
+
+    /// True when the CLI reads stdin (a `stdin:` list or a `client:`).
+    pub fn uses_stdin(&self, expect: &TargetExpect) -> bool {
+        self.file.client.is_some() || self.stdin(expect).is_some()
+    }
+}
+
+/// A scenario file that cannot be used, located as precisely as possible.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioError {
+    pub path: PathBuf,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.path.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+            if let Some(col) = self.column {
+                write!(f, ":{col}")?;
+            }
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+impl Scenario {
+    /// Parses a scenario from its text; `root` is the `scenarios/` folder (for the id).
+    pub fn parse(text: &str, path: &Path, root: &Path) -> Result<Scenario, ScenarioError> {
+        let err = |line, column, message: String| ScenarioError {
+            path: path.to_path_buf(),
+            line,
+            column,
+            message,
+        };
+        let mut file: ScenarioFile = serde_yaml::from_str(text).map_err(|e| {
+            let loc = e.location();
+            err(
+                loc.as_ref().map(|l| l.line()),
+                loc.as_ref().map(|l| l.column()),
+                e.to_string(),
+            )
+        })?;
+        crate::expectation::resolve_version_blocks(text, &mut file.expect)
+            .map_err(|e| err(e.line, e.column, e.message))?;
+        for (field, files) in [("files", &file.files), ("home_files", &file.home_files)] {
+            for name in files.keys() {
+                check_relative(name)
+                    .map_err(|m| err(None, None, format!("{field}: `{name}`: {m}")))?;
+            }
+        }
+
+        for (target, exp) in &file.expect {
+            for name in exp.files.keys() {
+                check_relative(name).map_err(|m| {
+                    err(None, None, format!("expect.{target}.files: `{name}`: {m}"))
+                })?;
+            }
+            if let Some(opt) = &exp.invariants {
+                if opt.reason.trim().is_empty() {
+                    return Err(err(
+                        None,
+                        None,
+                        format!("expect.{target}.invariants: say why in `reason`"),
+                    ));
+                }
+            }
+        }
+        if let Some(client) = &file.client {
+            client
+                .validate()
+                .map_err(|m| err(None, None, format!("client: {m}")))?;
+            if file.stdin.is_some() || file.expect.values().any(|e| e.stdin.is_some()) {
+                return Err(err(
+                    None,
+                    None,
+                    "`client` and `stdin` both write stdin: put the lines in `client.conversation`"
+                        .into(),
+                ));
+            }
+        }
+        check_runs(&file).map_err(|m| err(None, None, m))?;
+        check_features(&file).map_err(|(name, m)| {
+            let (line, column) = locate_text(text, &name).unzip();
+            err(line, column, m)
+        })?;
+        if file.expect.is_empty() {
+            return Err(err(
+                None,
+                None,
+                "`expect` names no target: add e.g. `expect: {claude-code: {...}}`".into(),
+            ));
+        }
+        let id = id_of(path, root);
+        Ok(Scenario {
+            id,
+            path: path.to_path_buf(),
+            file,
+        })
+    }
+
+    pub fn load(path: &Path, root: &Path) -> Result<Scenario, ScenarioError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+            path: path.to_path_buf(),
+            line: None,
+            column: None,
+            message: format!("cannot read: {e}"),
+        })?;
+        Scenario::parse(&text, path, root)
+    }
+}
+
+/// A multi-run scenario gives every (not skipped) target one expectation per run.
+fn check_runs(file: &ScenarioFile) -> Result<(), String> {
+    for (target, exp) in &file.expect {
+        let (want, got) = (file.runs.len(), exp.runs.len());
+        if exp.skip.is_some() || want == got || (got == 0 && target.contains('@')) {
+            continue;
+        }
+        if want == 0 {
+            return Err(format!("expect.{target}.runs: the scenario has no `runs:`"));
+        }
+        return Err(format!(
+            "expect.{target}.runs: {got} expectations for {want} runs: give one per run"
+        ));
+    }
+    Ok(())
+}
+
+/// Every `features:` name, the scenario's and each expectation's, is one some dialect offers:
+/// a typo would otherwise skip the scenario on every target. Err: the name and the message.
+fn check_features(file: &ScenarioFile) -> Result<(), (String, String)> {
+    let known = crate::dialect::Dialect::known_features();
+    let all = file.features.iter().map(|f| ("features".to_string(), f));
+    let per_target = (file.expect.iter()).flat_map(|(key, e)| {
+        e.features
+            .iter()
+            .map(move |f| (format!("expect.{key}.features"), f))
+    });
+    for (field, name) in all.chain(per_target) {
+        if !known.contains(name) {
+            let names: Vec<&str> = known.iter().map(String::as_str).collect();
+            return Err((
+                name.clone(),
+                format!("{field}: `{name}` is not a feature any target offers; the known features are {}", names.join(", ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Line and column (1-based) of the first place `needle` is written in `text`.
+fn locate_text(text: &str, needle: &str) -> Option<(usize, usize)> {
+    text.lines()
+        .enumerate()
+        .find_map(|(n, line)| line.find(needle).map(|c| (n + 1, c + 1)))
+}
+
+/// The JSON Schema of scenario files (committed as `scenarios/schema.json`).
+pub fn json_schema_string() -> String {
+    let schema = schemars::schema_for!(ScenarioFile);
+    serde_json::to_string_pretty(&schema).expect("a schema serializes") + "\n"
+}
+
+/// A scenario's id: its path under `root` without the extension.
+pub fn id_of(path: &Path, root: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .with_extension("")
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// A path inside the working directory: relative, and no `..`.
+pub fn check_relative(name: &str) -> Result<(), String> {
+    let p = Path::new(name);
+    if name.is_empty() {
+        return Err("empty path".into());
+    }
+    for c in p.components() {
+        match c {
+            Component::Normal(_) | Component::CurDir => {}
+            Component::ParentDir => return Err("`..` would leave the working directory".into()),
+            Component::RootDir | Component::Prefix(_) => {
+                return Err("must be relative to the working directory".into())
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -6,8 +6,9 @@
 //! install command (caliban, which takes about 10 minutes to build; `streamcheck install --target caliban`;
 //! qwen-code, `streamcheck install --target qwen-code`).
 
+mod common;
+
 use libtest_mimic::{Arguments, Failed, Trial};
-use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use streamcheck::expectation;
 use streamcheck::runner::{self, RunOptions, Status};
@@ -27,11 +28,8 @@ fn runtime() -> &'static tokio::runtime::Runtime {
 
 fn main() {
     let args = Arguments::from_args();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root");
     let project = Project {
-        root: root.to_path_buf(),
+        root: common::repo(),
     };
     // caliban takes about 10 minutes to build and Qwen Code brings its own Node: by
     // default they run only if already installed; naming them in STREAMCHECK_TARGETS

@@ -2,13 +2,15 @@
 //! with the right frame and path; one full report is compared to a golden file;
 //! junit.xml and results.json are read back.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{read_json, run_fixture, streamcheck, text};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 fn fixture_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/divergences")
+    common::fixture_root("divergences")
 }
 
 /// One run of the whole fixture suite, shared by the tests of this file.
@@ -16,31 +18,22 @@ fn run() -> &'static (tempfile::TempDir, String) {
     static RUN: OnceLock<(tempfile::TempDir, String)> = OnceLock::new();
     RUN.get_or_init(|| {
         let reports = tempfile::tempdir().unwrap();
-        let out = Command::cargo_bin("streamcheck")
-            .unwrap()
-            .arg("--root")
-            .arg(fixture_root())
-            .args(["run", "--jobs", "4", "--target-command"])
-            .arg(fixture_root().join("fake-cli.sh"))
-            .arg("--report-dir")
-            .arg(reports.path())
-            .env("NO_COLOR", "1")
+        let out = run_fixture(&fixture_root(), reports.path())
+            .args(["--jobs", "4"])
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(1));
-        (reports, String::from_utf8_lossy(&out.stdout).into_owned())
+        (reports, text(&out.stdout))
     })
 }
 
 fn report_json(name: &str) -> Value {
-    let path = run()
-        .0
-        .path()
-        .join(format!("{name}.command_fake-cli.sh.json"));
-    serde_json::from_str(
-        &std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+    read_json(
+        &run()
+            .0
+            .path()
+            .join(format!("{name}.command_fake-cli.sh.json")),
     )
-    .unwrap()
 }
 
 fn first_divergence(name: &str) -> Value {
@@ -179,10 +172,7 @@ fn junit_xml_reads_back() {
 
 #[test]
 fn results_json_has_a_schema_version_and_counts() {
-    let r: Value = serde_json::from_str(
-        &std::fs::read_to_string(run().0.path().join("results.json")).unwrap(),
-    )
-    .unwrap();
+    let r = read_json(&run().0.path().join("results.json"));
     assert_eq!(r["schema_version"], 1);
     assert_eq!(r["complete"], true);
     assert_eq!(r["counts"]["passed"], 1);
@@ -196,25 +186,13 @@ fn results_json_has_a_schema_version_and_counts() {
 fn merge_combines_shards() {
     let shards: Vec<tempfile::TempDir> = (1..=2).map(|_| tempfile::tempdir().unwrap()).collect();
     for (k, dir) in shards.iter().enumerate() {
-        Command::cargo_bin("streamcheck")
-            .unwrap()
-            .arg("--root")
-            .arg(fixture_root())
-            .args([
-                "run",
-                "--shard",
-                &format!("{}/2", k + 1),
-                "--target-command",
-            ])
-            .arg(fixture_root().join("fake-cli.sh"))
-            .arg("--report-dir")
-            .arg(dir.path())
+        run_fixture(&fixture_root(), dir.path())
+            .args(["--shard", &format!("{}/2", k + 1)])
             .output()
             .unwrap();
     }
     let out_dir = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("streamcheck")
-        .unwrap()
+    let out = streamcheck()
         .arg("merge")
         .arg(shards[0].path())
         .arg(shards[1].path())
@@ -222,7 +200,7 @@ fn merge_combines_shards() {
         .arg(out_dir.path())
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = text(&out.stdout);
     assert!(
         stdout.contains("1 passed, 10 failed, 0 known, 0 skipped"),
         "{stdout}"
@@ -231,9 +209,6 @@ fn merge_combines_shards() {
         .path()
         .join("field_mismatch.command_fake-cli.sh.md")
         .exists());
-    let r: Value = serde_json::from_str(
-        &std::fs::read_to_string(out_dir.path().join("results.json")).unwrap(),
-    )
-    .unwrap();
+    let r = read_json(&out_dir.path().join("results.json"));
     assert_eq!(r["trials"].as_array().unwrap().len(), 11);
 }

@@ -1,16 +1,12 @@
 //! Scenario files as data: the committed JSON Schema is current, every scenario in
 //! the catalogue loads and validates against it, and no input makes the parser panic.
 
-use proptest::prelude::*;
-use std::path::{Path, PathBuf};
-use streamcheck::scenario::{self, Scenario};
+mod common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+use common::repo as root;
+use proptest::prelude::*;
+use std::path::Path;
+use streamcheck::scenario::{self, Scenario};
 
 #[test]
 fn committed_schema_is_up_to_date() {

@@ -176,12 +176,9 @@ impl fmt::Display for Divergence {
 pub fn compact(v: &Value) -> String {
     const MAX: usize = 400;
     let s = v.to_string();
-    if s.len() <= MAX {
+    let clipped = crate::text::clip(&s, MAX);
+    if clipped.len() == s.len() {
         return s;
     }
-    let mut end = MAX;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}… ({} bytes)", &s[..end], s.len())
+    format!("{clipped} ({} bytes)", s.len())
 }

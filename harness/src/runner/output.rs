@@ -210,12 +210,9 @@ impl LineSplitter {
 }
 
 fn excerpt(bytes: &[u8]) -> String {
-    let cut = &bytes[..bytes.len().min(EXCERPT)];
-    let mut s = String::from_utf8_lossy(cut).into_owned();
-    if bytes.len() > EXCERPT {
-        s.push('…');
-    }
-    s
+    // Enough bytes for EXCERPT characters and one more, however wide they are.
+    let cut = &bytes[..bytes.len().min(4 * (EXCERPT + 1))];
+    crate::text::clip(&String::from_utf8_lossy(cut), EXCERPT)
 }
 
 impl Output {

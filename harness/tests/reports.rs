@@ -1,12 +1,13 @@
 //! Reports: every divergence kind provoked by a fixture CLI is named in its report
-//! with the right frame and path; one full report is compared to a golden file;
+//! with the right frame and path; one full report is compared to an insta snapshot;
 //! junit.xml and results.json are read back.
 
 mod common;
 
 use common::{read_json, run_fixture, streamcheck, text};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 fn fixture_root() -> PathBuf {
@@ -99,48 +100,80 @@ fn each_kind_is_named() {
 }
 
 #[test]
-fn passing_trials_write_no_report_files() {
-    assert!(!run()
-        .0
-        .path()
-        .join("passes.command_fake-cli.sh.md")
-        .exists());
+fn each_failed_trial_writes_its_four_files_and_a_passing_one_none() {
+    let dir = run().0.path();
+    let results = read_json(&dir.join("results.json"));
+    let mut expected = BTreeSet::new();
+    let mut passed = Vec::new();
+    for t in results["trials"].as_array().unwrap() {
+        let scenario = t["scenario"].as_str().unwrap();
+        match t["status"].as_str().unwrap() {
+            "passed" => passed.push(scenario.to_string()),
+            _ => expected.extend(
+                ["md", "json", "stdout.jsonl", "journal.ndjson"]
+                    .map(|ext| format!("{scenario}.command_fake-cli.sh.{ext}")),
+            ),
+        }
+    }
+    assert_eq!(passed, ["passes"]);
+    let written: BTreeSet<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains(".command_fake-cli.sh."))
+        .collect();
+    assert_eq!(written, expected);
 }
 
-/// Replaces what changes between runs (temp paths, ports, timings) in a report.
-fn normalize(text: &str) -> String {
-    let re_tmp = regex::Regex::new(r"/tmp/[^\s`'\x22]*?/(work|home)").unwrap();
-    let re_port = regex::Regex::new(r"127\.0\.0\.1:\d+").unwrap();
-    let re_ms = regex::Regex::new(r"duration: \d+ ms").unwrap();
-    let re_arrival = regex::Regex::new(r"frames arrived from .*").unwrap();
-    let root = fixture_root().display().to_string();
-    let text = text.replace(&root, "<fixtures>");
-    let text = re_tmp.replace_all(&text, "<sandbox>/$1");
-    let text = re_port.replace_all(&text, "127.0.0.1:<port>");
-    let text = re_arrival.replace_all(&text, "frames arrived <timing>");
-    re_ms.replace_all(&text, "duration: <ms> ms").into_owned()
+/// The changing parts of a report (temp paths, ports, timings, the fixture's place),
+/// as insta filters. Temp paths are recognised by this machine's temp dir, whatever
+/// it is, as the harness makes its sandboxes there.
+fn report_filters() -> Vec<(String, String)> {
+    let tmp = std::env::temp_dir();
+    let tmp_dirs: Vec<String> = [tmp.clone(), tmp.canonicalize().unwrap_or(tmp)]
+        .iter()
+        .map(|p| regex::escape(p.to_str().unwrap().trim_end_matches('/')))
+        .collect();
+    vec![
+        (
+            regex::escape(fixture_root().to_str().unwrap()),
+            "<fixtures>".into(),
+        ),
+        (
+            format!(r"(?:{})/[^\s`'\x22]*?/(work|home)", tmp_dirs.join("|")),
+            "<sandbox>/$1".into(),
+        ),
+        (r"127\.0\.0\.1:\d+".into(), "127.0.0.1:<port>".into()),
+        (r"duration: \d+ ms".into(), "duration: <ms> ms".into()),
+        (
+            r"frames arrived from .*".into(),
+            "frames arrived <timing>".into(),
+        ),
+    ]
 }
 
 #[test]
-fn full_report_matches_the_golden_file() {
-    let actual =
+fn the_filters_recognise_a_sandbox_under_this_machines_temp_dir() {
+    let sandbox = std::env::temp_dir().join("streamcheck-x1/run/work/a.txt");
+    let mut text = format!("cwd {} and 127.0.0.1:4242", sandbox.display());
+    for (pattern, replacement) in report_filters() {
+        let re = regex::Regex::new(&pattern).unwrap();
+        text = re.replace_all(&text, replacement.as_str()).into_owned();
+    }
+    assert_eq!(text, "cwd <sandbox>/work/a.txt and 127.0.0.1:<port>");
+}
+
+/// The field-mismatch report, whole. `cargo insta review` (or `INSTA_UPDATE=always`)
+/// accepts a change.
+#[test]
+fn full_report_matches_its_snapshot() {
+    let report =
         std::fs::read_to_string(run().0.path().join("field_mismatch.command_fake-cli.sh.md"))
             .unwrap();
-    let actual = normalize(&actual);
-    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/field_mismatch.md");
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
-        std::fs::write(&golden, &actual).unwrap();
+    let mut settings = insta::Settings::clone_current();
+    for (pattern, replacement) in report_filters() {
+        settings.add_filter(&pattern, replacement);
     }
-    let expected =
-        std::fs::read_to_string(&golden).expect("golden file (UPDATE_GOLDEN=1 writes it)");
-    if expected != actual {
-        let diff = similar::TextDiff::from_lines(&expected, &actual)
-            .unified_diff()
-            .header("golden", "actual")
-            .to_string();
-        panic!("the report changed (UPDATE_GOLDEN=1 to accept):\n{diff}");
-    }
+    settings.bind(|| insta::assert_snapshot!("field_mismatch", report));
 }
 
 #[test]

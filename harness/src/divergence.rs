@@ -176,9 +176,8 @@ impl fmt::Display for Divergence {
 pub fn compact(v: &Value) -> String {
     const MAX: usize = 400;
     let s = v.to_string();
-    let clipped = crate::text::clip(&s, MAX);
-    if clipped.len() == s.len() {
+    if s.chars().nth(MAX).is_none() {
         return s;
     }
-    format!("{clipped} ({} bytes)", s.len())
+    format!("{} ({} bytes)", crate::text::clip(&s, MAX), s.len())
 }

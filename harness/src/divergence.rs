@@ -176,12 +176,8 @@ impl fmt::Display for Divergence {
 pub fn compact(v: &Value) -> String {
     const MAX: usize = 400;
     let s = v.to_string();
-    if s.len() <= MAX {
+    if s.chars().nth(MAX).is_none() {
         return s;
     }
-    let mut end = MAX;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}… ({} bytes)", &s[..end], s.len())
+    format!("{} ({} bytes)", crate::text::clip(&s, MAX), s.len())
 }

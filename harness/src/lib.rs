@@ -5,7 +5,8 @@
 //! - [`divergence`]: what a divergence is (its kind, frame, line, JSON path); [`error`]:
 //!   the one error type (usage, scenario files, setup), never a divergence
 //! - [`invariants`]: protocol rules checked in every scenario
-//! - [`frame`]: a frame's kind and the JSON types in it; [`text`]: clipping and escaping
+//! - [`frame`]: a frame's kind and the JSON types in it; [`text`]: clipping, escaping and
+//!   Markdown tables
 //! - [`normalize`]: what changes from run to run (volatile values, sandbox paths), in one place
 //! - [`scenario`]: scenario files (what to send, what the stub answers, what must come out)
 //! - [`expectation`] and [`version_range`]: which expectation holds at a target's version
@@ -19,7 +20,8 @@
 //! - [`report`]: summary.md, junit.xml, results.json and one report per divergence
 //!
 //! Commands built on the core, one folder each in [`commands`]: `record` (and `review`),
-//! `drift`, `compare`. What a person reads on a terminal lives in the binary (`cli/`).
+//! `drift`, `compare`, `bisect`, `audit`. What a person reads on a terminal lives in the
+//! binary (`cli/`).
 
 pub mod catalogue;
 pub mod client;

@@ -3,7 +3,9 @@
 //! comes from `--versions`, and `npm` on PATH is a stand-in that fails, so nothing
 //! reaches the network and a version missing from the cache fails to install.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{printed, streamcheck_at, text, write_executable};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -64,9 +66,9 @@ fn fixture(uninstallable: &[u32]) -> Fixture {
         let script = FAKE
             .replace("MINOR", &minor.to_string())
             .replace("LOG", log.to_str().unwrap());
-        executable(&dir.join(".bin/claude"), &script);
+        write_executable(&dir.join(".bin/claude"), &script);
     }
-    executable(
+    write_executable(
         &bin.join("npm"),
         "#!/bin/sh\necho 'no network here' >&2\nexit 1\n",
     );
@@ -84,12 +86,6 @@ fn write(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
-fn executable(path: &Path, text: &str) {
-    use std::os::unix::fs::PermissionsExt;
-    write(path, text);
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
-}
-
 const PUBLISHED: &str =
     "1.0.0,1.0.1,1.0.2,1.0.3,1.0.4,1.0.5-beta,1.0.5,1.0.6,1.0.7,1.0.8,1.0.9,1.0.12";
 
@@ -97,8 +93,8 @@ const PUBLISHED: &str =
 fn bisect(f: &Fixture, filters: &[&str]) -> (i32, String, Value) {
     let report = f.root.join("report");
     let path = format!("{}:{}", f.bin.display(), std::env::var("PATH").unwrap());
-    let mut cmd = Command::cargo_bin("streamcheck").unwrap();
-    cmd.arg("--root").arg(&f.root).arg("bisect");
+    let mut cmd = streamcheck_at(&f.root);
+    cmd.arg("bisect");
     for filter in filters {
         cmd.args(["--filter", filter]);
     }
@@ -108,18 +104,13 @@ fn bisect(f: &Fixture, filters: &[&str]) -> (i32, String, Value) {
         .arg(&report)
         .env("STREAMCHECK_CACHE", &f.cache)
         .env("PATH", path)
-        .env("NO_COLOR", "1")
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let text = format!(
-        "{stdout}\n--- stderr ---\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+
     let json = std::fs::read_to_string(report.join("bisect.json"))
         .map(|t| serde_json::from_str(&t).unwrap())
         .unwrap_or(Value::Null);
-    (out.status.code().unwrap_or(-1), text, json)
+    (out.status.code().unwrap_or(-1), printed(&out), json)
 }
 
 fn outcome<'a>(json: &'a Value, scenario: &str) -> &'a Value {
@@ -241,10 +232,7 @@ fn preconditions_fail_cleanly() {
 #[test]
 fn from_not_older_than_to_is_a_usage_error() {
     let f = fixture(&[]);
-    let out = Command::cargo_bin("streamcheck")
-        .unwrap()
-        .arg("--root")
-        .arg(&f.root)
+    let out = streamcheck_at(&f.root)
         .args([
             "bisect", "--filter", "demo/a", "--from", "1.0.9", "--to", "1.0.0",
         ])
@@ -253,5 +241,5 @@ fn from_not_older_than_to_is_a_usage_error() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("must be older"));
+    assert!(text(&out.stderr).contains("must be older"));
 }

@@ -2,6 +2,9 @@
 //! 2.1.197, caliban 0.15.0 and Qwen Code 0.24.4 (copied from the project's observed captures into
 //! tests/fixtures/observed), plus the runner's run-without-expectation mode.
 
+mod common;
+
+use common::{fixture_root, streamcheck, text, write_executable};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use streamcheck::commands::compare::dialect::{neutral, Event, Neutral};
@@ -16,9 +19,7 @@ const CLAUDE: &str = "claude-code-2.1.197";
 const CALIBAN: &str = "caliban-0.15.0";
 
 fn dir(which: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/observed")
-        .join(which)
+    fixture_root("observed").join(which)
 }
 
 fn capture(which: &str, case: &str) -> Recorded {
@@ -489,8 +490,7 @@ fn observed_folders_make_a_report() {
 #[test]
 fn compare_subcommand_over_captures_needs_no_cli() {
     let out = tempfile::tempdir().unwrap();
-    let run = assert_cmd::Command::cargo_bin("streamcheck")
-        .unwrap()
+    let run = streamcheck()
         .current_dir(out.path())
         .arg("compare")
         .arg("--observed")
@@ -500,12 +500,8 @@ fn compare_subcommand_over_captures_needs_no_cli() {
         .arg(out.path())
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        run.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let stdout = text(&run.stdout);
+    assert!(run.status.success(), "{stdout}\n{}", text(&run.stderr));
     assert!(
         stdout.contains("differs     overloaded_529_then_ok: retries"),
         "{stdout}"
@@ -542,13 +538,10 @@ fn scenario(text: &str) -> Scenario {
 /// A stand-in for caliban that rejects Claude Code's stdin frame like the real one.
 fn fake_caliban(dir: &Path) -> Target {
     let program = dir.join("fake-caliban.sh");
-    std::fs::write(
+    write_executable(
         &program,
         "#!/bin/sh\ncat >/dev/null\necho '[caliban] input parse error: unknown field `message`, expected `content`' >&2\necho '{\"type\":\"result\",\"subtype\":\"error\",\"is_error\":true,\"error\":\"unknown field `message`, expected `content`\",\"session_id\":\"ephemeral\"}'\nexit 64\n",
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     Target {
         name: "caliban".into(),
         dialect: Dialect::Caliban,

@@ -1,13 +1,15 @@
 //! The scenario catalogue as cargo tests: one trial per scenario and target.
 //!
 //! `cargo test -p streamcheck --test conformance [FILTER]`. Targets come from
-//! `STREAMCHECK_TARGETS` (comma-separated, default `claude-code`); a target that is
-//! not installed is installed first (claude-code) or its trials are ignored with the
-//! install command (caliban, which takes about 10 minutes to build; `streamcheck install --target caliban`;
-//! qwen-code, `streamcheck install --target qwen-code`).
+//! `STREAMCHECK_TARGETS` (comma-separated, default `claude-code,caliban,qwen-code`). A
+//! target named there is installed first when missing; by default only claude-code is,
+//! and the trials of caliban (about 10 minutes to build: `streamcheck install --target
+//! caliban`) and qwen-code (`streamcheck install --target qwen-code`) are ignored with
+//! the install command until they are installed.
+
+mod common;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use streamcheck::catalogue;
 use streamcheck::expectation;
@@ -28,11 +30,8 @@ fn runtime() -> &'static tokio::runtime::Runtime {
 
 fn main() {
     let args = Arguments::from_args();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root");
     let project = Project {
-        root: root.to_path_buf(),
+        root: common::repo(),
     };
     // caliban takes about 10 minutes to build and Qwen Code brings its own Node: by
     // default they run only if already installed; naming them in STREAMCHECK_TARGETS

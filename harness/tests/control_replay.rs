@@ -4,20 +4,15 @@
 //! that never answers initialize, or prints a non-JSON line, is reported as such within
 //! the trial timeout.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{read_json, repo, streamcheck_at};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/control")
+    common::fixture_root("control")
 }
 
 /// Runs `control/<scenario>` on the replaying CLI; returns (passed, divergence kinds).
@@ -34,10 +29,7 @@ fn run(scenario: &str, alter: &str, frame: usize) -> (bool, Vec<String>) {
         ),
     )
     .unwrap();
-    let out = Command::cargo_bin("streamcheck")
-        .unwrap()
-        .arg("--root")
-        .arg(repo())
+    let out = streamcheck_at(&repo())
         .args([
             "run",
             "--jobs",
@@ -54,10 +46,7 @@ fn run(scenario: &str, alter: &str, frame: usize) -> (bool, Vec<String>) {
         .arg(dir.path().join("reports"))
         .output()
         .unwrap();
-    let results: Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.path().join("reports/results.json")).unwrap(),
-    )
-    .unwrap();
+    let results = read_json(&dir.path().join("reports/results.json"));
     let trials = results["trials"].as_array().unwrap();
     assert_eq!(trials.len(), 1, "{scenario}: {trials:?}");
     let kinds = trials[0]["divergences"]

@@ -1,7 +1,9 @@
 //! The drift differ, from small recorded outputs: fields added, removed or changing
 //! type, frames reordered, frame types, tools, exit codes, result subtypes, flips.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{read_json, streamcheck_at, text};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use streamcheck::commands::drift::{
@@ -293,10 +295,7 @@ fn replay_writes_drift_md_and_json_from_saved_outputs() {
     let report = dir.path().join("report");
     let root = dir.path().join("root");
     std::fs::create_dir_all(root.join("scenarios")).unwrap();
-    let out = Command::cargo_bin("streamcheck")
-        .unwrap()
-        .arg("--root")
-        .arg(&root)
+    let out = streamcheck_at(&root)
         .arg("drift")
         .arg("--replay")
         .arg(&outputs)
@@ -305,20 +304,14 @@ fn replay_writes_drift_md_and_json_from_saved_outputs() {
         .output()
         .unwrap();
     // The fixture loses a tool between the versions: breaking, so exit 1.
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let md = std::fs::read_to_string(report.join("drift.md")).unwrap();
     assert!(
         md.starts_with("# Protocol drift across versions\n\nProduced by:\n\n```\n"),
         "{md}"
     );
     assert!(md.contains("drift --replay"), "{md}");
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(report.join("drift.json")).unwrap()).unwrap();
+    let json = read_json(&report.join("drift.json"));
     assert_eq!(json["pairs"][0]["tools_added"], json!(["Write"]));
     assert_eq!(json["versions"][1]["failed"], 2);
 }

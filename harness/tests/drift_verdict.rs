@@ -1,7 +1,9 @@
 //! The verdict's classifier: each kind of change, from a two-version fixture, lands
 //! breaking or additive; and `drift --replay` exits 1 on a breaking change, 0 without.
 
-use assert_cmd::Command;
+mod common;
+
+use common::streamcheck_at;
 use serde_json::{json, Value};
 use streamcheck::commands::drift::{self, Change, ScenarioOutput, VersionOutputs, What};
 use streamcheck::runner::Status;
@@ -178,10 +180,7 @@ fn drift_md_opens_with_the_verdict_and_the_exit_code_follows_it() {
         let outputs = dir.path().join(format!("{name}.json"));
         std::fs::write(&outputs, serde_json::to_string(&versions).unwrap()).unwrap();
         let report = dir.path().join(name);
-        let status = Command::cargo_bin("streamcheck")
-            .unwrap()
-            .arg("--root")
-            .arg(&root)
+        let status = streamcheck_at(&root)
             .args(["drift", "--replay"])
             .arg(&outputs)
             .arg("--report-dir")
@@ -442,10 +441,7 @@ fn drift_opens_a_pending_version_block_for_a_breaking_change() {
     let outputs = dir.path().join("outputs.json");
     std::fs::write(&outputs, serde_json::to_string(&vec![a, b]).unwrap()).unwrap();
     let report = dir.path().join("report");
-    Command::cargo_bin("streamcheck")
-        .unwrap()
-        .arg("--root")
-        .arg(&root)
+    streamcheck_at(&root)
         .args(["drift", "--replay"])
         .arg(&outputs)
         .arg("--report-dir")
@@ -466,10 +462,7 @@ fn drift_opens_a_pending_version_block_for_a_breaking_change() {
         "{md}"
     );
     // Review accepts it into the scenario; the general expectation stays as it was.
-    Command::cargo_bin("streamcheck")
-        .unwrap()
-        .arg("--root")
-        .arg(&root)
+    streamcheck_at(&root)
         .args(["review", "--accept-all"])
         .assert()
         .code(0);

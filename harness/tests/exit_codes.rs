@@ -1,15 +1,13 @@
 //! One exit-code policy for every command: 0 all good, 1 a divergence, 2 a usage,
 //! scenario-file or setup error. The fixture project has one good and one broken file.
 
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{fake_cli, fixture_root, streamcheck_at};
+use std::path::PathBuf;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/exit-codes")
-}
-
-fn fake_cli() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/divergences/fake-cli.sh")
+    fixture_root("exit-codes")
 }
 
 /// The exit code of `streamcheck --root <a copy of the fixture> ARGS`, with reports in a
@@ -25,8 +23,8 @@ fn code(args: &[&str]) -> i32 {
         .status()
         .unwrap();
     assert!(copied.success());
-    let mut cmd = Command::cargo_bin("streamcheck").unwrap();
-    cmd.arg("--root").arg(copy.path()).args(args);
+    let mut cmd = streamcheck_at(copy.path());
+    cmd.args(args);
     let runs_trials = matches!(args[0], "run" | "record" | "drift" | "compare");
     if runs_trials {
         cmd.arg("--target-command").arg(fake_cli());
@@ -76,14 +74,8 @@ fn usage_and_setup_errors_exit_2() {
 #[test]
 fn a_divergence_exits_1() {
     let reports = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("streamcheck")
-        .unwrap()
-        .arg("--root")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/divergences"))
-        .args(["run", "-f", "exit_code", "--target-command"])
-        .arg(fake_cli())
-        .arg("--report-dir")
-        .arg(reports.path())
+    let out = common::run_fixture(&fixture_root("divergences"), reports.path())
+        .args(["-f", "exit_code"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));

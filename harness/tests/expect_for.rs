@@ -1,31 +1,17 @@
 //! `run --expect-for VERSION` checks a run against the expectation another version gets:
 //! a release's output against the last good release's expectation.
 
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+mod common;
 
-fn fixture_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/expect-for")
-}
+use common::{fixture_root, run_fixture, text};
 
 fn run(extra: &[&str]) -> (Option<i32>, String) {
     let reports = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("streamcheck")
-        .unwrap()
-        .arg("--root")
-        .arg(fixture_root())
-        .args(["run", "--target-command"])
-        .arg(fixture_root().join("fake-cli.sh"))
-        .arg("--report-dir")
-        .arg(reports.path())
+    let out = run_fixture(&fixture_root("expect-for"), reports.path())
         .args(extra)
-        .env("NO_COLOR", "1")
         .output()
         .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-    )
+    (out.status.code(), text(&out.stdout))
 }
 
 #[test]

@@ -4,8 +4,9 @@
 //! Only the modes that hang depend on the harness's clocks, and they cannot end any
 //! other way; the rest run with clocks long enough never to fire.
 
-use assert_cmd::Command;
-use serde_json::Value;
+mod common;
+
+use common::{read_json, run_fixture, streamcheck_at, text, trial_outcomes};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -38,7 +39,7 @@ const ENDING: [&str; 12] = [
 ];
 
 fn fixture_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile")
+    common::fixture_root("hostile")
 }
 
 /// One `streamcheck run` of some fixture modes, with the caller's secrets in its
@@ -54,14 +55,8 @@ struct Run {
 impl Run {
     fn of(modes: &[&str], flags: &[&str]) -> Run {
         let reports = tempfile::tempdir().unwrap();
-        let mut cmd = Command::cargo_bin("streamcheck").unwrap();
-        cmd.arg("--root")
-            .arg(fixture_root())
-            .args(["run", "--jobs", "4", "--target-command"])
-            .arg(fixture_root().join("fake-cli.sh"))
-            .arg("--report-dir")
-            .arg(reports.path())
-            .args(flags);
+        let mut cmd = run_fixture(&fixture_root(), reports.path());
+        cmd.args(["--jobs", "4"]).args(flags);
         for mode in modes {
             cmd.args(["-f", mode]);
         }
@@ -78,22 +73,14 @@ impl Run {
             cmd.env(var, SECRET);
         }
         let out = cmd.output().unwrap();
-        let results: Value = serde_json::from_str(
-            &std::fs::read_to_string(reports.path().join("results.json")).unwrap(),
-        )
-        .unwrap();
-        assert_eq!(results["complete"], true);
-        let mut trials = BTreeMap::new();
-        for t in results["trials"].as_array().unwrap() {
-            let kinds = (t["divergences"].as_array().unwrap().iter())
-                .map(|d| d["kind"].as_str().unwrap().to_string())
-                .collect();
-            let status = t["status"].as_str().unwrap().to_string();
-            trials.insert(t["scenario"].as_str().unwrap().to_string(), (status, kinds));
-        }
+        assert_eq!(
+            read_json(&reports.path().join("results.json"))["complete"],
+            true
+        );
+        let trials = trial_outcomes(reports.path(), "kind");
         Run {
             reports,
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stdout: text(&out.stdout),
             code: out.status.code(),
             trials,
         }
@@ -313,18 +300,14 @@ fn a_broken_scenario_file_is_named_and_the_rest_still_run() {
     )
     .unwrap();
     let reports = root.path().join("reports");
-    let out = Command::cargo_bin("streamcheck")
-        .unwrap()
-        .arg("--root")
-        .arg(root.path())
+    let out = streamcheck_at(root.path())
         .args(["run", "--target-command"])
         .arg(fixture_root().join("fake-cli.sh"))
         .arg("--report-dir")
         .arg(&reports)
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let (stderr, stdout) = (text(&out.stderr), text(&out.stdout));
     assert_eq!(out.status.code(), Some(2), "a scenario file error exits 2");
     assert!(
         stderr.contains("broken.yaml:6:"),

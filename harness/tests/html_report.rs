@@ -4,7 +4,9 @@
 //! click (a `#trial=` link) from the run table, and nothing the CLI printed ran.
 //! Screenshots go to `<target>/tmp/html_report/`.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{read_json, run_fixture, streamcheck, streamcheck_at, text};
 use regex::Regex;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -14,7 +16,7 @@ use std::time::Instant;
 const FAILING: &str = "hostile.command_fake-cli.sh";
 
 fn fixture_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/html")
+    common::fixture_root("html")
 }
 
 fn out_dir() -> PathBuf {
@@ -27,15 +29,8 @@ fn report() -> &'static Path {
     DIR.get_or_init(|| {
         let dir = out_dir().join("run");
         let _ = std::fs::remove_dir_all(&dir);
-        let out = Command::cargo_bin("streamcheck")
-            .unwrap()
-            .arg("--root")
-            .arg(fixture_root())
-            .args(["run", "--jobs", "2", "--target-command"])
-            .arg(fixture_root().join("fake-cli.sh"))
-            .arg("--report-dir")
-            .arg(&dir)
-            .env("NO_COLOR", "1")
+        let out = run_fixture(&fixture_root(), &dir)
+            .args(["--jobs", "2"])
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(1), "{out:?}");
@@ -106,8 +101,7 @@ fn screenshot(page: &Path, fragment: &str, name: &str) -> PathBuf {
 }
 
 fn results() -> Value {
-    let text = std::fs::read_to_string(report().join("results.json")).unwrap();
-    serde_json::from_str(&text).unwrap()
+    read_json(&report().join("results.json"))
 }
 
 #[test]
@@ -224,8 +218,7 @@ fn what_the_cli_printed_is_shown_as_text_and_never_runs() {
 fn merge_writes_the_page_with_the_saved_trials() {
     let out = out_dir().join("merged");
     let _ = std::fs::remove_dir_all(&out);
-    Command::cargo_bin("streamcheck")
-        .unwrap()
+    streamcheck()
         .arg("merge")
         .arg(report())
         .arg("--out")
@@ -246,17 +239,8 @@ fn merge_writes_the_page_with_the_saved_trials() {
 fn report_picks_the_formats() {
     let dir = out_dir().join("md-json");
     let _ = std::fs::remove_dir_all(&dir);
-    Command::cargo_bin("streamcheck")
-        .unwrap()
-        .arg("--root")
-        .arg(fixture_root())
-        .args([
-            "run", "--jobs", "2", "--report", "md,json", "--filter", "hostile",
-        ])
-        .arg("--target-command")
-        .arg(fixture_root().join("fake-cli.sh"))
-        .arg("--report-dir")
-        .arg(&dir)
+    run_fixture(&fixture_root(), &dir)
+        .args(["--jobs", "2", "--report", "md,json", "--filter", "hostile"])
         .assert()
         .code(1);
     for (file, written) in [
@@ -268,13 +252,12 @@ fn report_picks_the_formats() {
     ] {
         assert_eq!(dir.join(file).exists(), written, "{file}");
     }
-    let bad = Command::cargo_bin("streamcheck")
-        .unwrap()
+    let bad = streamcheck()
         .args(["run", "--report", "html,pdf"])
         .output()
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&bad.stderr);
+    let stderr = text(&bad.stderr);
     assert!(stderr.contains("unknown report format `pdf`"), "{stderr}");
 }
 
@@ -290,8 +273,7 @@ fn measure_a_thousand_trial_report() {
     let out = out_dir().join("thousand-report");
     let _ = std::fs::remove_dir_all(&out);
     let started = Instant::now();
-    Command::cargo_bin("streamcheck")
-        .unwrap()
+    streamcheck()
         .args(["merge", "--report", "html"])
         .arg(&src)
         .arg("--out")
@@ -386,10 +368,7 @@ fn synthesise_thousand_trials(src: &Path) {
 fn compare_shows_both_timelines_side_by_side_with_the_difference_marked() {
     let dir = out_dir().join("compare");
     let _ = std::fs::remove_dir_all(&dir);
-    Command::cargo_bin("streamcheck")
-        .unwrap()
-        .arg("--root")
-        .arg(fixture_root())
+    streamcheck_at(&fixture_root())
         .args(["compare", "--jobs", "2", "--filter", "passes", "--target"])
         .arg(fixture_root().join("other-cli.yaml"))
         .arg("--target-command")
@@ -416,7 +395,7 @@ fn compare_shows_both_timelines_side_by_side_with_the_difference_marked() {
 
 #[test]
 fn drift_and_audit_pages_show_the_committed_baselines() {
-    let baseline = Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/baseline");
+    let baseline = common::repo().join("reports/baseline");
     let dir = out_dir().join("drift");
     std::fs::create_dir_all(&dir).unwrap();
     let text = std::fs::read_to_string(baseline.join("drift/drift.json")).unwrap();

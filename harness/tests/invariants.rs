@@ -2,48 +2,20 @@
 //! requests, U+FFFD) against a fixture CLI that keeps or breaks
 //! each (fixtures/invariants/fake-cli.sh, one mode per scenario).
 
-use assert_cmd::Command;
-use serde_json::Value;
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+mod common;
 
-fn fixture_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/invariants")
-}
+use common::{fixture_root, run_fixture, trial_outcomes};
+use std::collections::BTreeMap;
 
 /// Scenario -> (status, divergence messages).
 fn run() -> BTreeMap<String, (String, Vec<String>)> {
+    let root = fixture_root("invariants");
     let reports = tempfile::tempdir().unwrap();
-    Command::cargo_bin("streamcheck")
-        .unwrap()
-        .arg("--root")
-        .arg(fixture_root())
-        .args(["run", "--jobs", "2", "--target-command"])
-        .arg(fixture_root().join("fake-cli.sh"))
-        .arg("--report-dir")
-        .arg(reports.path())
+    run_fixture(&root, reports.path())
+        .args(["--jobs", "2"])
         .output()
         .unwrap();
-    let text = std::fs::read_to_string(reports.path().join("results.json")).unwrap();
-    let results: Value = serde_json::from_str(&text).unwrap();
-    results["trials"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| {
-            let messages = t["divergences"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|d| d["message"].as_str().unwrap().to_string())
-                .collect();
-            let status = t["status"].as_str().unwrap().to_string();
-            (
-                t["scenario"].as_str().unwrap().to_string(),
-                (status, messages),
-            )
-        })
-        .collect()
+    trial_outcomes(reports.path(), "message")
 }
 
 #[test]

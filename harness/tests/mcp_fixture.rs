@@ -3,9 +3,11 @@
 //! them over stdio. It is installed into the cache first, as `run` installs it: a fixture
 //! that cannot be installed fails the test, naming why.
 
+mod common;
+
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
@@ -14,8 +16,7 @@ use std::time::{Duration, Instant};
 const NO_ANSWER: Duration = Duration::from_secs(20);
 
 fn server_dir() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let installed = streamcheck::fixtures::install(&root.canonicalize().unwrap())
+    let installed = streamcheck::fixtures::install(&common::repo())
         .unwrap_or_else(|e| panic!("the MCP fixture could not be installed: {e}"));
     installed.join("mcp-server")
 }

@@ -1,14 +1,12 @@
 //! A gate's worst failure is a green that should have been red. Each broken setup here
 //! once ended with exit 0; now each exits 2 with one line naming the cause.
 
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{fake_cli, outcome, streamcheck_at, write_executable};
+use std::path::Path;
 
 const GOOD: &str = "description: Says hello.\nenv: {FAKE_MODE: hello}\nprompt: hi\nexpect:\n  claude-code:\n    frames:\n      - {type: system, subtype: init}\n      - {type: assistant}\n      - {type: result, subtype: success}\n";
-
-fn fake_cli() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/divergences/fake-cli.sh")
-}
 
 /// A project with `scenarios/<name>.yaml` for each file given, and what it took to make it.
 struct Project {
@@ -33,21 +31,15 @@ impl Project {
 
     /// `streamcheck --root <project> ARGS` against the fake CLI: exit code and stderr.
     fn run(&self, args: &[&str]) -> (i32, String, String) {
-        let mut cmd = Command::cargo_bin("streamcheck").unwrap();
-        cmd.arg("--root").arg(self.root()).args(args);
+        let mut cmd = streamcheck_at(self.root());
+        cmd.args(args);
         if args[0] == "run" {
             cmd.arg("--report-dir").arg(self.root().join("reports"));
             if !args.contains(&"--target-command") {
                 cmd.arg("--target-command").arg(fake_cli());
             }
         }
-        let out = cmd.output().unwrap();
-        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-        (
-            out.status.code().expect("exited by itself"),
-            text(&out.stdout),
-            text(&out.stderr),
-        )
+        outcome(&mut cmd)
     }
 }
 
@@ -71,7 +63,6 @@ fn a_missing_target_command_exits_2_naming_it() {
 #[cfg(unix)]
 #[test]
 fn a_target_command_that_cannot_start_exits_2_naming_why() {
-    use std::os::unix::fs::PermissionsExt;
     let p = Project::new(&[("basics/good.yaml", GOOD)]);
     let not_executable = p.root().join("cli.sh");
     std::fs::write(&not_executable, "#!/bin/sh\necho 1.0.0\n").unwrap();
@@ -80,8 +71,7 @@ fn a_target_command_that_cannot_start_exits_2_naming_why() {
     assert!(err.contains("not executable"), "{err}");
 
     let bad_interpreter = p.root().join("bad.sh");
-    std::fs::write(&bad_interpreter, "#!/no/such/interpreter\n").unwrap();
-    std::fs::set_permissions(&bad_interpreter, std::fs::Permissions::from_mode(0o755)).unwrap();
+    write_executable(&bad_interpreter, "#!/no/such/interpreter\n");
     let (code, _, err) = p.run(&["run", "--target-command", bad_interpreter.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("cannot start"), "{err}");

@@ -1,14 +1,12 @@
 //! streamcheck in a repository of its own: the project file, `init`, the bundled
 //! catalogue outside a checkout, and targets held to the release they conform to.
 
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{fake_cli, outcome, write_executable};
+use std::path::Path;
 
 const GOOD: &str = "description: Says hello.\nenv: {FAKE_MODE: hello}\nprompt: hi\nexpect:\n  claude-code:\n    frames:\n      - {type: system, subtype: init}\n      - {type: assistant}\n      - {type: result, subtype: success, result: \"Hello!\"}\n  claude-code@<1.0.0:\n    frames_patch: {2: {$merge: {result: \"only for 0.x\"}}}\n";
-
-fn fake_cli() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/divergences/fake-cli.sh")
-}
 
 /// A repository with a wrapper CLI that prints its own `--version` (`0.3.0 (mycli)`).
 fn repo() -> tempfile::TempDir {
@@ -18,12 +16,7 @@ fn repo() -> tempfile::TempDir {
         "#!/bin/sh\nif [ \"$1\" = --version ]; then echo '0.3.0 (mycli)'; exit 0; fi\nexec {} \"$@\"\n",
         fake_cli().display()
     );
-    std::fs::write(&wrapper, text).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
+    write_executable(&wrapper, &text);
     std::fs::create_dir_all(dir.path().join("own/basics")).unwrap();
     std::fs::write(dir.path().join("own/basics/hello.yaml"), GOOD).unwrap();
     dir
@@ -31,19 +24,12 @@ fn repo() -> tempfile::TempDir {
 
 /// `streamcheck ARGS` in `dir`, with its own cache: exit code, stdout, stderr.
 fn streamcheck(dir: &Path, cache: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("streamcheck")
-        .unwrap()
-        .current_dir(dir)
-        .env("STREAMCHECK_CACHE", cache)
-        .env_remove("STREAMCHECK_CONFIG")
-        .args(args)
-        .output()
-        .unwrap();
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (
-        out.status.code().unwrap(),
-        text(&out.stdout),
-        text(&out.stderr),
+    outcome(
+        common::streamcheck()
+            .current_dir(dir)
+            .env("STREAMCHECK_CACHE", cache)
+            .env_remove("STREAMCHECK_CONFIG")
+            .args(args),
     )
 }
 

@@ -2,35 +2,19 @@
 //! temp copy of a fixture project: a recorded expectation passes when re-run, fails when
 //! one frame changes, and nothing reaches a scenario file without review.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{copy_dir, fixture_root, printed, repo, streamcheck_at};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-fn fixture_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/record")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
-}
 
 /// A temp copy of the fixture project.
 fn project() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().canonicalize().unwrap().join("proj");
-    copy_dir(&fixture_root(), &root);
+    copy_dir(&fixture_root("record"), &root);
     // The project's own record profile, so the tests check the real one.
-    let profile =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../targets/claude-code/record-profile.yaml");
+    let profile = repo().join("targets/claude-code/record-profile.yaml");
     std::fs::copy(
         profile,
         root.join("targets/claude-code/record-profile.yaml"),
@@ -40,20 +24,8 @@ fn project() -> (tempfile::TempDir, PathBuf) {
 }
 
 fn streamcheck(root: &Path, args: &[&str]) -> (i32, String) {
-    let out = Command::cargo_bin("streamcheck")
-        .unwrap()
-        .arg("--root")
-        .arg(root)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}\n--- stderr ---\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.code().unwrap_or(-1), text)
+    let out = streamcheck_at(root).args(args).output().unwrap();
+    (out.status.code().unwrap_or(-1), printed(&out))
 }
 
 fn with_cli(root: &Path, cmd: &str, cli: &str, extra: &[&str]) -> (i32, String) {

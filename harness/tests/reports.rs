@@ -1,14 +1,17 @@
 //! Reports: every divergence kind provoked by a fixture CLI is named in its report
-//! with the right frame and path; one full report is compared to a golden file;
+//! with the right frame and path; one full report is compared to an insta snapshot;
 //! junit.xml and results.json are read back.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{read_json, run_fixture, streamcheck, text};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 fn fixture_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/divergences")
+    common::fixture_root("divergences")
 }
 
 /// One run of the whole fixture suite, shared by the tests of this file.
@@ -16,31 +19,22 @@ fn run() -> &'static (tempfile::TempDir, String) {
     static RUN: OnceLock<(tempfile::TempDir, String)> = OnceLock::new();
     RUN.get_or_init(|| {
         let reports = tempfile::tempdir().unwrap();
-        let out = Command::cargo_bin("streamcheck")
-            .unwrap()
-            .arg("--root")
-            .arg(fixture_root())
-            .args(["run", "--jobs", "4", "--target-command"])
-            .arg(fixture_root().join("fake-cli.sh"))
-            .arg("--report-dir")
-            .arg(reports.path())
-            .env("NO_COLOR", "1")
+        let out = run_fixture(&fixture_root(), reports.path())
+            .args(["--jobs", "4"])
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(1));
-        (reports, String::from_utf8_lossy(&out.stdout).into_owned())
+        (reports, text(&out.stdout))
     })
 }
 
 fn report_json(name: &str) -> Value {
-    let path = run()
-        .0
-        .path()
-        .join(format!("{name}.command_fake-cli.sh.json"));
-    serde_json::from_str(
-        &std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+    read_json(
+        &run()
+            .0
+            .path()
+            .join(format!("{name}.command_fake-cli.sh.json")),
     )
-    .unwrap()
 }
 
 fn first_divergence(name: &str) -> Value {
@@ -106,48 +100,80 @@ fn each_kind_is_named() {
 }
 
 #[test]
-fn passing_trials_write_no_report_files() {
-    assert!(!run()
-        .0
-        .path()
-        .join("passes.command_fake-cli.sh.md")
-        .exists());
+fn each_failed_trial_writes_its_four_files_and_a_passing_one_none() {
+    let dir = run().0.path();
+    let results = read_json(&dir.join("results.json"));
+    let mut expected = BTreeSet::new();
+    let mut passed = Vec::new();
+    for t in results["trials"].as_array().unwrap() {
+        let scenario = t["scenario"].as_str().unwrap();
+        match t["status"].as_str().unwrap() {
+            "passed" => passed.push(scenario.to_string()),
+            _ => expected.extend(
+                ["md", "json", "stdout.jsonl", "journal.ndjson"]
+                    .map(|ext| format!("{scenario}.command_fake-cli.sh.{ext}")),
+            ),
+        }
+    }
+    assert_eq!(passed, ["passes"]);
+    let written: BTreeSet<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains(".command_fake-cli.sh."))
+        .collect();
+    assert_eq!(written, expected);
 }
 
-/// Replaces what changes between runs (temp paths, ports, timings) in a report.
-fn normalize(text: &str) -> String {
-    let re_tmp = regex::Regex::new(r"/tmp/[^\s`'\x22]*?/(work|home)").unwrap();
-    let re_port = regex::Regex::new(r"127\.0\.0\.1:\d+").unwrap();
-    let re_ms = regex::Regex::new(r"duration: \d+ ms").unwrap();
-    let re_arrival = regex::Regex::new(r"frames arrived from .*").unwrap();
-    let root = fixture_root().display().to_string();
-    let text = text.replace(&root, "<fixtures>");
-    let text = re_tmp.replace_all(&text, "<sandbox>/$1");
-    let text = re_port.replace_all(&text, "127.0.0.1:<port>");
-    let text = re_arrival.replace_all(&text, "frames arrived <timing>");
-    re_ms.replace_all(&text, "duration: <ms> ms").into_owned()
+/// The changing parts of a report (temp paths, ports, timings, the fixture's place),
+/// as insta filters. Temp paths are recognised by this machine's temp dir, whatever
+/// it is, as the harness makes its sandboxes there.
+fn report_filters() -> Vec<(String, String)> {
+    let tmp = std::env::temp_dir();
+    let tmp_dirs: Vec<String> = [tmp.clone(), tmp.canonicalize().unwrap_or(tmp)]
+        .iter()
+        .map(|p| regex::escape(p.to_str().unwrap().trim_end_matches('/')))
+        .collect();
+    vec![
+        (
+            regex::escape(fixture_root().to_str().unwrap()),
+            "<fixtures>".into(),
+        ),
+        (
+            format!(r"(?:{})/[^\s`'\x22]*?/(work|home)", tmp_dirs.join("|")),
+            "<sandbox>/$1".into(),
+        ),
+        (r"127\.0\.0\.1:\d+".into(), "127.0.0.1:<port>".into()),
+        (r"duration: \d+ ms".into(), "duration: <ms> ms".into()),
+        (
+            r"frames arrived from .*".into(),
+            "frames arrived <timing>".into(),
+        ),
+    ]
 }
 
 #[test]
-fn full_report_matches_the_golden_file() {
-    let actual =
+fn the_filters_recognise_a_sandbox_under_this_machines_temp_dir() {
+    let sandbox = std::env::temp_dir().join("streamcheck-x1/run/work/a.txt");
+    let mut text = format!("cwd {} and 127.0.0.1:4242", sandbox.display());
+    for (pattern, replacement) in report_filters() {
+        let re = regex::Regex::new(&pattern).unwrap();
+        text = re.replace_all(&text, replacement.as_str()).into_owned();
+    }
+    assert_eq!(text, "cwd <sandbox>/work/a.txt and 127.0.0.1:<port>");
+}
+
+/// The field-mismatch report, whole. `cargo insta review` (or `INSTA_UPDATE=always`)
+/// accepts a change.
+#[test]
+fn full_report_matches_its_snapshot() {
+    let report =
         std::fs::read_to_string(run().0.path().join("field_mismatch.command_fake-cli.sh.md"))
             .unwrap();
-    let actual = normalize(&actual);
-    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/field_mismatch.md");
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
-        std::fs::write(&golden, &actual).unwrap();
+    let mut settings = insta::Settings::clone_current();
+    for (pattern, replacement) in report_filters() {
+        settings.add_filter(&pattern, replacement);
     }
-    let expected =
-        std::fs::read_to_string(&golden).expect("golden file (UPDATE_GOLDEN=1 writes it)");
-    if expected != actual {
-        let diff = similar::TextDiff::from_lines(&expected, &actual)
-            .unified_diff()
-            .header("golden", "actual")
-            .to_string();
-        panic!("the report changed (UPDATE_GOLDEN=1 to accept):\n{diff}");
-    }
+    settings.bind(|| insta::assert_snapshot!("field_mismatch", report));
 }
 
 #[test]
@@ -179,10 +205,7 @@ fn junit_xml_reads_back() {
 
 #[test]
 fn results_json_has_a_schema_version_and_counts() {
-    let r: Value = serde_json::from_str(
-        &std::fs::read_to_string(run().0.path().join("results.json")).unwrap(),
-    )
-    .unwrap();
+    let r = read_json(&run().0.path().join("results.json"));
     assert_eq!(r["schema_version"], 1);
     assert_eq!(r["complete"], true);
     assert_eq!(r["counts"]["passed"], 1);
@@ -196,25 +219,13 @@ fn results_json_has_a_schema_version_and_counts() {
 fn merge_combines_shards() {
     let shards: Vec<tempfile::TempDir> = (1..=2).map(|_| tempfile::tempdir().unwrap()).collect();
     for (k, dir) in shards.iter().enumerate() {
-        Command::cargo_bin("streamcheck")
-            .unwrap()
-            .arg("--root")
-            .arg(fixture_root())
-            .args([
-                "run",
-                "--shard",
-                &format!("{}/2", k + 1),
-                "--target-command",
-            ])
-            .arg(fixture_root().join("fake-cli.sh"))
-            .arg("--report-dir")
-            .arg(dir.path())
+        run_fixture(&fixture_root(), dir.path())
+            .args(["--shard", &format!("{}/2", k + 1)])
             .output()
             .unwrap();
     }
     let out_dir = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("streamcheck")
-        .unwrap()
+    let out = streamcheck()
         .arg("merge")
         .arg(shards[0].path())
         .arg(shards[1].path())
@@ -222,7 +233,7 @@ fn merge_combines_shards() {
         .arg(out_dir.path())
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = text(&out.stdout);
     assert!(
         stdout.contains("1 passed, 10 failed, 0 known, 0 skipped"),
         "{stdout}"
@@ -231,9 +242,6 @@ fn merge_combines_shards() {
         .path()
         .join("field_mismatch.command_fake-cli.sh.md")
         .exists());
-    let r: Value = serde_json::from_str(
-        &std::fs::read_to_string(out_dir.path().join("results.json")).unwrap(),
-    )
-    .unwrap();
+    let r = read_json(&out_dir.path().join("results.json"));
     assert_eq!(r["trials"].as_array().unwrap().len(), 11);
 }

@@ -1,29 +1,17 @@
 //! A multi-run scenario whose second run diverges: the divergence is run 2's on the
 //! terminal, in the trial's report and in results.json.
 
-use assert_cmd::Command;
-use serde_json::Value;
-use std::path::{Path, PathBuf};
+mod common;
 
-fn fixture_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs")
-}
+use common::{fixture_root, read_json, run_fixture, text};
 
 #[test]
 fn a_divergence_in_run_2_is_reported_as_run_2s() {
     let reports = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("streamcheck")
-        .unwrap()
-        .arg("--root")
-        .arg(fixture_root())
-        .args(["run", "--target-command"])
-        .arg(fixture_root().join("fake-cli.sh"))
-        .arg("--report-dir")
-        .arg(reports.path())
-        .env("NO_COLOR", "1")
+    let out = run_fixture(&fixture_root("runs"), reports.path())
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(
         stdout.contains(
@@ -52,10 +40,7 @@ fn a_divergence_in_run_2_is_reported_as_run_2s() {
         "{md}"
     );
 
-    let results: Value = serde_json::from_str(
-        &std::fs::read_to_string(reports.path().join("results.json")).unwrap(),
-    )
-    .unwrap();
+    let results = read_json(&reports.path().join("results.json"));
     let divergences = results["trials"][0]["divergences"].as_array().unwrap();
     assert_eq!(divergences.len(), 1, "run 1 passed: {divergences:?}");
     assert_eq!(divergences[0]["run"], 2);

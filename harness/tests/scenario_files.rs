@@ -1,17 +1,13 @@
 //! Scenario files as data: the committed JSON Schema is current, every scenario in
 //! the catalogue loads and validates against it, and no input makes the parser panic.
 
+mod common;
+
+use common::repo as root;
 use proptest::prelude::*;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use streamcheck::catalogue;
 use streamcheck::scenario::{self, Scenario};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
 
 #[test]
 fn committed_schema_is_up_to_date() {

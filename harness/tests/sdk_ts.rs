@@ -8,19 +8,15 @@
 //! The SDK and the pinned Claude Code are installed first when missing (`npm ci`, as
 //! `.ci/run` would); both fail, naming why, when that install fails.
 
+mod common;
+
+use common::{repo, write_executable};
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use streamcheck::client::profile;
 use stub_api::{Script, StubServer};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
 
 fn sdk_dir() -> PathBuf {
     repo().join("targets/claude-code/sdk/node_modules")
@@ -81,7 +77,7 @@ fn run_sdk(prompt: &str, mcp: bool, partial: bool, script: &str) -> Result<SdkRu
     // A hung SDK or CLI must not hang the test run.
     let out = std::process::Command::new("timeout")
         .args(["--kill-after=5", "120", "node"])
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sdk/drive.mjs"))
+        .arg(common::fixture_root("sdk").join("drive.mjs"))
         .env("DRIVER", driver.to_string())
         .current_dir(&ws)
         .output()
@@ -105,20 +101,16 @@ fn run_sdk(prompt: &str, mcp: bool, partial: bool, script: &str) -> Result<SdkRu
 /// under the transcript recorder.
 fn write_wrapper(base: &Path) -> PathBuf {
     let wrapper = base.join("claude-wrapper.sh");
-    let recorder =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/control/record-cli.py");
-    std::fs::write(
+    let recorder = common::fixture_root("control").join("record-cli.py");
+    write_executable(
         &wrapper,
-        format!(
+        &format!(
             "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done > '{b}/argv'\nenv -0 > '{b}/env'\nexport RECORD_CLI='{cli}' RECORD_OUT='{b}/transcript.jsonl'\nexec python3 '{rec}' \"$@\"\n",
             b = base.display(),
             cli = repo().join("targets/claude-code/node_modules/.bin/claude").display(),
             rec = recorder.display(),
         ),
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     wrapper
 }
 

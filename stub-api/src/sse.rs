@@ -4,29 +4,12 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::script::{Block, Message, Usage};
+use crate::script::{delta_parts, Block, Message, Usage};
 
 /// Per-request values a message is rendered with.
 pub(crate) struct RenderCtx<'a> {
     pub id: &'a str,
     pub model: &'a str,
-}
-
-/// Number of SSE events `render_sse` produces for `msg` with `split` parts per delta.
-pub(crate) fn event_count(msg: &Message, split: usize) -> usize {
-    let blocks: usize = msg
-        .content
-        .iter()
-        .map(|b| {
-            2 + match b {
-                Block::Text(t) => parts(t, split),
-                Block::Thinking { thinking, .. } => parts(thinking, split) + 1,
-                Block::RedactedThinking(_) => 0,
-                Block::ToolUse(t) => parts(&t.input.to_string(), split),
-            }
-        })
-        .sum();
-    4 + blocks
 }
 
 /// Writes the SSE events of `msg` into `out`. When `ends` is given, the end offset of
@@ -286,20 +269,9 @@ fn event(out: &mut Vec<u8>, name: &str, data: &impl Serialize) {
     out.extend_from_slice(b"\n\n");
 }
 
-/// How many parts `split_chars(s, k)` yields.
-fn parts(s: &str, k: usize) -> usize {
-    if s.is_empty() {
-        0
-    } else if k <= 1 {
-        1
-    } else {
-        k.min(s.chars().count())
-    }
-}
-
 /// Splits `s` into `min(k, chars)` non-empty parts of near-equal char counts.
 pub(crate) fn split_chars(s: &str, k: usize) -> Vec<&str> {
-    let n = parts(s, k);
+    let n = delta_parts(s, k);
     if n <= 1 {
         return if n == 0 { Vec::new() } else { vec![s] };
     }
@@ -536,7 +508,7 @@ mod tests {
                 model: "x",
             };
             render_sse(&msg, &ctx, split, &mut out, Some(&mut ends));
-            assert_eq!(ends.len(), event_count(&msg, split));
+            assert_eq!(ends.len(), msg.event_count(split));
             assert_eq!(*ends.last().unwrap(), out.len());
         }
     }

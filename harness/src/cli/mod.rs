@@ -1,5 +1,7 @@
 //! The binary's side: what a person reads on a terminal and the exit-code policy.
-//! One module per command; every line printed while trials run comes from [`term`].
+//! One module per command; the trial lines of `run`, `compare`, `audit` and `bisect` come
+//! from [`term`], `record`'s from [`review`] (drift still prints its progress from
+//! `commands::drift`).
 //!
 //! Exit codes, for every command: 0 all good, 1 a divergence (a failed trial, a merged
 //! run with failures), 2 a usage, scenario-file or setup error ([`Error`]).

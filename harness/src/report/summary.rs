@@ -2,6 +2,7 @@
 
 use super::results::{trial_stem, Results};
 use crate::runner::{Status, Trial};
+use crate::text::Table;
 use std::fmt::Write as _;
 
 pub(super) fn summary_md(r: &Results) -> String {
@@ -15,16 +16,15 @@ pub(super) fn summary_md(r: &Results) -> String {
         r.counts.errors,
         r.duration_ms as f64 / 1000.0
     );
-    let _ = writeln!(s, "| target | version | |\n|---|---|---|");
+    let mut table = Table::new(["target", "version", ""]);
     for t in &r.targets {
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} |",
-            t.name,
+        table.row([
+            t.name.as_str(),
             t.version.as_deref().unwrap_or("-"),
-            t.unavailable.as_deref().unwrap_or("ok")
-        );
+            t.unavailable.as_deref().unwrap_or("ok"),
+        ]);
     }
+    s.push_str(&table.finish());
     rules_and_causes(&mut s, r);
     if !r.scenario_errors.is_empty() {
         let _ = writeln!(s, "\n## Scenario files with errors\n");
@@ -34,44 +34,38 @@ pub(super) fn summary_md(r: &Results) -> String {
     }
     let targets: Vec<&str> = r.targets.iter().map(|t| t.name.as_str()).collect();
     let _ = writeln!(s, "\n## Results\n");
-    let _ = write!(s, "| scenario |");
-    for t in &targets {
-        let _ = write!(s, " {t} |");
-    }
-    let _ = write!(s, "\n|---|");
-    for _ in &targets {
-        let _ = write!(s, "---|");
-    }
-    let _ = writeln!(s);
+    let mut table = Table::new(std::iter::once("scenario").chain(targets.iter().copied()));
     let mut scenarios: Vec<&str> = r.trials.iter().map(|t| t.scenario.as_str()).collect();
     scenarios.dedup();
     for sc in scenarios {
-        let _ = write!(s, "| {sc} |");
-        for t in &targets {
-            let cell = match r.trials.iter().find(|x| x.scenario == sc && x.target == *t) {
+        let cells = targets.iter().map(|t| {
+            match r.trials.iter().find(|x| x.scenario == sc && x.target == *t) {
                 None => "-".to_string(),
-                Some(x) => match &x.status {
-                    Status::Passed => format!("ok ({} ms)", x.duration_ms),
-                    Status::Failed => format!(
-                        "**FAILED** ({}) [report]({}.md)",
-                        x.divergences
-                            .first()
-                            .map(|d| d.kind.as_str())
-                            .unwrap_or("?"),
-                        trial_stem(x)
-                    ),
-                    Status::Skipped(why) => format!("skipped: {}", why.replace('|', "\\|")),
-                    Status::Known(why) => format!("known divergence: {}", why.replace('|', "\\|")),
-                    Status::Unavailable(why) => {
-                        format!("**UNAVAILABLE**: {}", why.replace('|', "\\|"))
-                    }
-                },
-            };
-            let _ = write!(s, " {cell} |");
-        }
-        let _ = writeln!(s);
+                Some(x) => result_cell(x),
+            }
+        });
+        table.row(std::iter::once(sc.to_string()).chain(cells));
     }
+    s.push_str(&table.finish());
     s
+}
+
+/// A trial's cell in the results table.
+fn result_cell(x: &Trial) -> String {
+    match &x.status {
+        Status::Passed => format!("ok ({} ms)", x.duration_ms),
+        Status::Failed => format!(
+            "**FAILED** ({}) [report]({}.md)",
+            x.divergences
+                .first()
+                .map(|d| d.kind.as_str())
+                .unwrap_or("?"),
+            trial_stem(x)
+        ),
+        Status::Skipped(why) => format!("skipped: {why}"),
+        Status::Known(why) => format!("known divergence: {why}"),
+        Status::Unavailable(why) => format!("**UNAVAILABLE**: {why}"),
+    }
 }
 
 /// The release-wide rules that held, and the failures grouped by cause.

@@ -7,6 +7,7 @@ use super::results::trial_stem;
 use crate::divergence::compact;
 use crate::normalize::redact;
 use crate::runner::Trial;
+use crate::text::Table;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::io;
@@ -150,21 +151,29 @@ fn divergences_md(s: &mut String, t: &Trial) {
 /// The table of requests the CLI sent, when it sent any.
 fn requests_md(s: &mut String, t: &Trial) {
     if !t.journal.is_empty() {
-        let _ = writeln!(s, "\n## Requests the CLI sent\n\n| # | request | model | answered by | status | messages | last message blocks |\n|---|---|---|---|---|---|---|");
+        s.push_str("\n## Requests the CLI sent\n\n");
+        let mut table = Table::new([
+            "#",
+            "request",
+            "model",
+            "answered by",
+            "status",
+            "messages",
+            "last message blocks",
+        ]);
         for e in &t.journal {
             let b = request_brief(e);
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {} | {} | {} | {} |",
-                b["seq"],
-                b["request"].as_str().unwrap_or(""),
-                b["model"].as_str().unwrap_or("-"),
-                b["answered_by"].as_str().unwrap_or(""),
-                b["status"],
-                b["messages"],
-                b["last_blocks"].as_str().unwrap_or("")
-            );
+            table.row([
+                b["seq"].to_string(),
+                b["request"].as_str().unwrap_or("").to_string(),
+                b["model"].as_str().unwrap_or("-").to_string(),
+                b["answered_by"].as_str().unwrap_or("").to_string(),
+                b["status"].to_string(),
+                b["messages"].to_string(),
+                b["last_blocks"].as_str().unwrap_or("").to_string(),
+            ]);
         }
+        s.push_str(&table.finish());
     }
 }
 

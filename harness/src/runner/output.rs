@@ -104,7 +104,10 @@ pub struct Output {
 /// cost the harness 50 MB per trial.
 pub const MAX_LINE: usize = 8 * 1024 * 1024;
 const RAW_LIMIT: usize = 16 * 1024 * 1024;
+/// Characters of a bad line shown in its report.
 const EXCERPT: usize = 200;
+/// Enough bytes for EXCERPT characters and one more, however wide they are.
+const EXCERPT_BYTES: usize = 4 * (EXCERPT + 1);
 
 /// Splits a byte stream into lines as it arrives.
 #[derive(Debug, Default)]
@@ -134,7 +137,7 @@ impl LineSplitter {
         } else if self.buf.len() + chunk.len() > MAX_LINE {
             self.dropped = Some(self.buf.len() + chunk.len());
             // Keep the start for the excerpt.
-            self.buf.truncate(EXCERPT);
+            self.buf.truncate(EXCERPT_BYTES);
         } else {
             self.buf.extend_from_slice(chunk);
         }
@@ -210,12 +213,8 @@ impl LineSplitter {
 }
 
 fn excerpt(bytes: &[u8]) -> String {
-    let cut = &bytes[..bytes.len().min(EXCERPT)];
-    let mut s = String::from_utf8_lossy(cut).into_owned();
-    if bytes.len() > EXCERPT {
-        s.push('…');
-    }
-    s
+    let cut = &bytes[..bytes.len().min(EXCERPT_BYTES)];
+    crate::text::clip(&String::from_utf8_lossy(cut), EXCERPT)
 }
 
 impl Output {
@@ -407,6 +406,19 @@ mod tests {
             "line is 10485770 bytes, over the 8 MiB limit (not parsed)"
         );
         assert!(s.buf.capacity() <= MAX_LINE + 2 * 1024 * 1024);
+        let excerpt = &out.bad_lines[0].excerpt;
+        assert_eq!(excerpt.chars().count(), EXCERPT + 1, "{excerpt}");
+        assert!(excerpt.starts_with("{\"big\":\"xxx") && excerpt.ends_with('…'));
+    }
+
+    #[test]
+    fn an_excerpt_counts_characters_however_wide() {
+        let wide = "日".repeat(EXCERPT + 5);
+        let out = Output::parse(format!("{wide}\n").as_bytes());
+        assert_eq!(
+            out.bad_lines[0].excerpt,
+            format!("{}…", "日".repeat(EXCERPT))
+        );
     }
 
     #[test]

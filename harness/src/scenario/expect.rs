@@ -260,16 +260,9 @@ impl TextExpect {
     }
 }
 
+/// Text shown in a message about it, cut.
 fn clip(s: &str) -> String {
-    const MAX: usize = 300;
-    if s.len() <= MAX {
-        return s.to_string();
-    }
-    let mut end = MAX;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &s[..end])
+    crate::text::clip(s, 300)
 }
 
 /// Assertions on the requests the CLI sent to the stub.

@@ -296,6 +296,18 @@ impl Match {
     }
 }
 
+/// How many deltas a text of `s` is streamed in when split into `k` parts: none for an
+/// empty text, at most one per char.
+pub(crate) fn delta_parts(s: &str, k: usize) -> usize {
+    if s.is_empty() {
+        0
+    } else if k <= 1 {
+        1
+    } else {
+        k.min(s.chars().count())
+    }
+}
+
 /// An assistant message, streamed as SSE or sent as one JSON object.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -324,6 +336,24 @@ impl Message {
             content: vec![Block::Text(text.into())],
             ..Message::default()
         }
+    }
+
+    /// Number of SSE events this message is streamed as with `split` parts per delta
+    /// (`sse::render_sse` writes them; a test there keeps the two in step).
+    pub(crate) fn event_count(&self, split: usize) -> usize {
+        let blocks: usize = self
+            .content
+            .iter()
+            .map(|b| {
+                2 + match b {
+                    Block::Text(t) => delta_parts(t, split),
+                    Block::Thinking { thinking, .. } => delta_parts(thinking, split) + 1,
+                    Block::RedactedThinking(_) => 0,
+                    Block::ToolUse(t) => delta_parts(&t.input.to_string(), split),
+                }
+            })
+            .sum();
+        4 + blocks
     }
 
     pub fn effective_stop_reason(&self) -> StopReason {

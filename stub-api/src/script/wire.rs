@@ -126,7 +126,7 @@ fn validate_faults(faults: &Faults, message: &Message) -> Result<(), String> {
     if faults.chunk_bytes == Some(0) {
         return Err("faults.chunk_bytes must be at least 1".into());
     }
-    let events = crate::sse::event_count(message, faults.split_deltas.unwrap_or(1) as usize);
+    let events = message.event_count(faults.split_deltas.unwrap_or(1) as usize);
     let positions = [
         ("disconnect_after_events", faults.disconnect_after_events),
         (

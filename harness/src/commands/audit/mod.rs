@@ -388,10 +388,7 @@ fn first_divergence(
     for span in crate::normalize::uuid_spans(&message).into_iter().rev() {
         message.replace_range(span, "$uuid");
     }
-    Some(match message.char_indices().nth(MESSAGE_CHARS) {
-        Some((cut, _)) => format!("{}…", &message[..cut]),
-        None => message,
-    })
+    Some(crate::text::clip(&message, MESSAGE_CHARS))
 }
 
 /// Options of `streamcheck audit`.

@@ -3,6 +3,7 @@
 
 use super::{Audit, Mutation, Outcome, Tried};
 use crate::report::write_atomic;
+use crate::text::Table;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -58,20 +59,22 @@ pub fn render_md(audit: &Audit) -> String {
     for (i, m) in Mutation::ALL.iter().enumerate() {
         let _ = writeln!(s, "{}. {m}", i + 1);
     }
-    s.push_str("\n| scenario | target |");
-    for i in 1..=Mutation::ALL.len() {
-        let _ = write!(s, " {i} |");
-    }
-    s.push_str("\n|---|---|");
-    s.push_str(&"---|".repeat(Mutation::ALL.len()));
     s.push('\n');
+    let columns = (1..=Mutation::ALL.len()).map(|i| i.to_string());
+    let mut table = Table::new(
+        ["scenario".to_string(), "target".to_string()]
+            .into_iter()
+            .chain(columns),
+    );
     for a in &audit.scenarios {
-        let _ = write!(s, "| {} | {} |", a.scenario, a.target);
-        for t in &a.results {
-            let _ = write!(s, " {} |", symbol(&t.outcome));
-        }
-        s.push('\n');
+        let symbols = a.results.iter().map(|t| symbol(&t.outcome).to_string());
+        table.row(
+            [a.scenario.clone(), a.target.clone()]
+                .into_iter()
+                .chain(symbols),
+        );
     }
+    s.push_str(&table.finish());
     misses(&mut s, audit);
     if !audit.not_audited.is_empty() {
         s.push_str("\n## Not audited\n\n");

@@ -3,6 +3,7 @@
 use super::search::Outcome;
 use super::{Bisect, ScenarioBisect};
 use crate::report::write_atomic;
+use crate::text::Table;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -88,7 +89,13 @@ pub fn render_md(b: &Bisect) -> String {
     for f in &b.install_failures {
         let _ = writeln!(s, "- install failed: {}: {}", f.version, f.why);
     }
-    s.push_str("\n| scenario | first matching the new expectation | last matching the old | result |\n|---|---|---|---|\n");
+    s.push('\n');
+    let mut table = Table::new([
+        "scenario",
+        "first matching the new expectation",
+        "last matching the old",
+        "result",
+    ]);
     for sc in &b.scenarios {
         let (first, last) = match &sc.outcome {
             Outcome::Boundary {
@@ -98,8 +105,8 @@ pub fn render_md(b: &Bisect) -> String {
             } => (first_new.as_str(), last_old.as_str()),
             _ => ("", ""),
         };
-        let text = line(sc, &b.from, &b.to).replace('|', "\\|");
-        let _ = writeln!(s, "| {} | {first} | {last} | {text} |", sc.scenario);
+        table.row([sc.scenario.as_str(), first, last, &line(sc, &b.from, &b.to)]);
     }
+    s.push_str(&table.finish());
     s
 }

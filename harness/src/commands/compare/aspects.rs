@@ -1,10 +1,10 @@
 //! The comparison core: both runs mapped into neutral events by their dialect's adapter,
 //! then set side by side one [`Aspect`] at a time. Pure: frames and exit codes in, rows out.
 
-use super::clip;
 use super::dialect::{self, Event, Neutral};
 use super::recorded::Recorded;
 use crate::target::Dialect;
+use crate::text::clip_line;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -201,8 +201,8 @@ impl Comparison {
                 let mut s = format!(
                     "{}: {a} {}, {b} {}",
                     r.aspect.label(),
-                    clip(&r.a, 160),
-                    clip(&r.b, 160)
+                    clip_line(&r.a, 160),
+                    clip_line(&r.b, 160)
                 );
                 if let Some(n) = &r.note {
                     let _ = write!(s, " ({n})");
@@ -523,7 +523,7 @@ fn tool_results(a: &Facts, b: &Facts) -> AspectRow {
         Some(r) => format!(
             "{} {}",
             if r.is_error { "error" } else { "ok" },
-            quoted(&clip(r.text, 100))
+            quoted(&clip_line(r.text, 100))
         ),
     };
     let mut verdict = Verdict::Neither;

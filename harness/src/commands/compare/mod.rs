@@ -203,12 +203,3 @@ async fn run_both(
     let finished = run.end.finished();
     Ok((trials, finished))
 }
-
-/// One line, at most `max` characters, an ellipsis where it was cut.
-fn clip(s: &str, max: usize) -> String {
-    let one_line = s.replace("\r\n", "⏎").replace('\n', "⏎");
-    match one_line.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &one_line[..i]),
-        None => one_line,
-    }
-}

@@ -2,9 +2,9 @@
 //! (`parity.json`), with the counts and the shape differences said once.
 
 use super::aspects::{compare, Aspect, AspectRow, Side, Verdict};
-use super::clip;
 use crate::report::timestamp;
 use crate::target::Dialect;
+use crate::text::clip_line;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::SystemTime;
@@ -76,7 +76,7 @@ impl ScenarioParity {
         let mut notes = Vec::new();
         for side in [&a, &b] {
             if let Some(line) = side.run.stderr_headline() {
-                notes.push(format!("{} stderr: {}", side.name, clip(line, 200)));
+                notes.push(format!("{} stderr: {}", side.name, clip_line(line, 200)));
             }
         }
         let differences = c.differences(a.name, b.name);

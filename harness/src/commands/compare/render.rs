@@ -2,8 +2,8 @@
 //! strings; writing and printing them is the caller's.
 
 use super::aspects::{Aspect, Verdict};
-use super::clip;
 use super::parity::{Parity, ScenarioParity, TargetSide};
+use crate::text::{clip_line, Table};
 use std::fmt::Write as _;
 
 /// `parity.md`.
@@ -64,31 +64,28 @@ fn intro(s: &mut String, p: &Parity) {
 /// One row per scenario, one column per aspect.
 fn overview(s: &mut String, p: &Parity) {
     let _ = writeln!(s, "## Overview\n");
-    let _ = write!(s, "| scenario |");
-    for a in Aspect::ALL {
-        let _ = write!(s, " {} |", a.short());
-    }
-    let _ = writeln!(s, " ≠ |");
-    let _ = writeln!(s, "|---|{}---|", "---|".repeat(Aspect::ALL.len()));
+    let header = Aspect::ALL.iter().map(|a| a.short().to_string());
+    let mut table = Table::new(
+        std::iter::once("scenario".to_string())
+            .chain(header)
+            .chain(["≠".to_string()]),
+    );
     for sc in &p.scenarios {
-        let _ = write!(s, "| [{}](#{}) |", sc.scenario, anchor(&sc.scenario));
+        let name = format!("[{}](#{})", sc.scenario, anchor(&sc.scenario));
         if let Some(why) = &sc.not_compared {
-            let _ = writeln!(
-                s,
-                " not compared: {} |{} |",
-                cell(why, 80),
-                " |".repeat(Aspect::ALL.len() - 1)
-            );
+            let blank = std::iter::repeat_n(String::new(), Aspect::ALL.len());
+            let why = format!("not compared: {}", clip_line(why, 80));
+            table.row([name, why].into_iter().chain(blank));
             continue;
         }
-        for a in Aspect::ALL {
+        let verdicts = Aspect::ALL.iter().map(|a| {
             let v = sc
                 .aspects
                 .iter()
-                .find(|r| r.aspect == a)
+                .find(|r| r.aspect == *a)
                 .map_or(Verdict::Neither, |r| r.verdict);
-            let _ = write!(s, " {} |", v.symbol());
-        }
+            v.symbol().to_string()
+        });
         let count = if !sc.cannot_run_as_written.is_empty() {
             format!(
                 "not run as written by {}",
@@ -99,8 +96,9 @@ fn overview(s: &mut String, p: &Parity) {
         } else {
             format!("**{}**", sc.differences.len())
         };
-        let _ = writeln!(s, " {count} |");
+        table.row(std::iter::once(name).chain(verdicts).chain([count]));
     }
+    s.push_str(&table.finish());
 }
 
 /// The shape differences and unmapped frame kinds, said once for all scenarios.
@@ -140,29 +138,25 @@ fn scenario_section(s: &mut String, p: &Parity, sc: &ScenarioParity) {
         let _ = writeln!(s, "- **{who} cannot run this scenario as written.**");
     }
     for n in &sc.notes {
-        let _ = writeln!(s, "- {}", clip(n, 400));
+        let _ = writeln!(s, "- {}", clip_line(n, 400));
     }
     if sc.not_compared.is_some() {
         return;
     }
-    let _ = writeln!(
-        s,
-        "\n| aspect | {} | {} | |\n|---|---|---|---|",
-        p.a.name, p.b.name
-    );
+    s.push('\n');
+    let mut table = Table::new(["aspect", &p.a.name, &p.b.name, ""]);
     for r in &sc.aspects {
         if r.verdict == Verdict::Neither && r.aspect != Aspect::Exit {
             continue;
         }
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} |",
+        table.row([
             r.aspect.label(),
-            cell(&r.a, 140),
-            cell(&r.b, 140),
-            r.verdict.symbol()
-        );
+            &clip_line(&r.a, 140),
+            &clip_line(&r.b, 140),
+            r.verdict.symbol(),
+        ]);
     }
+    s.push_str(&table.finish());
     let shape: Vec<String> = sc
         .aspects
         .iter()
@@ -253,11 +247,6 @@ fn control_line(p: &Parity) -> Option<String> {
             who.join(", ")
         )
     })
-}
-
-/// A Markdown table cell: one line, clipped, pipes escaped.
-fn cell(s: &str, max: usize) -> String {
-    clip(s, max).replace('|', "\\|")
 }
 
 /// GitHub's heading anchor for a scenario heading.

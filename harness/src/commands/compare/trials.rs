@@ -4,13 +4,13 @@
 //! stalled on them), a side failing its own expectation or going off the stub's script.
 
 use super::aspects::Side;
-use super::clip;
 use super::parity::{Compared, ScenarioParity};
 use super::recorded::Recorded;
 use crate::divergence::Kind;
 use crate::runner::{Status, Trial};
 use crate::scenario::{CloseStdin, Scenario, StdinLine};
 use crate::target::Dialect;
+use crate::text::clip_line;
 use serde_json::Value;
 
 /// One side's trial, its dialect and its output as the comparison reads it.
@@ -121,7 +121,7 @@ fn own_expectation_note(t: &Trial) -> Option<String> {
             t.divergences.len(),
             t.divergences
                 .first()
-                .map(|d| clip(&d.message, 160))
+                .map(|d| clip_line(&d.message, 160))
                 .unwrap_or_default()
         )),
         Status::Known(why) => Some(format!("{}: a known divergence: {why}", t.target)),
@@ -191,7 +191,7 @@ fn off_script_note(scenario: &Scenario, t: &Trial) -> Option<String> {
             .cloned()
             .collect::<Vec<_>>()
             .join(", "),
-        clip(&d.message, 200)
+        clip_line(&d.message, 200)
     ))
 }
 
@@ -254,7 +254,9 @@ fn never_started(r: &Recorded) -> bool {
 /// How the CLI refused the invocation itself (`exit 2: <its first stderr line>`), if it did.
 pub fn refusal(dialect: Dialect, r: &Recorded) -> Option<String> {
     rejected(dialect, r).then(|| {
-        let stderr = r.stderr_headline().map_or(String::new(), |l| clip(l, 200));
+        let stderr = r
+            .stderr_headline()
+            .map_or(String::new(), |l| clip_line(l, 200));
         format!("exit {}: {stderr}", r.exit_text())
     })
 }

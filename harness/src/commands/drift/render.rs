@@ -2,7 +2,7 @@
 
 use super::model::*;
 use super::verdict::{counts, is_subsequence};
-use crate::text::{clip, md_escape};
+use crate::text::{clip, md_escape, Table};
 use std::fmt::Write as _;
 
 /// drift.md: `command` is shown at the top, `notes` under it.
@@ -67,33 +67,34 @@ fn verdicts(s: &mut String, pairs: &[PairDrift]) {
 
 fn versions(s: &mut String, versions: &[VersionSummary]) {
     let _ = writeln!(s, "## Versions\n");
-    let _ = writeln!(
-        s,
-        "| target | version | passed | failed | known | skipped | ran, no frame | trial time |\n|---|---|---|---|---|---|---|---|"
-    );
+    let mut table = Table::new([
+        "target",
+        "version",
+        "passed",
+        "failed",
+        "known",
+        "skipped",
+        "ran, no frame",
+        "trial time",
+    ]);
     for v in versions {
         if let Some(why) = &v.unavailable {
-            let _ = writeln!(
-                s,
-                "| {} | — | | | | | | not available: {} |",
-                v.target,
-                md_escape(why)
-            );
+            let why = format!("not available: {why}");
+            table.row([v.target.as_str(), "—", "", "", "", "", "", &why]);
             continue;
         }
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {} | {} | {} | {:.0} s |",
-            v.target,
-            v.version.as_deref().unwrap_or("?"),
-            v.passed,
-            v.failed,
-            v.known,
-            v.skipped,
-            v.no_frames,
-            v.trial_ms as f64 / 1000.0
-        );
+        table.row([
+            v.target.clone(),
+            v.version.as_deref().unwrap_or("?").to_string(),
+            v.passed.to_string(),
+            v.failed.to_string(),
+            v.known.to_string(),
+            v.skipped.to_string(),
+            v.no_frames.to_string(),
+            format!("{:.0} s", v.trial_ms as f64 / 1000.0),
+        ]);
     }
+    s.push_str(&table.finish());
     for v in versions {
         if let Some((line, n)) = &v.no_frames_stderr {
             let _ = writeln!(
@@ -187,27 +188,26 @@ fn fields(s: &mut String, fields: &[FieldChange]) {
     if fields.is_empty() {
         return;
     }
-    let _ = writeln!(
-        s,
-        "### Fields\n\n| frame type | field | change | types | e.g. in |\n|---|---|---|---|---|"
-    );
+    s.push_str("### Fields\n\n");
+    let mut table = Table::new(["frame type", "field", "change", "types", "e.g. in"]);
     for f in fields {
         let (change, types) = match f.change {
-            FieldChangeKind::Added => ("added", f.to_types.join("\\|")),
-            FieldChangeKind::Removed => ("removed", f.from_types.join("\\|")),
+            FieldChangeKind::Added => ("added", f.to_types.join("|")),
+            FieldChangeKind::Removed => ("removed", f.from_types.join("|")),
             FieldChangeKind::TypeChanged => (
                 "type changed",
-                format!("{} → {}", f.from_types.join("\\|"), f.to_types.join("\\|")),
+                format!("{} → {}", f.from_types.join("|"), f.to_types.join("|")),
             ),
         };
-        let _ = writeln!(
-            s,
-            "| `{}` | `{}` | {change} | {types} | {} |",
-            f.frame_type,
-            md_escape(&f.path),
-            scenario_list(&f.scenarios[..f.scenarios.len().min(2)])
-        );
+        table.row([
+            format!("`{}`", f.frame_type),
+            format!("`{}`", f.path),
+            change.to_string(),
+            types,
+            scenario_list(&f.scenarios[..f.scenarios.len().min(2)]),
+        ]);
     }
+    s.push_str(&table.finish());
     s.push('\n');
 }
 
@@ -215,26 +215,27 @@ fn status_flips(s: &mut String, p: &PairDrift) {
     if p.status_flips.is_empty() {
         return;
     }
-    let _ = writeln!(
-        s,
-        "### Pass/fail flips\n\n| scenario | {} | {} | why (the side that did not pass) |\n|---|---|---|---|",
-        p.from, p.to
-    );
+    s.push_str("### Pass/fail flips\n\n");
+    let mut table = Table::new([
+        "scenario",
+        &p.from,
+        &p.to,
+        "why (the side that did not pass)",
+    ]);
     for f in &p.status_flips {
         let why = match (&f.from_reason, &f.to_reason) {
             (_, Some(r)) if f.to != StatusName::Passed => format!("{}: {r}", p.to),
             (Some(r), _) => format!("{}: {r}", p.from),
             _ => String::new(),
         };
-        let _ = writeln!(
-            s,
-            "| `{}` | {} | {} | {} |",
-            f.scenario,
-            f.from,
-            f.to,
-            md_escape(&clip(&why, 160))
-        );
+        table.row([
+            format!("`{}`", f.scenario),
+            f.from.to_string(),
+            f.to.to_string(),
+            clip(&why, 160),
+        ]);
     }
+    s.push_str(&table.finish());
     s.push('\n');
 }
 
@@ -243,19 +244,12 @@ fn change_table(s: &mut String, title: &str, changes: &[ScenarioChange], from: &
     if changes.is_empty() {
         return;
     }
-    let _ = writeln!(
-        s,
-        "### {title}\n\n| scenario | {from} | {to} |\n|---|---|---|"
-    );
+    let _ = writeln!(s, "### {title}\n");
+    let mut table = Table::new(["scenario", from, to]);
     for c in changes {
-        let _ = writeln!(
-            s,
-            "| `{}` | {} | {} |",
-            c.scenario,
-            md_escape(&c.from),
-            md_escape(&c.to)
-        );
+        table.row([&format!("`{}`", c.scenario), &c.from, &c.to]);
     }
+    s.push_str(&table.finish());
     s.push('\n');
 }
 
@@ -313,21 +307,24 @@ fn values(s: &mut String, values: &[ValueChange]) {
     if values.is_empty() {
         return;
     }
-    let _ = writeln!(
-        s,
-        "### Values (same frame type at the same place; volatile values redacted)\n\n| frame type | path | scenarios | example before | example after |\n|---|---|---|---|---|"
-    );
+    s.push_str("### Values (same frame type at the same place; volatile values redacted)\n\n");
+    let mut table = Table::new([
+        "frame type",
+        "path",
+        "scenarios",
+        "example before",
+        "example after",
+    ]);
     for v in values.iter().take(SHOWN) {
-        let _ = writeln!(
-            s,
-            "| `{}` | `{}` | {} | `{}` | `{}` |",
-            v.frame_type,
-            md_escape(&v.path),
-            v.count,
-            md_escape(&v.from).replace('`', "'"),
-            md_escape(&v.to).replace('`', "'")
-        );
+        table.row([
+            format!("`{}`", v.frame_type),
+            format!("`{}`", v.path),
+            v.count.to_string(),
+            format!("`{}`", v.from.replace('`', "'")),
+            format!("`{}`", v.to.replace('`', "'")),
+        ]);
     }
+    s.push_str(&table.finish());
     if values.len() > SHOWN {
         let _ = writeln!(s, "\n… and {} more in drift.json.", values.len() - SHOWN);
     }

@@ -1,5 +1,6 @@
 //! The expected-vs-actual frame diff shown in trial reports and on the terminal.
 
+use crate::frame::PatternKind;
 use crate::normalize::{hidden, hides, write_json, write_redacted};
 use crate::pattern::{is_pattern_text, Captures, Pattern, Vars};
 use serde_json::{Map, Value};
@@ -77,46 +78,24 @@ pub(crate) fn aligned(expected: &[Value], actual: &[&Value]) -> Vec<Option<Value
 }
 
 /// The pattern to show each frame against: the one at the same position if it is about
-/// the same kind of frame (type, subtype), else the first pattern about that kind.
+/// the frame's kind (`frame::PatternKind`), else the first pattern about that kind.
 struct Aligner<'a> {
     flat: &'a [&'a Value],
-    /// First pattern per (type, subtype or "" when the pattern names none).
-    first: HashMap<(String, String), &'a Value>,
+    kinds: Vec<PatternKind>,
 }
 
 impl<'a> Aligner<'a> {
     fn new(flat: &'a [&'a Value]) -> Self {
-        let mut first = HashMap::new();
-        for p in flat {
-            if let Some(ty) = p.get("type").and_then(Value::as_str) {
-                let sub = p.get("subtype").and_then(Value::as_str).unwrap_or("");
-                first.entry((ty.to_string(), sub.to_string())).or_insert(*p);
-            }
-        }
-        Aligner { flat, first }
+        let kinds = flat.iter().map(|p| PatternKind::of(p)).collect();
+        Aligner { flat, kinds }
     }
 
     fn pattern_for(&self, i: usize, frame: &Value) -> Option<&'a Value> {
-        let same_kind = |p: &Value| {
-            p.get("type").is_some()
-                && ["type", "subtype"].iter().all(|k| {
-                    p.get(k)
-                        .is_none_or(|want| !want.is_string() || frame.get(k) == Some(want))
-                })
-        };
-        if let Some(p) = self.flat.get(i).filter(|p| same_kind(p)) {
-            return Some(p);
+        if self.kinds.get(i).is_some_and(|k| k.admits_frame(frame)) {
+            return self.flat.get(i).copied();
         }
-        let ty = frame.get("type").and_then(Value::as_str)?.to_string();
-        let sub = frame
-            .get("subtype")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        self.first
-            .get(&(ty.clone(), sub))
-            .or_else(|| self.first.get(&(ty, String::new())))
-            .copied()
+        let first = self.kinds.iter().position(|k| k.admits_frame(frame))?;
+        Some(self.flat[first])
     }
 }
 

@@ -3,7 +3,7 @@
 //! (`frames_patch` entries, `exit_code`), never a copy of the whole expectation.
 
 use crate::expectation::{apply_frames_patch, for_version, ExpectKey};
-use crate::frame::frame_kind;
+use crate::frame::{frame_kind, PatternKind};
 use crate::matcher::{self, Expected, FrameRules, Mode};
 use crate::pattern::{is_operator, Captures, Pattern, Vars};
 use crate::runner::output::Frame;
@@ -51,22 +51,13 @@ pub fn parent<'a>(
     expect.get(&name).map(|e| (name, e))
 }
 
-/// A frame pattern's kind, for lining patterns up with frames: `type` and, when the
-/// pattern names one, `subtype`. An `any_order` group has none.
-struct PatKind(Option<String>, Option<String>);
+/// A frame's kind, compared with a pattern's (`frame::PatternKind`, the one rule).
 struct FrameKind(String, Option<String>);
 
-impl PartialEq<PatKind> for FrameKind {
-    fn eq(&self, p: &PatKind) -> bool {
-        p.0.as_deref() == Some(self.0.as_str()) && (p.1.is_none() || p.1 == self.1)
+impl PartialEq<PatternKind> for FrameKind {
+    fn eq(&self, p: &PatternKind) -> bool {
+        p.admits(&self.0, self.1.as_deref())
     }
-}
-
-fn literal(v: &Value, key: &str) -> Option<String> {
-    v.get(key)
-        .and_then(Value::as_str)
-        .filter(|s| !s.starts_with('$'))
-        .map(str::to_string)
 }
 
 /// What happens to one frame of the parent.
@@ -92,17 +83,12 @@ pub fn frames_patch(
     vars: &Vars,
     seed: &Captures,
 ) -> BTreeMap<usize, Value> {
-    let old: Vec<PatKind> = parent
-        .iter()
-        .map(|p| PatKind(literal(p, "type"), literal(p, "subtype")))
-        .collect();
+    let old: Vec<PatternKind> = parent.iter().map(PatternKind::of).collect();
     let new: Vec<FrameKind> = actual
         .iter()
         .map(|f| {
-            FrameKind(
-                literal(f, "type").unwrap_or_default(),
-                literal(f, "subtype"),
-            )
+            let str_of = |k: &str| f.get(k).and_then(Value::as_str).map(str::to_string);
+            FrameKind(str_of("type").unwrap_or_default(), str_of("subtype"))
         })
         .collect();
     let mut capture = similar::algorithms::Capture::new();

@@ -13,9 +13,9 @@
 
 pub mod rules;
 
-use crate::dialect::Dialect;
 use crate::pattern::PatternValue;
 use crate::scenario::{FrameEntry, ScenarioFile, TargetExpect};
+use crate::target::dialect::Dialect;
 use crate::version_range::{parse_version, VersionRange};
 use serde_yaml::{Mapping, Value};
 use std::collections::BTreeMap;

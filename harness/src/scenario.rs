@@ -101,24 +101,8 @@ fn yes() -> bool {
     true
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum OutputFormat {
-    #[default]
-    StreamJson,
-    Json,
-    Text,
-}
-
-impl OutputFormat {
-    pub fn as_flag(self) -> &'static str {
-        match self {
-            OutputFormat::StreamJson => "stream-json",
-            OutputFormat::Json => "json",
-            OutputFormat::Text => "text",
-        }
-    }
-}
+/// What the CLI is asked to print; a dialect's default command line needs it too.
+pub use crate::target::dialect::OutputFormat;
 
 /// `{send: TERM, after_frames: 2}`: signal the CLI once it printed that many frames.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -708,7 +692,7 @@ fn check_runs(file: &ScenarioFile) -> Result<(), String> {
 /// Every `features:` name, the scenario's and each expectation's, is one some dialect offers:
 /// a typo would otherwise skip the scenario on every target. Err: the name and the message.
 fn check_features(file: &ScenarioFile) -> Result<(), (String, String)> {
-    let known = crate::dialect::Dialect::known_features();
+    let known = crate::target::dialect::Dialect::known_features();
     let all = file.features.iter().map(|f| ("features".to_string(), f));
     let per_target = (file.expect.iter()).flat_map(|(key, e)| {
         e.features

@@ -9,7 +9,7 @@ use crate::target::{self, Dialect};
 use crate::toolmap::ToolMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use stub_api::{BuiltinRule, Script};
+use stub_api::Script;
 use tempfile::TempDir;
 
 /// The sandbox on disk; removed when dropped.
@@ -90,11 +90,7 @@ impl SandboxDir {
     /// request (Claude Code's session title, Qwen Code's memory extraction).
     pub fn stub_script(&self, scenario: &Scenario, dialect: Dialect, tools: &ToolMap) -> Script {
         let mut script = with_paths(&tools.translate(&scenario.file.stub), &self.vars());
-        let side = match dialect {
-            Dialect::ClaudeCode => Some(BuiltinRule::ClaudeCodeSessionTitle),
-            Dialect::QwenCode => Some(BuiltinRule::QwenCodeMemoryExtraction),
-            Dialect::Caliban => None,
-        };
+        let side = dialect.side_request_rule();
         if let Some(rule) = side.filter(|r| !script.builtin_rules.contains(r)) {
             script.builtin_rules.push(rule);
         }
@@ -147,6 +143,7 @@ pub fn with_paths(script: &Script, vars: &Vars) -> Script {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use stub_api::BuiltinRule;
 
     fn bash_scenario() -> Scenario {
         Scenario::parse(

@@ -329,7 +329,7 @@ tags:
     fn the_profiles_in_targets_parse() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let project = Project { root };
-        for d in [Dialect::ClaudeCode, Dialect::Caliban, Dialect::QwenCode] {
+        for &d in Dialect::ALL {
             let p = RecordProfile::load(&project, d)
                 .unwrap()
                 .expect("a profile");

@@ -2,7 +2,9 @@
 //! `targets/<target>/versions.yaml`, and the target names that stand for several or
 //! for the newest: `claude-code@supported`, `claude-code@latest`.
 
-use crate::target::{Dialect, NpmPin, Project, TargetSpec};
+use crate::target::dialect::{Dialect, NpmPin};
+use crate::target::project::Project;
+use crate::target::spec::TargetSpec;
 use serde::Deserialize;
 use std::path::Path;
 use std::process::Command;

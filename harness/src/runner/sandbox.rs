@@ -5,7 +5,8 @@
 
 use crate::pattern::Vars;
 use crate::scenario::{FileContent, Scenario};
-use crate::target::{self, Dialect};
+use crate::target::dialect::Dialect;
+use crate::target::invocation;
 use crate::toolmap::ToolMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -98,8 +99,8 @@ impl SandboxDir {
     }
 
     /// What a target's invocation needs of the sandbox, with the stub's address.
-    pub fn for_target<'a>(&'a self, base_url: &'a str) -> target::Sandbox<'a> {
-        target::Sandbox {
+    pub fn for_target<'a>(&'a self, base_url: &'a str) -> invocation::Sandbox<'a> {
+        invocation::Sandbox {
             workspace: &self.workspace,
             home: &self.home,
             tmp: &self.tmp,

@@ -2,7 +2,8 @@
 
 use super::dialect::{CargoPin, Dialect, Distribution, NpmPin};
 use super::invocation::features;
-use super::spec::{NotInstalled, Project, Source, Target, TargetSpec};
+use super::project::Project;
+use super::spec::{NotInstalled, Source, Target, TargetSpec};
 use crate::known::KnownList;
 use crate::toolmap::ToolMap;
 use std::path::{Path, PathBuf};

@@ -2,17 +2,18 @@
 //!
 //! What differs between families of CLIs is in [`dialect`], one file per [`Dialect`];
 //! this folder holds what is the same for all: naming a target (`spec.rs`: [`TargetSpec`],
-//! [`Target`], [`Project`]), installing it (`install.rs`), and its command line and
-//! environment for one trial (`invocation.rs`).
+//! [`Target`]), the project's folders (`project.rs`: [`Project`]), installing it
+//! (`install.rs`), and its command line and environment for one trial (`invocation.rs`).
+//! Modules that a target's own files depend on import those files directly, not this one.
 
 pub mod dialect;
 mod install;
-mod invocation;
-mod spec;
+pub mod invocation;
+pub mod project;
+pub mod spec;
 
 pub use dialect::{Dialect, NpmPin};
 pub use install::resolve;
 pub use invocation::{shell_quote, Invocation, Sandbox};
-pub use spec::{
-    version_lt, NotInstalled, Project, Source, Target, TargetSpec, CLAUDE_CODE_DIR, DUMMY_API_KEY,
-};
+pub use project::{Project, CLAUDE_CODE_DIR};
+pub use spec::{version_lt, NotInstalled, Source, Target, TargetSpec, DUMMY_API_KEY};

@@ -5,8 +5,9 @@
 //! `qwen_code.rs`.
 //!
 //! To add a dialect: write `<name>.rs` with a unit struct implementing [`Conventions`]
-//! (copy the closest one), add one line to the list at the bottom of this file, and put its
-//! pins and lists in `targets/<name>/`. Nothing else names a dialect.
+//! (copy the closest one), add its line `StructName in <name>,` to the `dialects!` list
+//! below (the struct's name becomes the variant's), and put its pins and lists in
+//! `targets/<name>/`. Nothing else names a dialect.
 //!
 //! The dialect files import only the leaves beside them (`conventions.rs`, `launch.rs`,
 //! `neutral.rs`, `distribution.rs`), never this file, a scenario, the runner or a command.

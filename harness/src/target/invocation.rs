@@ -185,6 +185,95 @@ impl Target {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
+
+    fn target(dialect: Dialect, tools: ToolMap) -> Target {
+        Target {
+            name: dialect.to_string(),
+            dialect,
+            program: PathBuf::from("cli"),
+            lead_args: Vec::new(),
+            version: "1.0.0".into(),
+            features: BTreeSet::new(),
+            known: Default::default(),
+            tools,
+            env: Vec::new(),
+            conforms_to: None,
+        }
+    }
+
+    /// The command line and environment of `yaml`'s only expectation on `dialect`.
+    fn invoke(dialect: Dialect, tools: ToolMap, yaml: &str) -> Invocation {
+        let scenario =
+            Scenario::parse(yaml, Path::new("scenarios/x.yaml"), Path::new("scenarios")).unwrap();
+        let expect = scenario.file.expect.values().next().unwrap();
+        let sb = Sandbox {
+            workspace: Path::new("/w"),
+            home: Path::new("/h"),
+            tmp: Path::new("/t"),
+            base_url: "http://127.0.0.1:1",
+        };
+        target(dialect, tools).invocation(&scenario, expect, &sb)
+    }
+
+    fn env<'a>(inv: &'a Invocation, key: &str) -> Option<&'a str> {
+        inv.env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    #[test]
+    fn each_dialect_fills_in_the_common_command_line() {
+        let yaml = |key: &str, block: &str| {
+            format!("description: d\nprompt: hi\nargs: [--dangerously-skip-permissions]\nenv: {{QWEN_CODE_DISABLE_PRECONNECT: '0'}}\nexpect: {{{key}: {{{block}}}}}\n")
+        };
+        let cc = invoke(
+            Dialect::ClaudeCode,
+            ToolMap::default(),
+            &yaml("claude-code", ""),
+        );
+        let common = ["-p", "hi", "--output-format", "stream-json"];
+        assert_eq!(
+            cc.args,
+            [
+                &common[..],
+                &["--verbose", "--dangerously-skip-permissions"]
+            ]
+            .concat()
+        );
+        assert_eq!(env(&cc, "IS_SANDBOX"), Some("1"));
+        assert_eq!(env(&cc, "ANTHROPIC_BASE_URL"), Some("http://127.0.0.1:1"));
+        assert!(cc.display().contains("IS_SANDBOX=1") && !cc.display().contains("QWEN"));
+
+        let cal = invoke(Dialect::Caliban, ToolMap::default(), &yaml("caliban", ""));
+        assert_eq!(
+            cal.args,
+            [&common[..], &["--dangerously-skip-permissions"]].concat()
+        );
+        assert_eq!(env(&cal, "XDG_CONFIG_HOME"), Some("/h/.config"));
+
+        // The shared args are Claude Code's and translated; a block's own are Qwen Code's.
+        let qwen = invoke(
+            Dialect::QwenCode,
+            ToolMap::default(),
+            &yaml("qwen-code", ""),
+        );
+        let lead = ["--auth-type", "anthropic", "-m", "claude-sonnet-4-6"];
+        assert_eq!(qwen.args, [&lead[..], &common[..], &["--yolo"]].concat());
+        // What keeps it on loopback wins over the scenario's environment.
+        assert_eq!(env(&qwen, "QWEN_CODE_DISABLE_PRECONNECT"), Some("1"));
+        let own = invoke(
+            Dialect::QwenCode,
+            ToolMap::default(),
+            &yaml("qwen-code", "args: [--approval-mode, plan]"),
+        );
+        assert_eq!(
+            own.args,
+            [&lead[..], &common[..], &["--approval-mode", "plan"]].concat()
+        );
+    }
 
     #[test]
     fn quoting() {

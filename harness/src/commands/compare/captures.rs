@@ -142,3 +142,34 @@ pub(super) fn compare_case(
     sp.notes = notes;
     Ok((sp, unmapped))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_capture_folder_is_named_by_its_dialect_and_version() {
+        let side = |name: &str| capture_side(Path::new("x").join(name).as_path());
+        let (s, d) = side("claude-code-2.1.197").unwrap();
+        assert_eq!(
+            (s.name.as_str(), s.version.as_str(), d),
+            ("claude-code", "2.1.197", Dialect::ClaudeCode)
+        );
+        let (s, d) = side("qwen-code").unwrap();
+        assert_eq!((s.version.as_str(), d), ("unknown", Dialect::QwenCode));
+        assert_eq!(side("caliban-0.15.0").unwrap().1, Dialect::Caliban);
+        // No guessing from a part of the name.
+        for name in ["claude-2.1.197", "my-caliban-run", "claude-codex-1"] {
+            let err = side(name).unwrap_err();
+            assert!(err.contains("claude-code, caliban, qwen-code"), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_case_fed_another_dialects_stdin_pairs_with_its_mirror() {
+        assert_eq!(case_key("input_claude_shape"), "input_foreign_shape");
+        assert_eq!(case_key("input_caliban_shape"), "input_foreign_shape");
+        assert_eq!(case_key("input__shape"), "input__shape");
+        assert_eq!(case_key("bash_tool"), "bash_tool");
+    }
+}

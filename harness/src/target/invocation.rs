@@ -9,8 +9,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// What a dialect's CLIs offer: its flags, and its tools (by the neutral names of its
-/// tool map where it has one). Versions that differ are told apart with
-/// `min_version` / `max_version` in the scenario, not here.
+/// tool map where it has one). Versions that differ are told apart by the scenario's
+/// version blocks, not here.
 pub(super) fn features(dialect: Dialect, tools: &ToolMap) -> BTreeSet<String> {
     let builtin = dialect.builtin_tools().iter().map(|t| t.to_string());
     (builtin.chain(tools.neutral_names().map(str::to_string)))

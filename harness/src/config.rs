@@ -3,7 +3,7 @@
 //! folders), which targets (a command or a pinned package, its dialect and the release it
 //! conforms to), the known-divergences file, the report folder and the jobs.
 
-use crate::dialect::Dialect;
+use crate::target::dialect::Dialect;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -102,7 +102,7 @@ impl TargetEntry {
         let Some(spec) = &self.conforms_to else {
             return Ok(None);
         };
-        let dialect = self.dialect.unwrap_or(Dialect::ClaudeCode);
+        let dialect = self.dialect.unwrap_or_default();
         match spec.split_once('@') {
             Some((d, v)) if d == dialect.expect_key() && !v.is_empty() => Ok(Some(v.to_string())),
             _ => Err(format!(

@@ -47,7 +47,7 @@ pub fn dir_of(scenario: &Scenario) -> PathBuf {
 
 /// Where the fixtures of the project at `root` are installed.
 pub fn location(root: &Path) -> PathBuf {
-    let project = crate::target::Project {
+    let project = crate::target::project::Project {
         root: root.to_path_buf(),
     };
     let source = root.join("targets").join("fixtures");

@@ -27,7 +27,6 @@ pub mod catalogue;
 pub mod client;
 pub mod commands;
 pub mod config;
-pub mod dialect;
 pub mod divergence;
 pub mod error;
 pub mod expectation;

@@ -89,7 +89,7 @@ enum Cmd {
         /// Where parity.md, parity.json and the runs' reports go (default reports/parity/<timestamp>/).
         #[arg(long)]
         report_dir: Option<PathBuf>,
-        /// Compare two capture folders (NAME.stdout.jsonl, NAME.exit_code, ...) instead of running anything.
+        /// Compare two capture folders, each named DIALECT-VERSION (claude-code-2.1.197) and holding NAME.stdout.jsonl, NAME.exit_code, ..., instead of running anything.
         #[arg(long, num_args = 2, value_names = ["DIR_A", "DIR_B"])]
         observed: Option<Vec<PathBuf>>,
         #[command(flatten)]

@@ -2,7 +2,9 @@
 //! `targets/<target>/versions.yaml`, and the target names that stand for several or
 //! for the newest: `claude-code@supported`, `claude-code@latest`.
 
-use crate::target::{Project, TargetSpec, CLAUDE_CODE_PACKAGE};
+use crate::target::dialect::{Dialect, NpmPin};
+use crate::target::project::Project;
+use crate::target::spec::TargetSpec;
 use serde::Deserialize;
 use std::path::Path;
 use std::process::Command;
@@ -58,14 +60,19 @@ pub fn expand(name: &str, project: &Project) -> Result<Vec<TargetSpec>, String> 
                 .map(|v| pinned_or_versioned(base, v, &versions.pinned))
                 .collect()
         }
-        "latest" if base == "claude-code" => {
-            let version = latest_on_npm(CLAUDE_CODE_PACKAGE)?;
-            eprintln!("streamcheck: claude-code@latest is {version} (npm view {CLAUDE_CODE_PACKAGE} version)");
+        "latest" => {
+            let pin = NpmPin::of(TargetSpec::parse(base)?.dialect).map_err(|_| {
+                format!(
+                    "`{name}`: only a target from npm knows where to look up its latest release"
+                )
+            })?;
+            let version = latest_on_npm(pin.package)?;
+            eprintln!(
+                "streamcheck: {base}@latest is {version} (npm view {} version)",
+                pin.package
+            );
             TargetSpec::parse(&format!("{base}@{version}")).map(|s| vec![s])
         }
-        "latest" => Err(format!(
-            "`{name}`: only claude-code knows where to look up its latest release"
-        )),
         _ => TargetSpec::parse(name).map(|s| vec![s]),
     }
 }
@@ -112,16 +119,17 @@ fn npm_view(package: &str, field: &str) -> Result<String, String> {
     Ok(serde_json::from_str::<String>(&text).unwrap_or(text))
 }
 
-/// The version `package.json` in `dir` pins for the CLI.
+/// The version `package.json` in `dir` pins for Claude Code.
 pub fn pinned_in_package_json(dir: &Path) -> Result<String, String> {
+    let package = NpmPin::of(Dialect::ClaudeCode)?.package;
     let path = dir.join("package.json");
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let v: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    v["dependencies"][CLAUDE_CODE_PACKAGE]
+    v["dependencies"][package]
         .as_str()
         .map(str::to_string)
-        .ok_or_else(|| format!("{} pins no {CLAUDE_CODE_PACKAGE}", path.display()))
+        .ok_or_else(|| format!("{} pins no {package}", path.display()))
 }
 
 #[cfg(test)]

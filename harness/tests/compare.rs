@@ -7,13 +7,13 @@ mod common;
 use common::{fixture_root, streamcheck, text, write_executable};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use streamcheck::commands::compare::dialect::{neutral, Event, Neutral};
 use streamcheck::commands::compare::{
     self, compare, Aspect, Comparison, Parity, Recorded, ScenarioParity, Side, TargetSide, Verdict,
 };
 use streamcheck::runner::{self, AsWritten, Exit, RunOptions, Status, Termination, Trial};
 use streamcheck::scenario::Scenario;
-use streamcheck::target::{Dialect, Target};
+use streamcheck::target::dialect::{Dialect, Event, Neutral};
+use streamcheck::target::Target;
 
 const CLAUDE: &str = "claude-code-2.1.197";
 const CALIBAN: &str = "caliban-0.15.0";
@@ -35,7 +35,7 @@ fn caliban(case: &str) -> Recorded {
 }
 
 fn adapt(dialect: Dialect, r: &Recorded) -> Neutral {
-    neutral(dialect, &r.frames)
+    dialect.neutral(&r.frames)
 }
 
 /// Compares one case captured on both CLIs.
@@ -156,7 +156,7 @@ fn caliban_message_tool_use_without_progress_frame_still_counts_once() {
         json!({"type": "message", "role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]}),
         json!({"type": "result", "subtype": "max_turns", "is_error": true}),
     ];
-    let n = neutral(Dialect::Caliban, &frames);
+    let n = Dialect::Caliban.neutral(&frames);
     assert_eq!(kinds(&n), ["call Bash t1", "end max_turns error=true"]);
 }
 
@@ -456,8 +456,8 @@ fn observed_folders_make_a_report() {
         ("claude-code", "2.1.197")
     );
     assert_eq!(
-        (p.b.name.as_str(), p.b.dialect.as_str()),
-        ("caliban", "caliban")
+        (p.b.name.as_str(), p.b.dialect),
+        ("caliban", Some(Dialect::Caliban))
     );
     let ids: Vec<&str> = p.scenarios.iter().map(|s| s.scenario.as_str()).collect();
     assert!(ids.contains(&"input_foreign_shape"), "{ids:?}");
@@ -845,7 +845,7 @@ expect:
     let side = |name: &str, dialect: &str| TargetSide {
         name: name.into(),
         version: "1".into(),
-        dialect: dialect.into(),
+        dialect: dialect.parse().ok(),
     };
     let parity = Parity::new(
         "streamcheck compare".into(),

@@ -56,7 +56,7 @@ impl TargetArgs {
             }
         }
         if let Some(path) = &self.target_command {
-            let mut spec = TargetSpec::command(path, Dialect::ClaudeCode);
+            let mut spec = TargetSpec::command(path, Dialect::default());
             if let Source::Command { conforms_to, .. } = &mut spec.source {
                 conforms_to.clone_from(&self.conforms_to);
             }
@@ -91,7 +91,7 @@ fn configured(config: &Config, name: &str, entry: &TargetEntry) -> Result<Target
         .expect("checked when the file was read");
     Ok(TargetSpec {
         name: name.to_string(),
-        dialect: entry.dialect.unwrap_or(Dialect::ClaudeCode),
+        dialect: entry.dialect.unwrap_or_default(),
         source: Source::Command {
             path: config.resolve(command),
             env: entry.env.clone().into_iter().collect(),

@@ -18,7 +18,7 @@ use crate::pattern::{Captures, Pattern, Vars};
 use crate::runner::output::Frame;
 use crate::scenario::expect::{Applied, RequestsExpect, TargetExpect};
 use crate::scenario::Scenario;
-use crate::target::Project;
+use crate::target::project::Project;
 use crate::version_range::{parse_version, VersionRange};
 use serde::Deserialize;
 use serde_json::Value;

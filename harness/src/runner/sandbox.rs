@@ -5,11 +5,12 @@
 
 use crate::pattern::Vars;
 use crate::scenario::{FileContent, Scenario};
-use crate::target::{self, Dialect};
+use crate::target::dialect::Dialect;
+use crate::target::invocation;
 use crate::toolmap::ToolMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use stub_api::{BuiltinRule, Script};
+use stub_api::Script;
 use tempfile::TempDir;
 
 /// The sandbox on disk; removed when dropped.
@@ -90,11 +91,7 @@ impl SandboxDir {
     /// request (Claude Code's session title, Qwen Code's memory extraction).
     pub fn stub_script(&self, scenario: &Scenario, dialect: Dialect, tools: &ToolMap) -> Script {
         let mut script = with_paths(&tools.translate(&scenario.file.stub), &self.vars());
-        let side = match dialect {
-            Dialect::ClaudeCode => Some(BuiltinRule::ClaudeCodeSessionTitle),
-            Dialect::QwenCode => Some(BuiltinRule::QwenCodeMemoryExtraction),
-            Dialect::Caliban => None,
-        };
+        let side = dialect.side_request_rule();
         if let Some(rule) = side.filter(|r| !script.builtin_rules.contains(r)) {
             script.builtin_rules.push(rule);
         }
@@ -102,8 +99,8 @@ impl SandboxDir {
     }
 
     /// What a target's invocation needs of the sandbox, with the stub's address.
-    pub fn for_target<'a>(&'a self, base_url: &'a str) -> target::Sandbox<'a> {
-        target::Sandbox {
+    pub fn for_target<'a>(&'a self, base_url: &'a str) -> invocation::Sandbox<'a> {
+        invocation::Sandbox {
             workspace: &self.workspace,
             home: &self.home,
             tmp: &self.tmp,
@@ -147,6 +144,7 @@ pub fn with_paths(script: &Script, vars: &Vars) -> Script {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use stub_api::BuiltinRule;
 
     fn bash_scenario() -> Scenario {
         Scenario::parse(

@@ -4,24 +4,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum OutputFormat {
-    #[default]
-    StreamJson,
-    Json,
-    Text,
-}
-
-impl OutputFormat {
-    pub fn as_flag(self) -> &'static str {
-        match self {
-            OutputFormat::StreamJson => "stream-json",
-            OutputFormat::Json => "json",
-            OutputFormat::Text => "text",
-        }
-    }
-}
+/// What the CLI is asked to print; a dialect's default command line needs it too.
+pub use crate::target::dialect::OutputFormat;
 
 /// `{send: TERM, after_frames: 2}`: signal the CLI once it printed that many frames.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]

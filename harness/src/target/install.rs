@@ -1,6 +1,9 @@
 //! Installing a target and reading its version: [`resolve`], one function per [`Source`].
 
-use super::{features, Dialect, NotInstalled, NpmPin, Project, Source, Target, TargetSpec};
+use super::dialect::{CargoPin, Dialect, Distribution, NpmPin};
+use super::invocation::features;
+use super::project::Project;
+use super::spec::{NotInstalled, Source, Target, TargetSpec};
 use crate::known::KnownList;
 use crate::toolmap::ToolMap;
 use std::path::{Path, PathBuf};
@@ -30,7 +33,13 @@ pub fn resolve(
             cached_npm(pin, version, project, install).map_err(not)?
         }
         Source::Cargo { version } => {
-            let program = cargo_install(version, project, install).map_err(not)?;
+            let Distribution::Cargo(pin) = spec.dialect.distribution() else {
+                return Err(not((
+                    format!("{} is not built from crates.io", spec.dialect),
+                    "-".into(),
+                )));
+            };
+            let program = cargo_install(pin, version, project, install).map_err(not)?;
             (program, Vec::new(), version.clone())
         }
         Source::Command { path, .. } => {
@@ -143,23 +152,34 @@ fn cached_npm(
     Ok((program, lead_args, installed))
 }
 
-/// caliban from crates.io, built with `cargo install` into the cache.
-fn cargo_install(version: &str, project: &Project, install: bool) -> Result<PathBuf, Missing> {
-    let dir = project.cache_dir().join(format!("caliban@{version}"));
+/// A crate from crates.io, built with `cargo install` into the cache.
+fn cargo_install(
+    pin: &CargoPin,
+    version: &str,
+    project: &Project,
+    install: bool,
+) -> Result<PathBuf, Missing> {
+    let dir = project.cache_dir().join(format!("{}@{version}", pin.krate));
     let cmd = format!(
-        "cargo install caliban --version {version} --locked --no-default-features --root {}",
+        "cargo install {} --version {version} --locked {} --root {}",
+        pin.krate,
+        pin.install_args.join(" "),
         dir.display()
     );
-    let program = dir.join("bin/caliban");
+    let program = dir.join("bin").join(pin.bin);
     if !program.exists() {
         if !install {
             return Err(("not built yet".into(), cmd));
         }
-        eprintln!("streamcheck: building caliban {version} from crates.io (20-25 minutes on 2 cores, once) ...");
+        eprintln!(
+            "streamcheck: building {} {version} from crates.io (can take 20 minutes or more, once) ...",
+            pin.krate
+        );
         run_install(
             Command::new("cargo")
-                .args(["install", "caliban", "--version", version])
-                .args(["--locked", "--no-default-features", "--root"])
+                .args(["install", pin.krate, "--version", version, "--locked"])
+                .args(pin.install_args)
+                .arg("--root")
                 .arg(&dir),
         )
         .map_err(|e| (e, cmd.clone()))?;

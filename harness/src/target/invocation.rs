@@ -1,7 +1,9 @@
-//! What a target offers ([`features`]) and the process one trial starts ([`Invocation`]).
+//! What a target offers ([`features`]) and the process one trial starts ([`Invocation`]):
+//! what every dialect shares, filled in by the dialect's own flags and environment.
 
-use super::{qwen, version_lt, Dialect, Target};
-use crate::scenario::{OutputFormat, Scenario, TargetExpect};
+use super::dialect::{Dialect, PrintMode};
+use super::spec::{version_lt, Target, DUMMY_API_KEY};
+use crate::scenario::{Scenario, TargetExpect};
 use crate::toolmap::ToolMap;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -23,6 +25,8 @@ pub struct Invocation {
     pub program: PathBuf,
     pub args: Vec<String>,
     pub env: Vec<(String, String)>,
+    /// Whose conventions it follows (which variables a report shows).
+    pub dialect: Dialect,
 }
 
 impl Invocation {
@@ -32,10 +36,8 @@ impl Invocation {
             .env
             .iter()
             .filter(|(k, _)| {
-                k.starts_with("ANTHROPIC")
-                    || k == "IS_SANDBOX"
-                    || k.starts_with("CLAUDE")
-                    || k.starts_with("QWEN")
+                let own = self.dialect.shown_env();
+                k.starts_with("ANTHROPIC") || own.iter().any(|p| k.starts_with(p))
             })
             .map(|(k, v)| format!("{k}={}", shell_quote(v)))
             .collect();
@@ -109,29 +111,28 @@ impl Target {
         sb: &Sandbox,
     ) -> Invocation {
         let file = &scenario.file;
+        let d = self.dialect;
         let mut args = self.lead_args.clone();
         let own = expect.args.as_ref().unwrap_or(&file.args);
-        if self.dialect == Dialect::QwenCode {
-            args.extend(qwen::lead_args(own));
-        }
+        args.extend(d.lead_args(own));
         let profile = file.client.as_ref().and_then(|c| {
             let p = crate::client::profile::get(c.profile.as_deref()?).ok()?;
             Some((p, p.argv(&c.options).ok()?))
         });
         if let Some((_, sdk_args)) = &profile {
             // The SDK's exact command line; the scenario's args come after it.
-            match self.dialect {
-                Dialect::QwenCode => args.extend(qwen::translate_args(sdk_args, &self.tools)),
-                _ => args.extend(sdk_args.iter().cloned()),
-            }
+            args.extend(d.translate_args(sdk_args, &self.tools));
         } else if file.default_args {
-            args.extend(self.default_args(scenario, expect));
+            args.extend(d.default_args(&PrintMode {
+                prompt: scenario.prompt(expect).map(String::as_str),
+                stdin_stream: scenario.uses_stdin(expect),
+                output_format: file.output_format,
+            }));
         }
-        match self.dialect {
-            Dialect::QwenCode if expect.args.is_none() => {
-                args.extend(qwen::translate_args(own, &self.tools))
-            }
-            _ => args.extend(own.iter().cloned()),
+        // The shared `args:` are in Claude Code's spelling; a block's own, in its dialect's.
+        match expect.args {
+            None => args.extend(d.translate_args(own, &self.tools)),
+            Some(_) => args.extend(own.iter().cloned()),
         }
         let mut env = self.base_env(sb);
         let sdk_env = profile.iter().flat_map(|(p, _)| &p.env);
@@ -141,14 +142,7 @@ impl Target {
             env.push((k.clone(), v.clone()));
         }
         // Whatever a scenario says, no trial may leave loopback.
-        let forced: &[(&str, &str)] = match self.dialect {
-            // Without it Claude Code looks up and calls external hosts (telemetry, title
-            // generation).
-            Dialect::ClaudeCode => &[("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")],
-            Dialect::QwenCode => qwen::FORCED_ENV,
-            Dialect::Caliban => &[],
-        };
-        for (k, v) in forced {
+        for (k, v) in d.forced_env() {
             env.retain(|(key, _)| key != k);
             env.push((k.to_string(), v.to_string()));
         }
@@ -156,27 +150,8 @@ impl Target {
             program: self.program.clone(),
             args,
             env,
+            dialect: d,
         }
-    }
-
-    /// `-p PROMPT`, the input and output formats, and what the dialect needs with them.
-    fn default_args(&self, scenario: &Scenario, expect: &TargetExpect) -> Vec<String> {
-        let file = &scenario.file;
-        let mut args = vec!["-p".to_string()];
-        if let Some(prompt) = scenario.prompt(expect) {
-            args.push(prompt.clone());
-        }
-        if scenario.uses_stdin(expect) {
-            args.extend(["--input-format".into(), "stream-json".into()]);
-        }
-        args.extend([
-            "--output-format".into(),
-            file.output_format.as_flag().into(),
-        ]);
-        if self.dialect == Dialect::ClaudeCode && file.output_format == OutputFormat::StreamJson {
-            args.push("--verbose".into());
-        }
-        args
     }
 
     /// The environment every trial of this dialect starts from, built from scratch.
@@ -194,39 +169,116 @@ impl Target {
             ("NO_COLOR".into(), "1".into()),
             ("USER".into(), "streamcheck".into()),
             ("ANTHROPIC_BASE_URL".into(), sb.base_url.to_string()),
-            ("ANTHROPIC_API_KEY".into(), super::DUMMY_API_KEY.into()),
+            ("ANTHROPIC_API_KEY".into(), DUMMY_API_KEY.into()),
         ];
-        match self.dialect {
-            Dialect::ClaudeCode => env.extend([
-                // Root may only skip permission prompts inside a declared sandbox.
-                ("IS_SANDBOX".into(), "1".into()),
-                (
-                    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(),
-                    "1".into(),
-                ),
-                ("DISABLE_AUTOUPDATER".into(), "1".into()),
-            ]),
-            Dialect::Caliban => {
-                for (var, sub) in [
-                    ("XDG_CONFIG_HOME", ".config"),
-                    ("XDG_DATA_HOME", ".local/share"),
-                    ("XDG_STATE_HOME", ".local/state"),
-                    ("XDG_CACHE_HOME", ".cache"),
-                ] {
-                    env.push((var.into(), sb.home.join(sub).display().to_string()));
-                }
-            }
-            Dialect::QwenCode => env.extend(qwen::env()),
-        }
+        env.extend(self.dialect.env(sb.home));
         env
     }
 
     /// Writes what the CLI needs in its HOME before a trial (Qwen Code's settings file),
     /// unless the scenario wrote it itself.
     pub fn prepare_home(&self, home: &Path) -> std::io::Result<()> {
-        match self.dialect {
-            Dialect::QwenCode => qwen::write_settings(home),
-            Dialect::ClaudeCode | Dialect::Caliban => Ok(()),
+        self.dialect.prepare_home(home)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn target(dialect: Dialect, tools: ToolMap) -> Target {
+        Target {
+            name: dialect.to_string(),
+            dialect,
+            program: PathBuf::from("cli"),
+            lead_args: Vec::new(),
+            version: "1.0.0".into(),
+            features: BTreeSet::new(),
+            known: Default::default(),
+            tools,
+            env: Vec::new(),
+            conforms_to: None,
         }
+    }
+
+    /// The command line and environment of `yaml`'s only expectation on `dialect`.
+    fn invoke(dialect: Dialect, tools: ToolMap, yaml: &str) -> Invocation {
+        let scenario =
+            Scenario::parse(yaml, Path::new("scenarios/x.yaml"), Path::new("scenarios")).unwrap();
+        let expect = scenario.file.expect.values().next().unwrap();
+        let sb = Sandbox {
+            workspace: Path::new("/w"),
+            home: Path::new("/h"),
+            tmp: Path::new("/t"),
+            base_url: "http://127.0.0.1:1",
+        };
+        target(dialect, tools).invocation(&scenario, expect, &sb)
+    }
+
+    fn env<'a>(inv: &'a Invocation, key: &str) -> Option<&'a str> {
+        inv.env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    #[test]
+    fn each_dialect_fills_in_the_common_command_line() {
+        let yaml = |key: &str, block: &str| {
+            format!("description: d\nprompt: hi\nargs: [--dangerously-skip-permissions]\nenv: {{QWEN_CODE_DISABLE_PRECONNECT: '0'}}\nexpect: {{{key}: {{{block}}}}}\n")
+        };
+        let cc = invoke(
+            Dialect::ClaudeCode,
+            ToolMap::default(),
+            &yaml("claude-code", ""),
+        );
+        let common = ["-p", "hi", "--output-format", "stream-json"];
+        assert_eq!(
+            cc.args,
+            [
+                &common[..],
+                &["--verbose", "--dangerously-skip-permissions"]
+            ]
+            .concat()
+        );
+        assert_eq!(env(&cc, "IS_SANDBOX"), Some("1"));
+        assert_eq!(env(&cc, "ANTHROPIC_BASE_URL"), Some("http://127.0.0.1:1"));
+        assert!(cc.display().contains("IS_SANDBOX=1") && !cc.display().contains("QWEN"));
+
+        let cal = invoke(Dialect::Caliban, ToolMap::default(), &yaml("caliban", ""));
+        assert_eq!(
+            cal.args,
+            [&common[..], &["--dangerously-skip-permissions"]].concat()
+        );
+        assert_eq!(env(&cal, "XDG_CONFIG_HOME"), Some("/h/.config"));
+
+        // The shared args are Claude Code's and translated; a block's own are Qwen Code's.
+        let qwen = invoke(
+            Dialect::QwenCode,
+            ToolMap::default(),
+            &yaml("qwen-code", ""),
+        );
+        let lead = ["--auth-type", "anthropic", "-m", "claude-sonnet-4-6"];
+        assert_eq!(qwen.args, [&lead[..], &common[..], &["--yolo"]].concat());
+        // What keeps it on loopback wins over the scenario's environment.
+        assert_eq!(env(&qwen, "QWEN_CODE_DISABLE_PRECONNECT"), Some("1"));
+        let own = invoke(
+            Dialect::QwenCode,
+            ToolMap::default(),
+            &yaml("qwen-code", "args: [--approval-mode, plan]"),
+        );
+        assert_eq!(
+            own.args,
+            [&lead[..], &common[..], &["--approval-mode", "plan"]].concat()
+        );
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(shell_quote("say hello"), "'say hello'");
+        assert_eq!(shell_quote("--verbose"), "--verbose");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
     }
 }

@@ -1,9 +1,8 @@
 //! The comparison core: both runs mapped into neutral events by their dialect's adapter,
 //! then set side by side one [`Aspect`] at a time. Pure: frames and exit codes in, rows out.
 
-use super::dialect::{self, Event, Neutral};
 use super::recorded::Recorded;
-use crate::target::Dialect;
+use crate::target::dialect::{Dialect, Event, Neutral};
 use crate::text::clip_line;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -216,8 +215,8 @@ impl Comparison {
 /// Compares two recorded runs of one scenario. Pure: frames and exit codes in, rows out.
 pub fn compare(a: Side, b: Side) -> Comparison {
     let (na, nb) = (
-        dialect::neutral(a.dialect, &a.run.frames),
-        dialect::neutral(b.dialect, &b.run.frames),
+        a.dialect.neutral(&a.run.frames),
+        b.dialect.neutral(&b.run.frames),
     );
     let (fa, fb) = (Facts::of(&a, &na), Facts::of(&b, &nb));
     let rows = Aspect::ALL.iter().map(|a| a.row(&fa, &fb)).collect();

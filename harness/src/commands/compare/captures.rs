@@ -2,40 +2,40 @@
 //! folder holds, which cases it has, and how the cases of two folders pair up.
 
 use super::aspects::Side;
-use super::parity::{dialect_name, Compared, ScenarioParity, TargetSide};
+use super::parity::{Compared, ScenarioParity, TargetSide};
 use super::recorded::Recorded;
 use crate::target::Dialect;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// A capture folder's target, from its name: `claude-code-2.1.197` is claude-code
-/// 2.1.197; a name containing `caliban` is in caliban's dialect, any other in Claude Code's.
-pub fn capture_side(dir: &Path) -> (TargetSide, Dialect) {
+/// A capture folder's target, from its name: `<dialect>-<version>` (`claude-code-2.1.197`,
+/// `caliban-0.15.0`) or just `<dialect>`.
+pub fn capture_side(dir: &Path) -> Result<(TargetSide, Dialect), String> {
     let base = dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| dir.display().to_string());
-    let (name, version) = match base.rfind('-') {
-        Some(i) if base[i + 1..].starts_with(|c: char| c.is_ascii_digit()) => {
-            (base[..i].to_string(), base[i + 1..].to_string())
+    let named = Dialect::ALL.iter().find_map(|&d| {
+        let rest = base.strip_prefix(d.expect_key())?;
+        match rest.strip_prefix('-') {
+            Some(version) if !version.is_empty() => Some((d, version)),
+            None if rest.is_empty() => Some((d, "unknown")),
+            _ => None,
         }
-        _ => (base.clone(), "unknown".to_string()),
+    });
+    let Some((dialect, version)) = named else {
+        return Err(format!(
+            "{}: name a capture folder <dialect>-<version>, the dialect one of {}",
+            dir.display(),
+            Dialect::known_keys()
+        ));
     };
-    let dialect = if base.contains("caliban") {
-        Dialect::Caliban
-    } else if base.contains("qwen") {
-        Dialect::QwenCode
-    } else {
-        Dialect::ClaudeCode
+    let side = TargetSide {
+        name: dialect.expect_key().to_string(),
+        version: version.to_string(),
+        dialect: Some(dialect),
     };
-    (
-        TargetSide {
-            name,
-            version,
-            dialect: dialect_name(dialect),
-        },
-        dialect,
-    )
+    Ok((side, dialect))
 }
 
 /// One capture folder and the target it holds.
@@ -46,9 +46,9 @@ pub(super) struct Folder<'a> {
 }
 
 impl Folder<'_> {
-    pub fn new(dir: &Path) -> Folder<'_> {
-        let (side, dialect) = capture_side(dir);
-        Folder { dir, side, dialect }
+    pub fn new(dir: &Path) -> Result<Folder<'_>, String> {
+        let (side, dialect) = capture_side(dir)?;
+        Ok(Folder { dir, side, dialect })
     }
 
     fn with_run<'a>(&'a self, run: &'a Recorded) -> Side<'a> {
@@ -88,18 +88,16 @@ impl Folder<'_> {
     }
 }
 
-/// The name a case is paired under: `input_<other>_shape` (this CLI fed the other
+/// The name a case is paired under: `input_<other>_shape` (this CLI fed another
 /// dialect's stdin frames) pairs with the other folder's mirror case.
-fn case_key(name: &str, other: Dialect) -> String {
-    let other = match other {
-        Dialect::ClaudeCode => "claude",
-        Dialect::Caliban => "caliban",
-        Dialect::QwenCode => "qwen",
-    };
-    if name == format!("input_{other}_shape") {
-        "input_foreign_shape".to_string()
-    } else {
-        name.to_string()
+fn case_key(name: &str) -> String {
+    let foreign = name
+        .strip_prefix("input_")
+        .and_then(|n| n.strip_suffix("_shape"))
+        .is_some_and(|other| !other.is_empty());
+    match foreign {
+        true => "input_foreign_shape".to_string(),
+        false => name.to_string(),
     }
 }
 
@@ -109,13 +107,11 @@ pub(super) fn pair_cases(
     b: &Folder,
 ) -> Result<BTreeMap<String, [Option<String>; 2]>, String> {
     let mut keys: BTreeMap<String, [Option<String>; 2]> = BTreeMap::new();
-    for name in a.cases()? {
-        let key = case_key(&name, b.dialect);
-        keys.entry(key).or_default()[0] = Some(name);
-    }
-    for name in b.cases()? {
-        let key = case_key(&name, a.dialect);
-        keys.entry(key).or_default()[1] = Some(name);
+    for (i, folder) in [a, b].into_iter().enumerate() {
+        for name in folder.cases()? {
+            let key = case_key(&name);
+            keys.entry(key).or_default()[i] = Some(name);
+        }
     }
     Ok(keys)
 }
@@ -145,4 +141,35 @@ pub(super) fn compare_case(
     notes.append(&mut sp.notes);
     sp.notes = notes;
     Ok((sp, unmapped))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_capture_folder_is_named_by_its_dialect_and_version() {
+        let side = |name: &str| capture_side(Path::new("x").join(name).as_path());
+        let (s, d) = side("claude-code-2.1.197").unwrap();
+        assert_eq!(
+            (s.name.as_str(), s.version.as_str(), d),
+            ("claude-code", "2.1.197", Dialect::ClaudeCode)
+        );
+        let (s, d) = side("qwen-code").unwrap();
+        assert_eq!((s.version.as_str(), d), ("unknown", Dialect::QwenCode));
+        assert_eq!(side("caliban-0.15.0").unwrap().1, Dialect::Caliban);
+        // No guessing from a part of the name.
+        for name in ["claude-2.1.197", "my-caliban-run", "claude-codex-1"] {
+            let err = side(name).unwrap_err();
+            assert!(err.contains("claude-code, caliban, qwen-code"), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_case_fed_another_dialects_stdin_pairs_with_its_mirror() {
+        assert_eq!(case_key("input_claude_shape"), "input_foreign_shape");
+        assert_eq!(case_key("input_caliban_shape"), "input_foreign_shape");
+        assert_eq!(case_key("input__shape"), "input__shape");
+        assert_eq!(case_key("bash_tool"), "bash_tool");
+    }
 }

@@ -9,18 +9,17 @@
 //!   compares each pair of trials and says when a side could not run a scenario as written
 //! - [`observed`]: two folders of captured runs instead (`captures.rs`)
 //! - `recorded.rs`: what one run left behind ([`Recorded`]), from a trial or a capture
-//! - [`dialect`]: the adapters, one per dialect, into neutral [`dialect::Event`]s
+//! - the adapters into neutral events are the dialects' own (`Dialect::neutral`, in
+//!   `target/dialect/`)
 //! - `aspects.rs`: the pure core ([`compare`]), two runs in, one row per [`Aspect`] out
-//! - `parity.rs`: the report model ([`Parity`], `parity.json`); `shape_differences.md` holds
-//!   its fixed prose
+//! - `parity.rs`: the report model ([`Parity`], `parity.json`); the shape differences it
+//!   lists are each dialect's (`Conventions::shape_differences`)
 //! - `render.rs`: `parity.md` and the terminal summary, as strings; [`write()`] writes the files
 
 mod aspects;
 mod captures;
-pub mod dialect;
 pub mod html;
 mod parity;
-mod qwen;
 mod recorded;
 mod render;
 mod trials;
@@ -41,7 +40,6 @@ use crate::scenario::Scenario;
 use crate::suite;
 use crate::target::{NotInstalled, Target};
 use captures::Folder;
-use parity::dialect_name;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -59,7 +57,7 @@ pub fn observed(
     filters: &[String],
     command: String,
 ) -> Result<Parity, String> {
-    let (a, b) = (Folder::new(dir_a), Folder::new(dir_b));
+    let (a, b) = (Folder::new(dir_a)?, Folder::new(dir_b)?);
     let mut results = Vec::new();
     for (key, names) in captures::pair_cases(&a, &b)? {
         if !filters.is_empty() && !filters.iter().any(|f| key.contains(f.as_str())) {
@@ -159,12 +157,12 @@ fn target_side(t: &Result<Target, NotInstalled>) -> TargetSide {
         Ok(t) => TargetSide {
             name: t.name.clone(),
             version: t.version.clone(),
-            dialect: dialect_name(t.dialect),
+            dialect: Some(t.dialect),
         },
         Err(e) => TargetSide {
             name: e.target.clone(),
             version: "unavailable".into(),
-            dialect: String::new(),
+            dialect: None,
         },
     }
 }

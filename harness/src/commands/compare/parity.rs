@@ -16,9 +16,9 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub struct TargetSide {
     pub name: String,
     pub version: String,
-    /// The scenario `expect` key of its dialect (`claude-code`, `caliban`); empty when the
-    /// target is unavailable.
-    pub dialect: String,
+    /// Its dialect (`claude-code`, `caliban`, `qwen-code`); none when the target is unavailable.
+    #[serde(default)]
+    pub dialect: Option<Dialect>,
 }
 
 /// One scenario (or captured case) on both targets.
@@ -166,7 +166,7 @@ impl Parity {
             }
             scenarios.push(s);
         }
-        let known = known_shape_differences(dialect_of(&a.dialect), dialect_of(&b.dialect));
+        let known = known_shape_differences(a.dialect, b.dialect);
         let [ua, ub] = unmapped;
         let mut unmapped_frames = BTreeMap::new();
         unmapped_frames.insert(a.name.clone(), ua.into_iter().collect());
@@ -202,27 +202,17 @@ fn differences_by_aspect(scenarios: &[ScenarioParity]) -> BTreeMap<String, usize
     by_aspect
 }
 
-/// A dialect as `parity.json` names it (the scenario's `expect` key).
-pub(super) fn dialect_name(d: Dialect) -> String {
-    d.expect_key().to_string()
-}
-
-/// The dialect [`dialect_name`] named.
-fn dialect_of(name: &str) -> Option<Dialect> {
-    Dialect::ALL.into_iter().find(|d| dialect_name(*d) == name)
-}
-
 /// The shape differences between two dialects' stream-json, as the adapters absorb them:
-/// Claude Code and caliban (`shape_differences.md`), Claude Code and Qwen Code
-/// (`shape_differences_qwen.md`). Empty when both sides speak one dialect.
+/// each side's differences from Claude Code (its `shape_differences`). Empty when both
+/// sides speak one dialect.
 pub fn known_shape_differences(a: Option<Dialect>, b: Option<Dialect>) -> Vec<String> {
-    if a == b || a.is_none() || b.is_none() {
-        return Vec::new();
+    match (a, b) {
+        (Some(a), Some(b)) if a != b => [a, b]
+            .iter()
+            .flat_map(|d| markdown_items(d.shape_differences()))
+            .collect(),
+        _ => Vec::new(),
     }
-    if a == Some(Dialect::QwenCode) || b == Some(Dialect::QwenCode) {
-        return markdown_items(include_str!("shape_differences_qwen.md"));
-    }
-    markdown_items(include_str!("shape_differences.md"))
 }
 
 /// The items of a Markdown `- ` list, each with its lines joined by spaces; lines before
@@ -253,18 +243,17 @@ mod tests {
     #[test]
     fn shape_differences_only_between_dialects() {
         let (cc, cal) = (Some(Dialect::ClaudeCode), Some(Dialect::Caliban));
+        let qwen = Some(Dialect::QwenCode);
         assert!(known_shape_differences(cc, cc).is_empty());
         assert!(known_shape_differences(cc, None).is_empty());
         let known = known_shape_differences(cc, cal);
         assert!(known[0].starts_with("Assistant output: Claude Code prints `assistant` frames"));
         assert!(known.iter().all(|k| !k.contains('\n') && !k.contains("  ")));
-    }
-
-    #[test]
-    fn dialect_names_round_trip() {
-        for d in Dialect::ALL {
-            assert_eq!(dialect_of(&dialect_name(d)), Some(d));
-        }
-        assert_eq!(dialect_of(""), None);
+        assert_eq!(known, known_shape_differences(cal, cc));
+        let to_qwen = known_shape_differences(cc, qwen);
+        assert!(to_qwen[0].starts_with("system/init fields: Qwen Code"));
+        // Two dialects other than Claude Code: both lists, each against Claude Code.
+        let both = known_shape_differences(cal, qwen);
+        assert_eq!(both.len(), known.len() + to_qwen.len());
     }
 }

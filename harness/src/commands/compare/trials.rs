@@ -9,7 +9,7 @@ use super::recorded::Recorded;
 use crate::divergence::Kind;
 use crate::runner::{Status, Trial};
 use crate::scenario::{CloseStdin, Scenario, StdinLine};
-use crate::target::Dialect;
+use crate::target::dialect::{Dialect, Written};
 use crate::text::clip_line;
 use serde_json::Value;
 
@@ -28,7 +28,7 @@ pub fn compare_trials(
 ) -> Compared {
     let no_protocol: Vec<&Trial> = [(x, dx), (y, dy)]
         .into_iter()
-        .filter(|(_, d)| scenario.file.client.is_some() && !speaks_control_protocol(*d))
+        .filter(|(_, d)| scenario.file.client.is_some() && !d.speaks_control_protocol())
         .map(|(t, _)| t)
         .collect();
     if let Some(t) = no_protocol.first() {
@@ -79,15 +79,6 @@ pub fn compare_trials(
 /// The runner's note that it ran a target without an expectation (said here with reasons).
 fn is_ran_as_written_note(note: &str) -> bool {
     note.contains("ran as written, for comparison")
-}
-
-/// Whether a dialect's CLIs speak the SDK control protocol (control_request and
-/// control_response on stdin and stdout, `initialize`, can_use_tool, hooks, SDK MCP).
-pub fn speaks_control_protocol(dialect: Dialect) -> bool {
-    match dialect {
-        Dialect::ClaudeCode | Dialect::QwenCode => true,
-        Dialect::Caliban => false,
-    }
 }
 
 /// Why a control/ scenario (one with a `client:` section, a conversation in the control
@@ -197,48 +188,17 @@ fn off_script_note(scenario: &Scenario, t: &Trial) -> Option<String> {
 
 /// Why a scenario written for another dialect may not suit `dialect`.
 pub fn as_written_hints(scenario: &Scenario, dialect: Dialect) -> Vec<String> {
-    let mut hints = Vec::new();
-    let frames: Vec<&Value> = scenario
-        .file
-        .stdin
-        .iter()
-        .flatten()
+    let user_frames = (scenario.file.stdin.iter().flatten())
         .filter_map(|l| match l {
             StdinLine::Frame(v) if v.get("type").and_then(Value::as_str) == Some("user") => Some(v),
             _ => None,
         })
         .collect();
-    let claude_shaped = frames.iter().any(|v| v.get("message").is_some());
-    let caliban_shaped = frames
-        .iter()
-        .any(|v| v.get("message").is_none() && v.get("content").is_some());
-    match dialect {
-        Dialect::Caliban if claude_shaped => hints.push(
-            "its stdin frames are in Claude Code's shape {type: user, message: ...}; caliban reads {type: user, content: ...}".into(),
-        ),
-        Dialect::ClaudeCode if caliban_shaped => hints.push(
-            "its stdin frames are in caliban's shape {type: user, content: ...}; Claude Code reads {type: user, message: ...}".into(),
-        ),
-        _ => {}
-    }
-    let args = &scenario.file.args;
-    if dialect == Dialect::Caliban {
-        if args.iter().any(|a| a == "--dangerously-skip-permissions") {
-            hints.push("--dangerously-skip-permissions is Claude Code's; caliban takes --permission-mode bypassPermissions --allow-dangerously-skip-permissions".into());
-        }
-        if args
-            .iter()
-            .any(|a| a == "--allowedTools" || a == "--allowed-tools")
-        {
-            hints.push("it allows tools with Claude Code's --allowedTools".into());
-        }
-        if !scenario.file.default_args {
-            hints.push(
-                "its command line is written out for Claude Code (default_args: false)".into(),
-            );
-        }
-    }
-    hints
+    dialect.as_written_hints(&Written {
+        user_frames,
+        args: &scenario.file.args,
+        default_args: scenario.file.default_args,
+    })
 }
 
 /// It printed nothing, sent no request and was killed at the timeout.
@@ -263,10 +223,6 @@ pub fn refusal(dialect: Dialect, r: &Recorded) -> Option<String> {
 
 /// The CLI refused the invocation itself: a usage error before any model request.
 fn rejected(dialect: Dialect, r: &Recorded) -> bool {
-    let usage = match dialect {
-        // sysexits EX_USAGE for bad flags and malformed stdin; clap's own exit 2.
-        Dialect::Caliban => matches!(r.exit_code, Some(64) | Some(2)),
-        Dialect::ClaudeCode | Dialect::QwenCode => r.exit_code == Some(1),
-    };
+    let usage = r.exit_code.is_some_and(|code| dialect.is_usage_exit(code));
     usage && r.requests.unwrap_or(0) == 0 && !r.stderr.trim().is_empty()
 }

@@ -28,7 +28,7 @@ use crate::report::{self, write_atomic, ReportWriter};
 use crate::runner::{RunOptions, Status};
 use crate::scenario::Scenario;
 use crate::suite;
-use crate::target::{self, Dialect, NotInstalled, Project, Source, Target, TargetSpec};
+use crate::target::{self, NotInstalled, Project, Source, Target, TargetSpec};
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
@@ -67,15 +67,6 @@ pub fn resolve(
     target::resolve(spec, project, install)
 }
 
-/// What a target is, for the progress line.
-fn kind_of(dialect: Dialect) -> &'static str {
-    match dialect {
-        Dialect::ClaudeCode => "Claude Code",
-        Dialect::Caliban => "caliban",
-        Dialect::QwenCode => "Qwen Code",
-    }
-}
-
 /// Runs the suite on every target and writes drift.md and drift.json.
 pub async fn run(
     project: &Project,
@@ -96,7 +87,7 @@ pub async fn run(
             Ok(t) => eprintln!(
                 "streamcheck: {} is {} {}",
                 t.name,
-                kind_of(t.dialect),
+                t.dialect.title(),
                 t.version
             ),
             Err(e) => eprintln!("streamcheck: {e}"),

@@ -1,0 +1,193 @@
+//! The families of CLIs streamcheck knows, one file each: everything that differs between
+//! them (names, features, install, flags, environment, the stub's side-request rule, how
+//! they refuse input, how their frames read in neutral terms) is a method of
+//! [`Conventions`], implemented once per dialect in `claude_code.rs`, `caliban.rs`,
+//! `qwen_code.rs`.
+//!
+//! To add a dialect: write `<name>.rs` with a unit struct implementing [`Conventions`]
+//! (copy the closest one), add its line `StructName in <name>,` to the `dialects!` list
+//! below (the struct's name becomes the variant's), and put its pins and lists in
+//! `targets/<name>/`. Nothing else names a dialect.
+//!
+//! The dialect files import only the leaves beside them (`conventions.rs`, `launch.rs`,
+//! `neutral.rs`, `distribution.rs`), never this file, a scenario, the runner or a command.
+
+mod conventions;
+mod distribution;
+mod launch;
+mod neutral;
+
+pub use conventions::Conventions;
+pub use distribution::{CargoPin, Distribution, NpmPin};
+pub use launch::{OutputFormat, PrintMode, Written};
+pub use neutral::{content_text, Event, Neutral};
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::str::FromStr;
+
+/// Declares the dialect files, the [`Dialect`] enum, [`Dialect::ALL`] and the one match
+/// that hands out each dialect's [`Conventions`], from one list: a variant can be in none
+/// of them without being in all.
+macro_rules! dialects {
+    ($($(#[$doc:meta])* $variant:ident in $module:ident,)+) => {
+        $(mod $module;)+
+
+        /// A family of CLIs with one set of flags, environment and frames. Its
+        /// [`Conventions`] are its methods (`dialect.flags()`).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(serde::Serialize, serde::Deserialize)]
+        #[serde(into = "&'static str", try_from = "String")]
+        pub enum Dialect {
+            $($(#[$doc])* $variant,)+
+        }
+
+        impl Dialect {
+            pub const ALL: &'static [Dialect] = &[$(Dialect::$variant,)+];
+        }
+
+        impl std::ops::Deref for Dialect {
+            type Target = dyn Conventions;
+
+            fn deref(&self) -> &(dyn Conventions + 'static) {
+                match self {
+                    $(Dialect::$variant => &$module::$variant,)+
+                }
+            }
+        }
+    };
+}
+
+dialects! {
+    /// Claude Code, the reference and the default: scenarios are written in its flags and
+    /// frames, and a command or target file that names no dialect speaks it.
+    #[default]
+    ClaudeCode in claude_code,
+    /// caliban: its own frames and exit codes, no control protocol; built from crates.io.
+    Caliban in caliban,
+    /// Qwen Code: Claude Code's frames, its own flags, tool names and settings file.
+    QwenCode in qwen_code,
+}
+
+impl Dialect {
+    /// The dialect a target name, a target file or an expectation key names.
+    pub fn from_key(key: &str) -> Option<Dialect> {
+        Dialect::ALL.iter().copied().find(|d| d.expect_key() == key)
+    }
+
+    /// Every dialect's key, for messages that list the known names.
+    pub fn known_keys() -> String {
+        let keys: Vec<&str> = Dialect::ALL.iter().map(|d| d.expect_key()).collect();
+        keys.join(", ")
+    }
+
+    /// Every feature name some dialect offers: what a scenario's `features:` may say.
+    /// Tools a tool map renames keep their neutral (Claude Code or caliban) names.
+    pub fn known_features() -> BTreeSet<String> {
+        Dialect::ALL
+            .iter()
+            .flat_map(|d| {
+                let tools = d.builtin_tools().iter().map(|t| format!("tool:{t}"));
+                tools.chain(d.flags().iter().map(|f| f.to_string()))
+            })
+            .collect()
+    }
+}
+
+impl NpmPin {
+    /// The dialect's npm pin; an error for a dialect built otherwise.
+    pub fn of(dialect: Dialect) -> Result<&'static NpmPin, String> {
+        match dialect.distribution() {
+            Distribution::Npm(pin) => Ok(pin),
+            Distribution::Cargo(_) => Err(format!("{dialect} is not installed from npm")),
+        }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.expect_key())
+    }
+}
+
+impl FromStr for Dialect {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Dialect, String> {
+        Dialect::from_key(s)
+            .ok_or_else(|| format!("unknown dialect `{s}` (known: {})", Dialect::known_keys()))
+    }
+}
+
+impl From<Dialect> for &'static str {
+    fn from(d: Dialect) -> &'static str {
+        d.expect_key()
+    }
+}
+
+impl TryFrom<String> for Dialect {
+    type Error = String;
+
+    fn try_from(s: String) -> Result<Dialect, String> {
+        s.parse()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_through_every_spelling() {
+        for &d in Dialect::ALL {
+            assert_eq!(d.to_string().parse::<Dialect>(), Ok(d));
+            let json = serde_json::to_string(&d).unwrap();
+            assert_eq!(json, format!("\"{d}\""));
+            assert_eq!(serde_json::from_str::<Dialect>(&json).unwrap(), d);
+        }
+        assert!("claude"
+            .parse::<Dialect>()
+            .unwrap_err()
+            .contains("claude-code, caliban, qwen-code"));
+        let err = serde_json::from_str::<Dialect>("\"gemini\"").unwrap_err();
+        assert!(
+            err.to_string().contains("unknown dialect `gemini`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn known_features_hold_every_dialects_tools_and_flags() {
+        let known = Dialect::known_features();
+        for f in [
+            "tool:Bash",
+            "tool:Glob",
+            "tool:Task",
+            "partial-messages",
+            "max-budget",
+            "api-retry",
+        ] {
+            assert!(known.contains(f), "{f}");
+        }
+        assert!(!known.contains("tool:Bsh"));
+    }
+
+    #[test]
+    fn every_dialect_has_its_own_name_and_folder() {
+        let keys: BTreeSet<&str> = Dialect::ALL.iter().map(|d| d.expect_key()).collect();
+        assert_eq!(keys.len(), Dialect::ALL.len());
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap();
+        for d in Dialect::ALL {
+            assert!(
+                root.join("targets").join(d.expect_key()).is_dir(),
+                "targets/{d}/ is missing"
+            );
+            if let Distribution::Npm(pin) = d.distribution() {
+                assert_eq!((pin.target, pin.title), (d.expect_key(), d.title()));
+                assert_eq!(pin.dir, format!("targets/{d}"));
+            }
+        }
+    }
+}

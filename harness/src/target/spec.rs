@@ -1,0 +1,280 @@
+//! What a target is: its name and where its binary comes from ([`TargetSpec`]), and the
+//! same once installed ([`Target`]). Data only: installing and invoking are beside it.
+
+use super::dialect::{Dialect, Distribution};
+use crate::toolmap::ToolMap;
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A key that looks real enough for the CLI, and is worth nothing anywhere.
+pub const DUMMY_API_KEY: &str = "sk-ant-streamcheck-dummy-key";
+
+/// Where a target's binary comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// The version pinned in `targets/<name>/package-lock.json`.
+    PinnedNpm,
+    /// Another version from npm, installed side by side in the cache ([`crate::target::Project::cache_dir`]).
+    Npm { version: String },
+    /// A crate from crates.io, built with `cargo install` into the cache.
+    Cargo { version: String },
+    /// Any executable that follows the dialect's conventions, with extra environment.
+    Command {
+        path: PathBuf,
+        env: Vec<(String, String)>,
+        /// The dialect's release whose expectations and version blocks it is held to;
+        /// default: the dialect's pin (never what the command's `--version` says).
+        conforms_to: Option<String>,
+    },
+}
+
+/// A target as named on the command line: `claude-code`, `claude-code@2.1.330`,
+/// `caliban`, `caliban@0.15.0`, or a command given with `--target-command`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetSpec {
+    pub name: String,
+    pub dialect: Dialect,
+    pub source: Source,
+}
+
+impl TargetSpec {
+    pub fn parse(s: &str) -> Result<TargetSpec, String> {
+        if s.ends_with(".yaml") || s.ends_with(".yml") {
+            return TargetSpec::from_file(Path::new(s));
+        }
+        let (base, version) = match s.split_once('@') {
+            Some((b, v)) if !v.is_empty() => (b, Some(v.to_string())),
+            Some(_) => return Err(format!("`{s}`: give a version after `@`")),
+            None => (s, None),
+        };
+        let dialect = Dialect::from_key(base).ok_or_else(|| {
+            let names: Vec<String> = (Dialect::ALL.iter())
+                .map(|d| format!("{d}, {d}@VERSION"))
+                .collect();
+            format!(
+                "unknown target `{base}`: use {}, or --target-command PATH",
+                names.join(", ")
+            )
+        })?;
+        let (name, source) = match (dialect.distribution(), version) {
+            (Distribution::Npm(_), None) => (s.to_string(), Source::PinnedNpm),
+            (Distribution::Npm(_), Some(version)) => (s.to_string(), Source::Npm { version }),
+            // The default version is the pin: it goes without saying.
+            (Distribution::Cargo(pin), version) => {
+                let version = version.unwrap_or_else(|| pin.version.to_string());
+                let name = match version == pin.version {
+                    true => base.to_string(),
+                    false => format!("{base}@{version}"),
+                };
+                (name, Source::Cargo { version })
+            }
+        };
+        Ok(TargetSpec {
+            name,
+            dialect,
+            source,
+        })
+    }
+
+    /// A target file: `{name, command, dialect: claude-code|caliban|qwen-code, env: {..},
+    /// conforms_to: VERSION}`, the command relative to the file.
+    pub fn from_file(path: &Path) -> Result<TargetSpec, String> {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct TargetFile {
+            name: String,
+            command: PathBuf,
+            #[serde(default)]
+            dialect: Option<Dialect>,
+            #[serde(default)]
+            env: std::collections::BTreeMap<String, String>,
+            /// The release whose expectations it is held to (`2.1.197` or `claude-code@2.1.197`).
+            #[serde(default)]
+            conforms_to: Option<String>,
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let file: TargetFile =
+            serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let dialect = file.dialect.unwrap_or_default();
+        let base = path.parent().unwrap_or(Path::new("."));
+        Ok(TargetSpec {
+            name: file.name,
+            dialect,
+            source: Source::Command {
+                path: base.join(file.command),
+                env: file.env.into_iter().collect(),
+                conforms_to: file.conforms_to.map(|v| match v.split_once('@') {
+                    Some((_, version)) => version.to_string(),
+                    None => v,
+                }),
+            },
+        })
+    }
+
+    /// A CLI at `path` that speaks Claude Code's conventions (a wrapper, a fork).
+    pub fn command(path: &Path, dialect: Dialect) -> TargetSpec {
+        let stem = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "command".into());
+        TargetSpec {
+            name: format!("command:{stem}"),
+            dialect,
+            source: Source::Command {
+                path: path.to_path_buf(),
+                env: Vec::new(),
+                conforms_to: None,
+            },
+        }
+    }
+}
+
+impl fmt::Display for TargetSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
+/// A target ready to run: its binary exists and its version is known.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub name: String,
+    pub dialect: Dialect,
+    pub program: PathBuf,
+    /// Arguments before the CLI's own (the entry script when `program` is its runtime).
+    pub lead_args: Vec<String>,
+    pub version: String,
+    pub features: BTreeSet<String>,
+    /// The divergences this target is known to have (`targets/<dialect>/known-divergences.yaml`).
+    pub known: crate::known::KnownList,
+    /// Neutral tool names -> this target's (`targets/<target>/tools.yaml`).
+    pub tools: ToolMap,
+    /// Extra environment from a target file.
+    pub env: Vec<(String, String)>,
+    /// The version whose expectations hold for it, when not its own (a wrapper or a
+    /// re-implementation conforming to a Claude Code release).
+    pub conforms_to: Option<String>,
+}
+
+impl Target {
+    /// The version that picks the scenario's expectation and version blocks.
+    pub fn expect_version(&self) -> &str {
+        self.conforms_to.as_deref().unwrap_or(&self.version)
+    }
+}
+
+/// Why a target cannot run; its scenarios are skipped with this.
+#[derive(Debug, Clone)]
+pub struct NotInstalled {
+    pub target: String,
+    pub reason: String,
+    /// The command that installs it.
+    pub install: String,
+}
+
+impl fmt::Display for NotInstalled {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} is not available: {}", self.target, self.reason)?;
+        match self.install.as_str() {
+            "-" | "" => Ok(()),
+            install => write!(f, " (install: {install})"),
+        }
+    }
+}
+
+/// Whether version `a` comes before `b`, in the one order streamcheck uses (semver, as
+/// version blocks read them: `2.1.0-beta.1` < `2.1.0` < `2.1.197`). Unreadable: never.
+pub fn version_lt(a: &str, b: &str) -> bool {
+    use crate::version_range::parse_version;
+    matches!((parse_version(a), parse_version(b)), (Some(x), Some(y)) if x < y)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn target_names() {
+        let t = TargetSpec::parse("claude-code").unwrap();
+        assert_eq!(t.source, Source::PinnedNpm);
+        let t = TargetSpec::parse("claude-code@2.1.330").unwrap();
+        assert_eq!(
+            t.source,
+            Source::Npm {
+                version: "2.1.330".into()
+            }
+        );
+        assert_eq!(t.name, "claude-code@2.1.330");
+        let t = TargetSpec::parse("qwen-code").unwrap();
+        assert_eq!(
+            (t.dialect, t.source),
+            (Dialect::QwenCode, Source::PinnedNpm)
+        );
+        let t = TargetSpec::parse("qwen-code@0.24.0").unwrap();
+        assert_eq!(t.name, "qwen-code@0.24.0");
+        let t = TargetSpec::parse("caliban").unwrap();
+        assert_eq!(t.dialect, Dialect::Caliban);
+        assert_eq!(t.name, "caliban");
+        assert!(TargetSpec::parse("gemini")
+            .unwrap_err()
+            .contains("unknown target `gemini`"));
+        assert!(TargetSpec::parse("claude-code@").is_err());
+    }
+
+    #[test]
+    fn target_files_name_a_command_its_dialect_and_env() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("wrapper.yaml");
+        std::fs::write(
+            &file,
+            "name: my-wrapper\ncommand: bin/wrap.sh\nenv: {WRAP_MODE: strict}\n",
+        )
+        .unwrap();
+        let spec = TargetSpec::parse(file.to_str().unwrap()).unwrap();
+        assert_eq!(spec.name, "my-wrapper");
+        assert_eq!(spec.dialect, Dialect::ClaudeCode);
+        assert_eq!(
+            spec.source,
+            Source::Command {
+                path: dir.path().join("bin/wrap.sh"),
+                env: vec![("WRAP_MODE".into(), "strict".into())],
+                conforms_to: None,
+            }
+        );
+        std::fs::write(&file, "name: x\ncommand: y\ndialect: gemini\n").unwrap();
+        assert!(TargetSpec::parse(file.to_str().unwrap())
+            .unwrap_err()
+            .contains("unknown dialect `gemini`"));
+    }
+
+    #[test]
+    fn qwen_code_runs_on_its_pinned_node() {
+        let qwen = crate::target::NpmPin::of(Dialect::QwenCode).unwrap();
+        let (program, lead) = qwen.launch(Path::new("p"));
+        assert_eq!(program, Path::new("p/node_modules/node/bin/node"));
+        assert_eq!(lead, ["p/node_modules/@qwen-code/qwen-code/cli-entry.js"]);
+        let (program, lead) = crate::target::NpmPin::of(Dialect::ClaudeCode)
+            .unwrap()
+            .launch(Path::new("p"));
+        assert_eq!(program, Path::new("p/node_modules/.bin/claude"));
+        assert!(lead.is_empty());
+        // The runtime installed beside another version is the one the lockfile pins.
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let lock = std::fs::read_to_string(root.join(qwen.dir).join("package-lock.json"));
+        let lock: serde_json::Value = serde_json::from_str(&lock.unwrap()).unwrap();
+        let node = &lock["packages"]["node_modules/node"]["version"];
+        assert_eq!(qwen.runtime, [format!("node@{}", node.as_str().unwrap())]);
+    }
+
+    #[test]
+    fn versions_compare_numerically() {
+        assert!(version_lt("2.1.74", "2.1.197"));
+        assert!(!version_lt("2.1.197", "2.1.197"));
+        assert!(version_lt("1.0.100", "2.0"));
+        assert!(!version_lt("2.1.330", "2.1.197"));
+        // The same order as version blocks: a pre-release before its release.
+        assert!(version_lt("2.1.0-beta.1", "2.1.0"));
+        assert!(!version_lt("2.1.0", "2.1.0-beta.1"));
+    }
+}

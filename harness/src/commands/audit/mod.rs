@@ -4,22 +4,24 @@
 //! through is a miss, a control (a change of form, not of meaning) it rejects is a false
 //! alarm.
 //!
-//! - [`mutate`]: one [`Mutation`] applied to a recorded output
+//! - [`mutate`]: one [`Mutation`] applied to what a trial printed
 //! - [`render`]: audit.md and audit.json
 
 pub mod mutate;
 pub mod render;
 
+use crate::pattern::Captures;
+use crate::runner::check::Recheck;
 use crate::runner::saved::SavedTrial;
-use crate::runner::{check, RunOptions, Status, Trial};
-use crate::scenario::{Scenario, TargetExpect};
+use crate::runner::{RunOptions, Status, Trial};
+use crate::scenario::Scenario;
 use crate::suite;
 use crate::target::{NotInstalled, Target};
-use mutate::Recorded;
+use mutate::Printed;
 use serde::Serialize;
 use std::fmt;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// One change to a CLI's output. The last four are controls: they change the form of
 /// the output, not what it says, so no scenario should fail on them.
@@ -239,22 +241,25 @@ pub fn audit_one(scenario: &Scenario, saved: &SavedTrial) -> Result<ScenarioAudi
     if saved.status != Status::Passed {
         return Err("the trial did not pass, so there is nothing to mutate".into());
     }
+    let trial = Trial::from_saved(saved);
     // The expectation the trial ran against: its version's block, if one holds it.
-    let Checked {
-        scenario: resolved,
-        expect,
-        recorded,
-    } = Checked::new(scenario, saved, &saved.target_version)?;
-    if let Some(d) = first_divergence(&resolved, &expect, saved, &recorded) {
+    let check = Recheck::new(scenario, &trial, &trial.target_version)?;
+    if let Some(d) = first_divergence(&check, &trial) {
         return Err(format!("its saved output no longer passes: {d}"));
     }
+    let caps = Captures::new();
+    let ignores = |v: &serde_json::Value| {
+        let ignore = &check.expect.ignore;
+        ignore.iter().any(|p| p.0.is_match(v, &trial.vars, &caps))
+    };
+    let printed = Printed::of(&trial).ignoring(ignores);
     let results = Mutation::ALL
         .into_iter()
         .map(|m| {
-            let outcome = match mutate::apply(m, &recorded) {
+            let outcome = match mutate::apply(m, &printed) {
                 None => Outcome::NotApplicable,
                 Some(mutated) => match (
-                    first_divergence(&resolved, &expect, saved, &mutated),
+                    first_divergence(&check, &mutated.on(&trial)),
                     m.is_control(),
                 ) {
                     (Some(d), true) => Outcome::FalseAlarm(d),
@@ -276,121 +281,19 @@ pub fn audit_one(scenario: &Scenario, saved: &SavedTrial) -> Result<ScenarioAudi
     })
 }
 
-/// A saved output ready to be checked again: the scenario (or its run) and the
-/// expectation resolved for a version, and the output as printed.
-struct Checked {
-    scenario: Scenario,
-    expect: TargetExpect,
-    recorded: Recorded,
-}
-
-impl Checked {
-    fn new(scenario: &Scenario, saved: &SavedTrial, version: &str) -> Result<Checked, String> {
-        if saved.stdout_truncated {
-            return Err("its stdout was too long to be saved whole".into());
-        }
-        let resolved = crate::fixtures::resolve(scenario);
-        let key = saved.target.split('@').next().unwrap_or_default();
-        let Some(expect) = crate::expectation::for_version(&resolved.file.expect, key, version)
-        else {
-            return Err(format!("the scenario has no expectation for {key}"));
-        };
-        let expect = crate::expectation::rules::applied(&resolved, key, expect, version)?;
-        let (scenario, expect) = saved_run(&resolved, &expect, saved)?;
-        // Workspace files are gone with the sandbox, and no mutation touches them.
-        let expect = TargetExpect {
-            files: Default::default(),
-            ..expect
-        };
-        let vars = saved.vars();
-        let recorded = Recorded::new(&saved.stdout, saved.exit.clone(), saved.stderr.clone())
-            .ignoring(|v| {
-                let caps = crate::pattern::Captures::new();
-                expect.ignore.iter().any(|p| p.0.is_match(v, &vars, &caps))
-            });
-        Ok(Checked {
-            scenario,
-            expect,
-            recorded,
-        })
-    }
-}
-
-/// A saved output checked again against the expectation `version` gets (workspace files
-/// aside): its first divergence, or `None` when it matches.
-pub fn recheck(
-    scenario: &Scenario,
-    saved: &SavedTrial,
-    version: &str,
-) -> Result<Option<String>, String> {
-    let c = Checked::new(scenario, saved, version)?;
-    Ok(first_divergence(&c.scenario, &c.expect, saved, &c.recorded))
-}
-
-/// The scenario and expectation of the run the saved output is from: in a multi-run
-/// scenario that is one entry of `runs`, else the whole scenario.
-fn saved_run(
-    scenario: &Scenario,
-    expect: &TargetExpect,
-    saved: &SavedTrial,
-) -> Result<(Scenario, TargetExpect), String> {
-    if scenario.file.runs.is_empty() {
-        return Ok((scenario.clone(), expect.clone()));
-    }
-    let Some(number) = saved.run else {
-        return Err("it has several runs and its saved output does not say which one it is".into());
-    };
-    let index = number.checked_sub(1);
-    let (Some(spec), Some(run_expect)) = (
-        index.and_then(|i| scenario.file.runs.get(i)),
-        index.and_then(|i| expect.runs.get(i)),
-    ) else {
-        return Err(format!(
-            "its saved output is from run {number}, which the scenario no longer has"
-        ));
-    };
-    Ok((
-        crate::runner::runs::for_run(scenario, spec),
-        run_expect.clone(),
-    ))
-}
-
 /// How much of a divergence's message the report keeps.
 const MESSAGE_CHARS: usize = 200;
 
-/// The runner's check of `recorded` as if the CLI had printed it: its first divergence,
-/// sandbox paths redacted.
-fn first_divergence(
-    scenario: &Scenario,
-    expect: &TargetExpect,
-    saved: &SavedTrial,
-    recorded: &Recorded,
-) -> Option<String> {
-    let mut trial = Trial::skipped(
-        scenario,
-        &saved.target,
-        &saved.target_version,
-        String::new(),
-    );
-    trial.exit = recorded.exit.clone();
-    trial.output = crate::runner::output::Output::parse(recorded.stdout().as_bytes());
-    trial.stderr = recorded.stderr.clone();
-    trial.journal = saved.journal.clone();
-    trial.vars = saved.vars();
-    trial.client = saved.client.clone();
-    let timeout = Duration::from_secs(expect.timeout.unwrap_or(60));
-    let first = check::expectation(scenario, expect, &trial, timeout)
-        .into_iter()
-        .next()?;
+/// The first divergence of `trial` checked again, as the report words it: sandbox paths
+/// and ids redacted, clipped.
+fn first_divergence(check: &Recheck, trial: &Trial) -> Option<String> {
+    let first = check.divergences(trial).into_iter().next()?;
     let mut message = crate::normalize::redact_sandbox_str(&first.message, &trial.vars);
     // Ids differ from run to run; the baseline should not.
     for span in crate::normalize::uuid_spans(&message).into_iter().rev() {
         message.replace_range(span, "$uuid");
     }
-    Some(match message.char_indices().nth(MESSAGE_CHARS) {
-        Some((cut, _)) => format!("{}…", &message[..cut]),
-        None => message,
-    })
+    Some(crate::text::clip(&message, MESSAGE_CHARS))
 }
 
 /// Options of `streamcheck audit`.

@@ -9,10 +9,9 @@
 pub mod render;
 pub mod search;
 
-use crate::commands::audit;
+use crate::divergence::{Divergence, Kind};
 use crate::error::{Error, Result};
-use crate::runner::saved::SavedTrial;
-use crate::runner::{RunOptions, Status, Trial};
+use crate::runner::{check, RunOptions, Status, Trial};
 use crate::scenario::Scenario;
 use crate::suite;
 use crate::supported::{self, Versions};
@@ -232,7 +231,10 @@ impl<'a> Prober<'a> {
             for (i, trial) in open.into_iter().zip(trials) {
                 let why = match trial {
                     Ok(t) if t.status == Status::Passed => continue,
-                    Ok(t) => first_divergence(&t),
+                    Ok(t) => match t.status.did_not_run() {
+                        Some(why) => format!("skipped: {why}"),
+                        None => first_divergence(&t).map_or_else(String::new, |d| d.message),
+                    },
                     Err(why) => why,
                 };
                 let version = version.clone();
@@ -379,12 +381,13 @@ impl<'a> Prober<'a> {
     }
 }
 
-/// A trial's first divergence, or its status when it has none to show.
-fn first_divergence(trial: &Trial) -> String {
+/// A trial's first divergence, or its status as one when it has none to show; `None`
+/// when it passed.
+fn first_divergence(trial: &Trial) -> Option<Divergence> {
     match (&trial.status, trial.divergences.first()) {
-        (_, Some(d)) => d.message.clone(),
-        (Status::Skipped(why) | Status::Unavailable(why), None) => format!("skipped: {why}"),
-        (status, None) => format!("{status:?}"),
+        (Status::Passed, _) => None,
+        (_, Some(d)) => Some(d.clone()),
+        (status, None) => Some(Divergence::new(Kind::HarnessError, format!("{status:?}"))),
     }
 }
 
@@ -393,16 +396,21 @@ fn classify(trial: &Trial, scenario: &Scenario, from: &str) -> Seen {
     if let Some(why) = trial.status.did_not_run() {
         return Seen::NotRun(format!("skipped: {why}"));
     }
-    let against_new = (trial.status != Status::Passed).then(|| first_divergence(trial));
-    let against_old = audit::recheck(scenario, &SavedTrial::of(trial), from)
-        .unwrap_or_else(|e| Some(format!("cannot check it against {from}'s expectation: {e}")));
+    let against_new = first_divergence(trial);
+    let against_old = match check::recheck(scenario, trial, from) {
+        Ok(found) => found.into_iter().next(),
+        Err(e) => Some(Divergence::new(
+            Kind::HarnessError,
+            format!("cannot check it against {from}'s expectation: {e}"),
+        )),
+    };
     match (against_new, against_old) {
         (None, None) => Seen::Both,
         (None, Some(_)) => Seen::New,
         (Some(_), None) => Seen::Old,
-        (Some(against_new), Some(against_old)) => Seen::Neither {
-            against_new,
-            against_old,
+        (Some(new), Some(old)) => Seen::Neither {
+            against_new: Box::new(new),
+            against_old: Box::new(old),
         },
     }
 }

@@ -42,7 +42,8 @@ pub fn line(s: &ScenarioBisect, from: &str, to: &str) -> String {
             against_new,
             against_old,
         } => format!(
-            "cannot bisect: {version} matches neither expectation ({to}'s: {against_new}; {from}'s: {against_old})"
+            "cannot bisect: {version} matches neither expectation ({to}'s: {}; {from}'s: {})",
+            against_new.message, against_old.message
         ),
         Outcome::Both { version } => format!(
             "cannot bisect: {version} matches both expectations (they do not tell its output apart)"

@@ -1,17 +1,26 @@
 //! The drift differ, from small recorded outputs: fields added, removed or changing
 //! type, frames reordered, frame types, tools, exit codes, result subtypes, flips.
 
+mod run_folder;
+
 use assert_cmd::Command;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use streamcheck::commands::drift::{
     self, FieldChangeKind, ScenarioOutput, SequenceChangeKind, StatusName, VersionOutputs,
 };
-use streamcheck::runner::Status;
+use streamcheck::runner::{Exit, Status};
+
+fn exit_code(code: i32) -> Exit {
+    Exit {
+        code: Some(code),
+        ..Exit::default()
+    }
+}
 
 fn out(status: Status, exit: i32, frames: Value) -> ScenarioOutput {
     ScenarioOutput {
-        exit_code: Some(exit),
+        exit: exit_code(exit),
         frames: frames.as_array().unwrap().clone(),
         ..ScenarioOutput::with_status(status)
     }
@@ -282,14 +291,10 @@ fn a_version_that_cannot_run_is_reported_and_skipped_in_pairs() {
 }
 
 #[test]
-fn replay_writes_drift_md_and_json_from_saved_outputs() {
+fn replay_writes_drift_md_and_json_from_a_run_folder() {
     let dir = tempfile::tempdir().unwrap();
-    let outputs = dir.path().join("outputs.json");
-    std::fs::write(
-        &outputs,
-        serde_json::to_string(&vec![old(), new()]).unwrap(),
-    )
-    .unwrap();
+    let outputs = dir.path().join("run");
+    run_folder::write(&outputs, &[old(), new()]);
     let report = dir.path().join("report");
     let root = dir.path().join("root");
     std::fs::create_dir_all(root.join("scenarios")).unwrap();

@@ -48,6 +48,43 @@ pub struct Results {
 }
 
 impl Results {
+    /// A run folder's `results.json`.
+    pub fn read(dir: &Path) -> Result<Results, String> {
+        let path = dir.join("results.json");
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let r: Results =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        if r.schema_version != SCHEMA_VERSION {
+            return Err(format!(
+                "{}: schema_version {} (this streamcheck reads {})",
+                path.display(),
+                r.schema_version,
+                SCHEMA_VERSION
+            ));
+        }
+        Ok(r)
+    }
+
+    /// A run folder's `results.json`, each trial that ran with what it printed put back
+    /// from its saved form (`outputs/`).
+    pub fn read_with_outputs(dir: &Path) -> Result<Results, String> {
+        let mut r = Results::read(dir)?;
+        for t in r
+            .trials
+            .iter_mut()
+            .filter(|t| t.status.did_not_run().is_none())
+        {
+            let path = saved_trial_path(dir, t);
+            let text =
+                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let saved: crate::runner::saved::SavedTrial =
+                serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            t.restore(&saved);
+        }
+        Ok(r)
+    }
+
     /// Each release-wide rule that held in some trial, with how many trials it held in.
     pub fn rules_held(&self) -> std::collections::BTreeMap<&str, usize> {
         let mut held = std::collections::BTreeMap::new();
@@ -237,19 +274,7 @@ pub fn merge_as(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Result
     }
     let mut merged: Option<Results> = None;
     for d in dirs {
-        let path = d.join("results.json");
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let r: Results =
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        if r.schema_version != SCHEMA_VERSION {
-            return Err(format!(
-                "{}: schema_version {} (this streamcheck reads {})",
-                path.display(),
-                r.schema_version,
-                SCHEMA_VERSION
-            ));
-        }
+        let r = Results::read(d)?;
         for t in &r.trials {
             // Carry the per-trial report files and the saved output over.
             let stem = trial_stem(t);
@@ -290,9 +315,8 @@ pub fn merge_as(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Result
     std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
     write_results_as(out, &m, options.formats).map_err(|e| e.to_string())?;
     if options.formats.html {
-        let saved_dir = out.join(crate::runner::saved::DIR);
         let saved = |t: &Trial| {
-            let path = saved_dir.join(format!("{}.json", trial_stem(t)));
+            let path = saved_trial_path(out, t);
             serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
         };
         html::write_run(out, &m, options.command.as_deref(), saved).map_err(|e| e.to_string())?;
@@ -340,10 +364,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// `outputs/<stem>.json`: what `audit --from` needs to check the trial again.
 fn write_saved_trial(dir: &Path, trial: &Trial) -> io::Result<()> {
     let saved = crate::runner::saved::SavedTrial::of(trial);
-    let path = dir
-        .join(crate::runner::saved::DIR)
-        .join(format!("{}.json", trial_stem(trial)));
-    write_atomic(&path, &serde_json::to_vec(&saved)?)
+    write_atomic(&saved_trial_path(dir, trial), &serde_json::to_vec(&saved)?)
+}
+
+/// Where a run folder keeps a trial's saved form.
+fn saved_trial_path(dir: &Path, trial: &Trial) -> PathBuf {
+    (dir.join(crate::runner::saved::DIR)).join(format!("{}.json", trial_stem(trial)))
 }
 
 /// `<scenario id>.<target>` under the report dir: the scenario folders are kept.

@@ -1,7 +1,8 @@
-//! What drift reads (per version, per scenario: what the CLI printed) and what it
-//! reports (per pair of neighbouring versions: what changed). outputs.json and drift.json
-//! are these types serialised.
+//! What drift reads (per version, per scenario: a view of the trial its run folder
+//! holds) and what it reports (per pair of neighbouring versions: what changed).
+//! drift.json is these types serialised.
 
+use crate::divergence::Divergence;
 use crate::frame::is_result;
 use crate::normalize::{redact_sandbox, redact_sandbox_str};
 use crate::runner::{Exit, Status, Trial};
@@ -11,17 +12,15 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// What one version printed in one scenario.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(into = "ScenarioOutputFile", try_from = "ScenarioOutputFile")]
+/// What one version printed in one scenario: a view of its trial, sandbox paths written
+/// as `$WORKSPACE` / `$HOME`.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ScenarioOutput {
     pub status: Status,
     /// The first divergence of a failed run.
-    pub first_divergence: Option<String>,
-    pub exit_code: Option<i32>,
-    /// Set when the harness killed the CLI (`timeout`, `grace`, `stdout-open`).
-    pub killed: Option<String>,
-    /// The frames, sandbox paths written as `$WORKSPACE` / `$HOME` (types kept).
+    pub first_divergence: Option<Divergence>,
+    pub exit: Exit,
+    /// The frames (types kept).
     pub frames: Vec<Value>,
     pub non_json_lines: usize,
     /// The first stderr line, if any.
@@ -34,21 +33,53 @@ impl ScenarioOutput {
         ScenarioOutput {
             status,
             first_divergence: None,
-            exit_code: None,
-            killed: None,
+            exit: Exit::default(),
             frames: Vec::new(),
             non_json_lines: 0,
             stderr: None,
         }
     }
 
+    /// A trial as the differ sees it.
+    pub fn of(trial: &Trial) -> ScenarioOutput {
+        let hide = |s: &str| redact_sandbox_str(s, &trial.vars);
+        let status = match &trial.status {
+            Status::Skipped(why) => Status::Skipped(hide(why)),
+            Status::Known(why) => Status::Known(hide(why)),
+            Status::Unavailable(why) => Status::Unavailable(hide(why)),
+            other => other.clone(),
+        };
+        let first_divergence = match trial.status {
+            Status::Failed => trial.divergences.first().map(|d| Divergence {
+                message: hide(&d.message),
+                ..d.clone()
+            }),
+            _ => None,
+        };
+        let stderr = trial.stderr.text();
+        ScenarioOutput {
+            status,
+            first_divergence,
+            exit: trial.exit.clone(),
+            frames: (trial.output.frames.iter())
+                .map(|f| redact_sandbox(&f.value, &trial.vars))
+                .collect(),
+            non_json_lines: trial.output.bad_lines.len(),
+            stderr: (stderr.lines().map(str::trim))
+                .find(|l| !l.is_empty())
+                .map(|l| clip(&hide(l), 200)),
+        }
+    }
+
     /// The run's skip reason, known-divergence reason or first divergence (none when empty).
-    pub fn reason(&self) -> Option<&str> {
+    pub fn reason(&self) -> Option<String> {
         match &self.status {
             Status::Skipped(why) | Status::Known(why) | Status::Unavailable(why) => {
-                Some(why.as_str())
+                Some(why.clone())
             }
-            Status::Passed | Status::Failed => self.first_divergence.as_deref(),
+            Status::Passed | Status::Failed => {
+                (self.first_divergence.as_ref()).map(|d| clip(&d.to_string(), 300))
+            }
         }
         .filter(|why| !why.is_empty())
     }
@@ -56,15 +87,6 @@ impl ScenarioOutput {
     /// The scenario ran (was not skipped).
     pub fn ran(&self) -> bool {
         self.status.did_not_run().is_none()
-    }
-
-    /// The exit: the code, `killed (why)` or `signal`.
-    pub fn exit_text(&self) -> String {
-        match (&self.killed, self.exit_code) {
-            (Some(k), _) => format!("killed ({k})"),
-            (None, Some(c)) => c.to_string(),
-            (None, None) => "signal".into(),
-        }
     }
 
     /// The result frames' subtypes (`success`, `error_max_turns (is_error)`).
@@ -81,50 +103,6 @@ impl ScenarioOutput {
             })
             .collect()
     }
-}
-
-/// A trial as the differ sees it.
-pub fn output_of(trial: &Trial) -> ScenarioOutput {
-    let hide = |s: &str| redact_sandbox_str(s, &trial.vars);
-    let status = match &trial.status {
-        Status::Skipped(why) => Status::Skipped(hide(why)),
-        Status::Known(why) => Status::Known(hide(why)),
-        Status::Unavailable(why) => Status::Unavailable(hide(why)),
-        other => other.clone(),
-    };
-    let first_divergence = match trial.status {
-        Status::Failed => trial
-            .divergences
-            .first()
-            .map(|d| hide(&clip(&d.to_string(), 300))),
-        _ => None,
-    };
-    let stderr = trial.stderr.text();
-    ScenarioOutput {
-        status,
-        first_divergence,
-        exit_code: trial.exit.code,
-        killed: killed_by_harness(&trial.exit),
-        frames: trial
-            .output
-            .frames
-            .iter()
-            .map(|f| redact_sandbox(&f.value, &trial.vars))
-            .collect(),
-        non_json_lines: trial.output.bad_lines.len(),
-        stderr: stderr
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty())
-            .map(|l| clip(&hide(l), 200)),
-    }
-}
-
-/// Why the harness killed the CLI, if it did.
-fn killed_by_harness(exit: &Exit) -> Option<String> {
-    exit.termination
-        .by_harness()
-        .then(|| exit.termination.to_string())
 }
 
 /// runner's [`Status`] without its reason, and `absent` for a scenario a version does not
@@ -163,79 +141,16 @@ impl fmt::Display for StatusName {
     }
 }
 
-/// [`ScenarioOutput`] as outputs.json has it: the status by name, its reason beside it.
-#[derive(Serialize, Deserialize)]
-struct ScenarioOutputFile {
-    /// `passed`, `failed`, `known` (a listed known divergence) or `skipped`.
-    status: StatusName,
-    /// Skip reason, known-divergence reason, or the first divergence of a failed run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    reason: Option<String>,
-    exit_code: Option<i32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    killed: Option<String>,
-    #[serde(default)]
-    frames: Vec<Value>,
-    #[serde(default, skip_serializing_if = "is_zero")]
-    non_json_lines: usize,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    stderr: Option<String>,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
-impl From<ScenarioOutput> for ScenarioOutputFile {
-    fn from(o: ScenarioOutput) -> Self {
-        ScenarioOutputFile {
-            status: StatusName::of(Some(&o.status)),
-            reason: o.reason().map(str::to_string),
-            exit_code: o.exit_code,
-            killed: o.killed,
-            frames: o.frames,
-            non_json_lines: o.non_json_lines,
-            stderr: o.stderr,
-        }
-    }
-}
-
-impl TryFrom<ScenarioOutputFile> for ScenarioOutput {
-    type Error = String;
-
-    fn try_from(f: ScenarioOutputFile) -> Result<Self, String> {
-        let why = || f.reason.clone().unwrap_or_default();
-        let (status, first_divergence) = match f.status {
-            StatusName::Passed => (Status::Passed, None),
-            StatusName::Failed => (Status::Failed, f.reason.clone()),
-            StatusName::Known => (Status::Known(why()), None),
-            StatusName::Skipped => (Status::Skipped(why()), None),
-            StatusName::Absent => return Err("a scenario output cannot be `absent`".into()),
-        };
-        Ok(ScenarioOutput {
-            status,
-            first_divergence,
-            exit_code: f.exit_code,
-            killed: f.killed,
-            frames: f.frames,
-            non_json_lines: f.non_json_lines,
-            stderr: f.stderr,
-        })
-    }
-}
-
 /// Everything one version printed in the suite.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct VersionOutputs {
     /// As named on the command line (`claude-code@2.1.74`).
     pub target: String,
     /// The version installed, when it could be.
     pub version: Option<String>,
     /// Why it could not run (not installable...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unavailable: Option<String>,
     /// Sum of the trials' durations.
-    #[serde(default)]
     pub trial_ms: u64,
     pub scenarios: BTreeMap<String, ScenarioOutput>,
 }
@@ -417,42 +332,4 @@ pub struct DriftFile {
     pub notes: Vec<String>,
     #[serde(flatten)]
     pub drift: Drift,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn outputs_json_keeps_the_status_by_name_and_its_reason_beside_it() {
-        for (text, status, first) in [
-            (
-                json!({"status": "passed", "exit_code": 0, "frames": []}),
-                Status::Passed,
-                None,
-            ),
-            (
-                json!({"status": "failed", "reason": "field mismatch", "exit_code": 1, "killed": "timeout", "frames": [{"type": "x"}], "non_json_lines": 2, "stderr": "e"}),
-                Status::Failed,
-                Some("field mismatch"),
-            ),
-            (
-                json!({"status": "known", "reason": "listed", "exit_code": null, "frames": []}),
-                Status::Known("listed".into()),
-                None,
-            ),
-            (
-                json!({"status": "skipped", "reason": "no caliban", "exit_code": null, "frames": []}),
-                Status::Skipped("no caliban".into()),
-                None,
-            ),
-        ] {
-            let o: ScenarioOutput = serde_json::from_value(text.clone()).unwrap();
-            assert_eq!(o.status, status);
-            assert_eq!(o.first_divergence.as_deref(), first);
-            assert_eq!(serde_json::to_value(&o).unwrap(), text);
-        }
-        assert!(serde_json::from_value::<ScenarioOutput>(json!({"status": "absent"})).is_err());
-    }
 }

@@ -111,6 +111,11 @@ pub fn redact_sandbox_str(s: &str, vars: &Vars) -> String {
     hide_token(redact_str(s, vars), sandbox_token(vars).as_deref())
 }
 
+/// [`redact_str`] in every string of a value.
+pub fn redact_paths(v: &Value, vars: &Vars) -> Value {
+    map_strings(v, &|s| redact_str(s, vars))
+}
+
 /// [`redact_sandbox_str`] in every string of a value.
 pub fn redact_sandbox(v: &Value, vars: &Vars) -> Value {
     let token = sandbox_token(vars);

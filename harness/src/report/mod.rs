@@ -21,9 +21,6 @@ pub use trial::{request_brief, write_trial_report};
 
 pub const SCHEMA_VERSION: u32 = 1;
 
-// Its home is normalize.rs; re-exported for compare.rs, which still imports it from here.
-pub use crate::normalize::redact_str;
-
 /// A target as the run saw it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TargetInfo {

@@ -158,7 +158,7 @@ fn cannot_run_as_written(scenario: &Scenario, this: &Ran, other: &Ran) -> Option
         "{} cannot run this scenario as written ({why}); {} exits {}. The other aspects follow from that and are not differences in substance.",
         this.trial.target,
         other.trial.target,
-        other.recorded.exit_text()
+        other.recorded.exit
     ))
 }
 
@@ -248,14 +248,14 @@ fn stalled(r: &Recorded) -> bool {
 
 /// It sent no request and did not succeed: the scenario is about refusing the input.
 fn never_started(r: &Recorded) -> bool {
-    r.requests == Some(0) && r.exit_code != Some(0)
+    r.requests == Some(0) && r.exit.code != Some(0)
 }
 
 /// How the CLI refused the invocation itself (`exit 2: <its first stderr line>`), if it did.
 pub fn refusal(dialect: Dialect, r: &Recorded) -> Option<String> {
     rejected(dialect, r).then(|| {
         let stderr = r.stderr_headline().map_or(String::new(), |l| clip(l, 200));
-        format!("exit {}: {stderr}", r.exit_text())
+        format!("exit {}: {stderr}", r.exit)
     })
 }
 
@@ -263,8 +263,8 @@ pub fn refusal(dialect: Dialect, r: &Recorded) -> Option<String> {
 fn rejected(dialect: Dialect, r: &Recorded) -> bool {
     let usage = match dialect {
         // sysexits EX_USAGE for bad flags and malformed stdin; clap's own exit 2.
-        Dialect::Caliban => matches!(r.exit_code, Some(64) | Some(2)),
-        Dialect::ClaudeCode | Dialect::QwenCode => r.exit_code == Some(1),
+        Dialect::Caliban => matches!(r.exit.code, Some(64) | Some(2)),
+        Dialect::ClaudeCode | Dialect::QwenCode => r.exit.code == Some(1),
     };
     usage && r.requests.unwrap_or(0) == 0 && !r.stderr.trim().is_empty()
 }

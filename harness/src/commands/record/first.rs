@@ -7,7 +7,7 @@ use super::{frames_of, runs_agree, Outcome, Pending, Recorder};
 use crate::commands::compare::{self, as_written_hints};
 use crate::divergence::Kind;
 use crate::expectation::ExpectKey;
-use crate::report::redact_str;
+use crate::normalize::redact_str;
 use crate::runner::Trial;
 use crate::scenario::{OutputFormat, Scenario, TargetExpect};
 use crate::target::Dialect;

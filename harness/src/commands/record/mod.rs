@@ -25,7 +25,7 @@ use crate::divergence::Kind;
 use crate::matcher::{self, Expected, FrameRules, Mode};
 use crate::pattern::{Captures, Pattern};
 use crate::report::{write_atomic, ReportWriter};
-use crate::runner::{AsWritten, Exit, RunOptions, Status, Trial};
+use crate::runner::{AsWritten, RunOptions, Status, Trial};
 use crate::scenario::{OutputFormat, Scenario, TargetExpect};
 use crate::suite;
 use crate::supported::Versions;
@@ -62,7 +62,7 @@ pub struct PendingFile {
 
 /// One scenario on one target after `record`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Recorded {
+pub struct Recording {
     pub scenario: String,
     pub target: String,
     pub outcome: Outcome,
@@ -209,26 +209,17 @@ fn runs_agree(trials: &[Trial]) -> Result<(), String> {
         if let Some(d) = t.divergences.iter().find(|d| d.kind == Kind::Spawn) {
             return Err(d.message.clone());
         }
-        if let Some(k) = killed_by_harness(&t.exit) {
-            return Err(format!(
-                "the CLI was killed by the harness ({k}): nothing stable to record"
-            ));
+        if t.exit.termination.by_harness() {
+            return Err(format!("the CLI was {}: nothing stable to record", t.exit));
         }
         if t.exit.code != first.exit.code {
             return Err(format!(
-                "the runs exited differently ({:?} and {:?})",
-                first.exit.code, t.exit.code
+                "the runs exited differently ({} and {})",
+                first.exit, t.exit
             ));
         }
     }
     Ok(())
-}
-
-/// Why the harness killed the CLI, if it did.
-fn killed_by_harness(exit: &Exit) -> Option<String> {
-    exit.termination
-        .by_harness()
-        .then(|| exit.termination.to_string())
 }
 
 /// The runs' frames (those `ignore` does not drop), generalised and merged; checked to
@@ -344,7 +335,7 @@ pub async fn record(
     targets: &[Result<Target, NotInstalled>],
     opts: &RecordOptions,
     mut on_trial: impl FnMut(&Trial, usize),
-) -> Result<Vec<Recorded>, String> {
+) -> Result<Vec<Recording>, String> {
     let dialects: BTreeMap<String, Dialect> = targets
         .iter()
         .filter_map(|t| t.as_ref().ok())
@@ -398,7 +389,7 @@ pub async fn record(
         let outcome = pending_for(&rec, scenario, dialect.expect_key(), &trials);
         let passed = trials[0].status == Status::Passed;
         let outcome = write_pending(&dir, outcome, opts.failing_only && passed)?;
-        out.push(Recorded {
+        out.push(Recording {
             scenario: id,
             target,
             outcome,

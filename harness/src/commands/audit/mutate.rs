@@ -1,7 +1,7 @@
 //! Applies one [`Mutation`] to what a trial printed. Lines the mutation does not touch
 //! keep the exact text the CLI printed; a changed frame is written back compactly.
 
-use super::Mutation;
+use super::model::Mutation;
 use crate::runner::exit::{Exit, Termination};
 use crate::runner::output::Output;
 use crate::runner::{Stderr, Trial};

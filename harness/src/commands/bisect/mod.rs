@@ -3,11 +3,15 @@
 //! (`from`) gets, for each selected scenario. All scenarios are searched together: each
 //! probed version is installed once and runs every scenario that still needs it.
 //!
+//! - [`model`]: what a bisect found (bisect.json)
 //! - [`search`]: one scenario's binary search, told what each probe saw
 //! - [`render`]: the terminal lines, bisect.md and bisect.json
 
+pub mod model;
 pub mod render;
 pub mod search;
+
+pub use model::{Bisect, InstallFailure, ScenarioBisect};
 
 use crate::divergence::{Divergence, Kind};
 use crate::error::{Error, Result};
@@ -17,7 +21,6 @@ use crate::suite;
 use crate::supported::{self, Versions};
 use crate::target::{self, version_lt, Project, Source, Target, TargetSpec};
 use search::{Outcome, Search, Seen};
-use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -35,44 +38,6 @@ pub struct BisectOptions {
     pub run: RunOptions,
     /// Where bisect.md, bisect.json and each probe's run reports (`runs/<version>/`) go.
     pub report_dir: PathBuf,
-}
-
-/// One scenario's result.
-#[derive(Debug, Clone, Serialize)]
-pub struct ScenarioBisect {
-    pub scenario: String,
-    #[serde(flatten)]
-    pub outcome: Outcome,
-}
-
-/// A version that could not be installed, and why.
-#[derive(Debug, Clone, Serialize)]
-pub struct InstallFailure {
-    pub version: String,
-    pub why: String,
-}
-
-/// What a bisect run found (bisect.json).
-#[derive(Debug, Clone, Serialize)]
-pub struct Bisect {
-    pub target: String,
-    pub from: String,
-    pub to: String,
-    /// Published versions strictly between `from` and `to`.
-    pub between: usize,
-    /// Every version run, in the order probed (`from` and `to` first).
-    pub probed: Vec<String>,
-    /// The probed versions that were not in the cache yet.
-    pub installed: Vec<String>,
-    pub install_failures: Vec<InstallFailure>,
-    pub duration_ms: u64,
-    pub scenarios: Vec<ScenarioBisect>,
-}
-
-impl Bisect {
-    pub fn all_bisected(&self) -> bool {
-        self.scenarios.iter().all(|s| s.outcome.bisected())
-    }
 }
 
 /// `from`, the published versions strictly between it and `to` (oldest first,

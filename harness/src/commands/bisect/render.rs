@@ -1,7 +1,7 @@
 //! What `bisect` says: one line per scenario, bisect.md and bisect.json.
 
+use super::model::{Bisect, ScenarioBisect};
 use super::search::Outcome;
-use super::{Bisect, ScenarioBisect};
 use crate::report::write_atomic;
 use std::fmt::Write as _;
 use std::path::Path;

@@ -23,7 +23,7 @@ pub mod verdict;
 pub use diff::{diff, diff_pair, run_length, schema_of, Schema};
 pub use model::*;
 pub use render::render_md;
-pub use verdict::{classify, Change, Finding, What};
+pub use verdict::classify;
 
 use crate::report::{self, write_atomic, ReportWriter, Results};
 use crate::runner::{RunOptions, Status, Trial};

@@ -179,7 +179,7 @@ pub struct PairDrift {
     pub values: Vec<ValueChange>,
     /// Every change above classified breaking or additive, breaking first.
     #[serde(default)]
-    pub verdict: Vec<super::verdict::Change>,
+    pub verdict: Vec<Change>,
     /// Pending version blocks the breaking changes opened (`reports/pending/...`), for
     /// `streamcheck review`.
     #[serde(default)]
@@ -292,6 +292,130 @@ pub struct ValueChange {
     /// Number of scenarios where this value changed.
     pub count: usize,
     pub scenarios: Vec<String>,
+}
+
+/// What changed, one variant per kind of change the differ reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum What {
+    FrameTypeGone,
+    FieldGone,
+    FieldTypeChanged,
+    ToolGone,
+    OrderChanged,
+    NoOutputAnyMore,
+    ExitCodeChanged,
+    ResultChanged,
+    FrameTypeAdded,
+    FieldAdded,
+    FieldWidened,
+    FieldNarrowed,
+    ToolAdded,
+    FramesInserted,
+    /// The older version printed no frame (it refused the flag), the newer one runs.
+    NowRuns,
+}
+
+impl fmt::Display for What {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            What::FrameTypeGone => "frame type gone",
+            What::FieldGone => "field gone",
+            What::FieldTypeChanged => "field type changed",
+            What::ToolGone => "tool gone from init",
+            What::OrderChanged => "frame order changed",
+            What::NoOutputAnyMore => "no output any more",
+            What::ExitCodeChanged => "exit code changed",
+            What::ResultChanged => "result changed",
+            What::FrameTypeAdded => "frame type added",
+            What::FieldAdded => "field added",
+            What::FieldWidened => "field type widened",
+            What::FieldNarrowed => "field seen with fewer types",
+            What::ToolAdded => "tool added to init",
+            What::FramesInserted => "frames inserted",
+            What::NowRuns => "runs now (printed no frame before)",
+        })
+    }
+}
+
+/// One change: where it is (scenario, frame, JSON path) and what it was before and after.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    pub what: What,
+    /// The first scenario showing it (`None`: seen across the suite, e.g. init tools).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<String>,
+    /// Every scenario showing this same change, when more than one does: the change is
+    /// one finding, these are where it was seen.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scenarios: Vec<String>,
+    pub frame: String,
+    pub path: String,
+    pub from: String,
+    pub to: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "class", content = "change", rename_all = "snake_case")]
+pub enum Change {
+    Breaking(Finding),
+    Additive(Finding),
+}
+
+impl Change {
+    pub fn is_breaking(&self) -> bool {
+        matches!(self, Change::Breaking(_))
+    }
+
+    pub fn finding(&self) -> &Finding {
+        match self {
+            Change::Breaking(f) | Change::Additive(f) => f,
+        }
+    }
+
+    pub(super) fn finding_mut(&mut self) -> &mut Finding {
+        match self {
+            Change::Breaking(f) | Change::Additive(f) => f,
+        }
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const NAMED: usize = 5;
+        let at = match self.scenarios.len() {
+            0 | 1 => self.scenario.clone().unwrap_or_else(|| "(suite)".into()),
+            n => {
+                let names = self.scenarios.iter().take(NAMED).cloned();
+                let more = (n > NAMED).then(|| format!("{} more", n - NAMED));
+                let names: Vec<String> = names.chain(more).collect();
+                format!("{n} scenarios ({})", names.join(", "))
+            }
+        };
+        write!(f, "{}: {at}, {} `{}`", self.what, self.frame, self.path)?;
+        if !self.from.is_empty() || !self.to.is_empty() {
+            write!(f, ": {} → {}", show(&self.from), show(&self.to))?;
+        }
+        Ok(())
+    }
+}
+
+impl Finding {
+    /// Every scenario showing it (the first alone when it was seen once).
+    pub fn all_scenarios(&self) -> Vec<&String> {
+        match self.scenarios.is_empty() {
+            true => self.scenario.iter().collect(),
+            false => self.scenarios.iter().collect(),
+        }
+    }
+}
+
+fn show(s: &str) -> &str {
+    if s.is_empty() {
+        "—"
+    } else {
+        s
+    }
 }
 
 /// Per version: counts and how it went.

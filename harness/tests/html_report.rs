@@ -421,7 +421,8 @@ fn drift_and_audit_pages_show_the_committed_baselines() {
     std::fs::create_dir_all(&dir).unwrap();
     let text = std::fs::read_to_string(baseline.join("drift/drift.json")).unwrap();
     let file: streamcheck::commands::drift::DriftFile = serde_json::from_str(&text).unwrap();
-    streamcheck::report::html::write_drift(&dir, &file, Some("../run/index.html")).unwrap();
+    streamcheck::commands::drift::html::write_drift(&dir, &file, Some("../run/index.html"))
+        .unwrap();
     let drift = dom(&dir.join("index.html"), "");
     for p in &file.drift.pairs {
         let n = streamcheck::commands::drift::verdict::counts(&p.verdict);
@@ -447,7 +448,7 @@ fn drift_and_audit_pages_show_the_committed_baselines() {
     let dir = out_dir().join("audit");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(baseline.join("audit/audit.json"), dir.join("audit.json")).unwrap();
-    streamcheck::report::html::write_audit(&dir).unwrap();
+    streamcheck::commands::audit::html::write_audit(&dir).unwrap();
     let audit: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("audit.json")).unwrap()).unwrap();
     let dom = dom(&dir.join("index.html"), "");

@@ -32,7 +32,7 @@ pub fn audit(
         &opts,
     ))?;
     if report.formats.html {
-        streamcheck::report::html::write_audit(&opts.report_dir)
+        streamcheck::commands::audit::html::write_audit(&opts.report_dir)
             .map_err(|e| Error::io(&opts.report_dir, e))?;
     }
     print!("{summary}");

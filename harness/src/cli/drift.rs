@@ -50,8 +50,12 @@ pub fn drift(
                 &opts.run_dir.join("index.html"),
             )
         });
-        streamcheck::report::html::write_drift(&opts.report_dir, &file, run_page.as_deref())
-            .map_err(|e| Error::io(&opts.report_dir, e))?;
+        streamcheck::commands::drift::html::write_drift(
+            &opts.report_dir,
+            &file,
+            run_page.as_deref(),
+        )
+        .map_err(|e| Error::io(&opts.report_dir, e))?;
     }
     let mut breaking = false;
     for p in &file.drift.pairs {

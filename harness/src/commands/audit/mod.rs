@@ -4,10 +4,12 @@
 //! through is a miss, a control (a change of form, not of meaning) it rejects is a false
 //! alarm.
 //!
+//! - [`html`]: the audit page (index.html)
 //! - [`model`]: the mutations and what the audit found, as audit.json has them
 //! - [`mutate`]: one [`Mutation`] applied to what a trial printed
 //! - [`render`]: audit.md and audit.json
 
+pub mod html;
 pub mod model;
 pub mod mutate;
 pub mod render;

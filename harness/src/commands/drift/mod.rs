@@ -12,9 +12,11 @@
 //! redacted), and which scenarios flip between pass and fail.
 //!
 //! Its parts: [`model`] (what drift reads and drift.json as types), [`diff`](mod@diff) (the
-//! differ, one function per report section) and [`render`] (drift.md).
+//! differ, one function per report section), [`render`] (drift.md) and [`html`](mod@html)
+//! (the drift page).
 
 pub mod diff;
+pub mod html;
 pub mod model;
 pub mod pending;
 pub mod render;

@@ -5,15 +5,11 @@
 //! escaping or as JSON inside `<script type="application/json">` blocks (see
 //! [`script_json`]), which the page's script reads and shows with `textContent` only.
 
-mod audit;
-mod drift;
 mod parity;
 mod run;
 pub mod timeline;
 mod trial;
 
-pub use audit::write_audit;
-pub use drift::write_drift;
 pub use parity::write_parity;
 pub use run::write_run;
 
@@ -63,8 +59,9 @@ impl Embedded {
     }
 }
 
-/// Renders `template` with `ctx` into `dir/index.html`.
-fn write_page(dir: &Path, template: &str, ctx: impl Serialize) -> io::Result<()> {
+/// Renders `template` with `ctx` into `dir/index.html` (the commands' own pages, like
+/// `drift.html`, render through this too).
+pub fn write_page(dir: &Path, template: &str, ctx: impl Serialize) -> io::Result<()> {
     let nonce = nonce();
     let html = env()
         .get_template(template)

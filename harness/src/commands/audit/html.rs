@@ -1,6 +1,6 @@
 //! The audit page: scenario × mutation, the weakest scenarios first.
 
-use crate::commands::audit::Mutation;
+use super::model::Mutation;
 use serde::Serialize;
 use serde_json::Value;
 use std::io;
@@ -74,7 +74,7 @@ pub fn write_audit(dir: &Path) -> io::Result<()> {
         columns,
         rows,
     };
-    super::write_page(dir, "audit.html", page)
+    crate::report::html::write_page(dir, "audit.html", page)
 }
 
 fn row(s: &Value, columns: &[Column]) -> Row {

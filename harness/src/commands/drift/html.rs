@@ -1,7 +1,8 @@
 //! The drift page: the verdict per pair of releases, each finding linking to the
 //! trials of its scenario in the run that made it.
 
-use crate::commands::drift::{verdict, Change, DriftFile};
+use super::model::{Change, DriftFile};
+use super::verdict;
 use serde::Serialize;
 use std::io;
 use std::path::Path;
@@ -70,7 +71,7 @@ pub fn write_drift(dir: &Path, file: &DriftFile, run_page: Option<&str>) -> io::
         file,
         pairs,
     };
-    super::write_page(dir, "drift.html", page)
+    crate::report::html::write_page(dir, "drift.html", page)
 }
 
 fn finding(c: &Change, versions: [&String; 2], run_page: Option<&str>) -> FindingView {

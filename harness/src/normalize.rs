@@ -111,11 +111,6 @@ pub fn redact_sandbox_str(s: &str, vars: &Vars) -> String {
     hide_token(redact_str(s, vars), sandbox_token(vars).as_deref())
 }
 
-/// [`redact_str`] in every string of a value.
-pub fn redact_paths(v: &Value, vars: &Vars) -> Value {
-    map_strings(v, &|s| redact_str(s, vars))
-}
-
 /// [`redact_sandbox_str`] in every string of a value.
 pub fn redact_sandbox(v: &Value, vars: &Vars) -> Value {
     let token = sandbox_token(vars);
@@ -223,7 +218,8 @@ pub fn comparable(v: &Value) -> Value {
     walk(&redact(v, &Vars::default()))
 }
 
-fn map_strings(v: &Value, f: &impl Fn(&str) -> String) -> Value {
+/// `v` with every string `s` in it replaced by `f(s)`.
+pub fn map_strings(v: &Value, f: &impl Fn(&str) -> String) -> Value {
     match v {
         Value::String(s) => Value::String(f(s)),
         Value::Array(a) => Value::Array(a.iter().map(|x| map_strings(x, f)).collect()),

@@ -2,6 +2,7 @@
 //! keep the exact text the CLI printed; a changed frame is written back compactly.
 
 use super::model::Mutation;
+use crate::normalize::map_strings;
 use crate::runner::exit::{Exit, Termination};
 use crate::runner::output::Output;
 use crate::runner::{Stderr, Trial};
@@ -157,16 +158,6 @@ fn edit_block(
     })
 }
 
-/// Every string equal to `from` anywhere in `v` becomes `to`.
-fn replace_strings(v: &mut Value, from: &str, to: &str) {
-    match v {
-        Value::String(s) if s == from => *s = to.to_string(),
-        Value::Array(a) => a.iter_mut().for_each(|x| replace_strings(x, from, to)),
-        Value::Object(m) => m.values_mut().for_each(|x| replace_strings(x, from, to)),
-        _ => {}
-    }
-}
-
 fn prefixed(v: &mut Value, key: &str) {
     if let Some(Value::String(s)) = v.get_mut(key) {
         *s = format!("mutated: {s} (mutated)");
@@ -311,11 +302,8 @@ fn unrelated_stderr(r: &Printed) -> Printed {
 
 /// Every string equal to `from` in every frame becomes `to` (an id, consistently).
 fn rewrite_all(r: &Printed, from: &str, to: &str) -> Printed {
-    r.map_frames(|v| {
-        let mut v = v.clone();
-        replace_strings(&mut v, from, to);
-        v.to_string()
-    })
+    let swap = |s: &str| if s == from { to } else { s }.to_string();
+    r.map_frames(|v| map_strings(v, &swap).to_string())
 }
 
 fn reversed_keys(v: &Value) -> Value {

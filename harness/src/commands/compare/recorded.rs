@@ -1,7 +1,7 @@
 //! What one run left behind, as the comparison sees it: from a finished trial or from a
 //! capture folder.
 
-use crate::normalize::{redact_paths, redact_str};
+use crate::normalize::{redact_str, with_paths};
 use crate::output::{BadLine, LineProblem, Output};
 use crate::runner::{Exit, Termination, Trial};
 use serde::{Deserialize, Serialize};
@@ -49,7 +49,7 @@ impl Recorded {
                 .output
                 .frames
                 .iter()
-                .map(|f| redact_paths(&f.value, &t.vars))
+                .map(|f| with_paths(&f.value, &t.vars))
                 .collect(),
             exit: t.exit.clone(),
             non_json: non_json(&t.output)

@@ -327,3 +327,29 @@ fn replay_writes_drift_md_and_json_from_a_run_folder() {
     assert_eq!(json["pairs"][0]["tools_added"], json!(["Write"]));
     assert_eq!(json["versions"][1]["failed"], 2);
 }
+
+#[test]
+fn replay_of_a_run_folder_missing_a_saved_trial_is_a_setup_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    run_folder::write(&run, &[old(), new()]);
+    std::fs::remove_dir_all(run.join("outputs")).unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir_all(root.join("scenarios")).unwrap();
+    let out = Command::cargo_bin("streamcheck")
+        .unwrap()
+        .arg("--root")
+        .arg(&root)
+        .args(["drift", "--replay"])
+        .arg(&run)
+        .arg("--report-dir")
+        .arg(dir.path().join("report"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("outputs/basics/text.cli@1.0.json"),
+        "{stderr}"
+    );
+}

@@ -166,3 +166,40 @@ fn collect_json(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> std::io::Resul
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::output::LineSplitter;
+
+    #[test]
+    fn a_saved_trial_comes_back_as_the_trial_it_was_with_each_line_at_its_time() {
+        let mut trial = Trial::blank("s/x", "claude-code", "1.0.0");
+        let mut split = LineSplitter::default();
+        split.push(b"{\"type\":\"system\"}\n", 5, &mut trial.output);
+        split.push(b"not json\n{\"type\":\"result\"}\n", 9, &mut trial.output);
+        split.finish(9, &mut trial.output);
+        trial.exit.code = Some(3);
+        trial.vars = Vars {
+            workspace: "/w".into(),
+            home: "/h".into(),
+        };
+        trial.run = Some(2);
+        let back = Trial::from_saved(&SavedTrial::of(&trial));
+        let at = |t: &Trial| -> Vec<(usize, u64)> {
+            let frames = t.output.frames.iter().map(|f| (f.line, f.at_ms));
+            let bad = t.output.bad_lines.iter().map(|b| (b.line, b.at_ms));
+            frames.chain(bad).collect()
+        };
+        assert_eq!(at(&back), vec![(1, 5), (3, 9), (2, 9)]);
+        assert_eq!(back.output.text(), trial.output.text());
+        assert_eq!(
+            (back.exit, back.vars.workspace, back.run),
+            (trial.exit, "/w".to_string(), Some(2))
+        );
+        assert_eq!(
+            (back.scenario.as_str(), back.target_version.as_str()),
+            ("s/x", "1.0.0")
+        );
+    }
+}

@@ -165,10 +165,10 @@ enum Cmd {
         /// Where drift.md and drift.json go (default reports/drift/<timestamp>/).
         #[arg(long)]
         report_dir: Option<PathBuf>,
-        /// Where the runs' own reports and outputs.json go (default reports/runs/<timestamp>/).
+        /// Where the runs' own reports and saved trials go (default reports/runs/<timestamp>/).
         #[arg(long)]
         run_dir: Option<PathBuf>,
-        /// Diff the outputs.json of an earlier drift run instead of running anything.
+        /// Diff the run folder of an earlier drift (its --run-dir) instead of running anything.
         #[arg(long)]
         replay: Option<PathBuf>,
         /// A line to add to the report's notes. Repeatable.

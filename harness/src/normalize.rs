@@ -218,7 +218,8 @@ pub fn comparable(v: &Value) -> Value {
     walk(&redact(v, &Vars::default()))
 }
 
-fn map_strings(v: &Value, f: &impl Fn(&str) -> String) -> Value {
+/// `v` with every string `s` in it replaced by `f(s)`.
+pub fn map_strings(v: &Value, f: &impl Fn(&str) -> String) -> Value {
     match v {
         Value::String(s) => Value::String(f(s)),
         Value::Array(a) => Value::Array(a.iter().map(|x| map_strings(x, f)).collect()),

@@ -195,7 +195,7 @@ fn foreign_input_shapes() {
     // Claude Code fed caliban's frame: stderr only, exit 1, no frame at all.
     let a = claude("input_caliban_shape");
     assert!(a.frames.is_empty());
-    assert_eq!(a.exit_code, Some(1));
+    assert_eq!(a.exit.code, Some(1));
     assert!(a.stderr.contains("t.message.role"));
     // caliban fed Claude Code's frame: init, then a result with subtype error; exit 64.
     let b = caliban("input_claude_shape");
@@ -386,6 +386,13 @@ fn multi_text_blocks_result_text_differs() {
     );
 }
 
+fn exited(code: i32) -> Exit {
+    Exit {
+        code: Some(code),
+        ..Exit::default()
+    }
+}
+
 #[test]
 fn missing_tool_result_and_exit_code() {
     let call = json!({"type": "assistant", "message": {"id": "m", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "x"}}]}});
@@ -393,12 +400,12 @@ fn missing_tool_result_and_exit_code() {
     let end = json!({"type": "result", "subtype": "success", "is_error": false, "result": "done"});
     let a = Recorded {
         frames: vec![call.clone(), result, end.clone()],
-        exit_code: Some(0),
+        exit: exited(0),
         ..Recorded::default()
     };
     let b = Recorded {
         frames: vec![call, end],
-        exit_code: Some(2),
+        exit: exited(2),
         ..Recorded::default()
     };
     let c = compare(

@@ -2,18 +2,27 @@
 //! type, frames reordered, frame types, tools, exit codes, result subtypes, flips.
 
 mod common;
+mod run_folder;
 
+use assert_cmd::Command;
 use common::{read_json, streamcheck_at, text};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use streamcheck::commands::drift::{
     self, FieldChangeKind, ScenarioOutput, SequenceChangeKind, StatusName, VersionOutputs,
 };
-use streamcheck::runner::Status;
+use streamcheck::runner::{Exit, Status};
+
+fn exit_code(code: i32) -> Exit {
+    Exit {
+        code: Some(code),
+        ..Exit::default()
+    }
+}
 
 fn out(status: Status, exit: i32, frames: Value) -> ScenarioOutput {
     ScenarioOutput {
-        exit_code: Some(exit),
+        exit: exit_code(exit),
         frames: frames.as_array().unwrap().clone(),
         ..ScenarioOutput::with_status(status)
     }
@@ -284,14 +293,10 @@ fn a_version_that_cannot_run_is_reported_and_skipped_in_pairs() {
 }
 
 #[test]
-fn replay_writes_drift_md_and_json_from_saved_outputs() {
+fn replay_writes_drift_md_and_json_from_a_run_folder() {
     let dir = tempfile::tempdir().unwrap();
-    let outputs = dir.path().join("outputs.json");
-    std::fs::write(
-        &outputs,
-        serde_json::to_string(&vec![old(), new()]).unwrap(),
-    )
-    .unwrap();
+    let outputs = dir.path().join("run");
+    run_folder::write(&outputs, &[old(), new()]);
     let report = dir.path().join("report");
     let root = dir.path().join("root");
     std::fs::create_dir_all(root.join("scenarios")).unwrap();
@@ -314,4 +319,30 @@ fn replay_writes_drift_md_and_json_from_saved_outputs() {
     let json = read_json(&report.join("drift.json"));
     assert_eq!(json["pairs"][0]["tools_added"], json!(["Write"]));
     assert_eq!(json["versions"][1]["failed"], 2);
+}
+
+#[test]
+fn replay_of_a_run_folder_missing_a_saved_trial_is_a_setup_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    run_folder::write(&run, &[old(), new()]);
+    std::fs::remove_dir_all(run.join("outputs")).unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir_all(root.join("scenarios")).unwrap();
+    let out = Command::cargo_bin("streamcheck")
+        .unwrap()
+        .arg("--root")
+        .arg(&root)
+        .args(["drift", "--replay"])
+        .arg(&run)
+        .arg("--report-dir")
+        .arg(dir.path().join("report"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("outputs/basics/text.cli@1.0.json"),
+        "{stderr}"
+    );
 }

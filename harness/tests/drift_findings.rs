@@ -3,11 +3,18 @@
 
 use serde_json::{json, Value};
 use streamcheck::commands::drift::{self, ScenarioOutput, VersionOutputs, What};
-use streamcheck::runner::Status;
+use streamcheck::runner::{Exit, Status};
+
+fn exit_code(code: i32) -> Exit {
+    Exit {
+        code: Some(code),
+        ..Exit::default()
+    }
+}
 
 fn out(exit: i32, frames: Value) -> ScenarioOutput {
     ScenarioOutput {
-        exit_code: Some(exit),
+        exit: exit_code(exit),
         frames: frames.as_array().unwrap().clone(),
         ..ScenarioOutput::with_status(Status::Passed)
     }
@@ -103,8 +110,8 @@ fn a_frame_added_to_every_run_is_one_finding_listing_the_scenarios() {
 #[test]
 fn different_changes_stay_apart() {
     let mut newer = suite(false);
-    newer[0].1.exit_code = Some(1);
-    newer[1].1.exit_code = Some(2);
+    newer[0].1.exit = exit_code(1);
+    newer[1].1.exit = exit_code(2);
     let d = drift::diff(&[version("a", suite(false)), version("b", newer)]);
     let exits: Vec<_> = d.pairs[0]
         .verdict

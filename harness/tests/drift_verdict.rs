@@ -2,15 +2,24 @@
 //! breaking or additive; and `drift --replay` exits 1 on a breaking change, 0 without.
 
 mod common;
+mod run_folder;
 
 use common::streamcheck_at;
 use serde_json::{json, Value};
 use streamcheck::commands::drift::{self, Change, ScenarioOutput, VersionOutputs, What};
-use streamcheck::runner::Status;
+use streamcheck::divergence::{Divergence, Kind};
+use streamcheck::runner::{Exit, Status};
+
+fn exit_code(code: i32) -> Exit {
+    Exit {
+        code: Some(code),
+        ..Exit::default()
+    }
+}
 
 fn out(exit: i32, frames: Value) -> ScenarioOutput {
     ScenarioOutput {
-        exit_code: Some(exit),
+        exit: exit_code(exit),
         frames: frames.as_array().unwrap().clone(),
         ..ScenarioOutput::with_status(Status::Passed)
     }
@@ -177,8 +186,8 @@ fn drift_md_opens_with_the_verdict_and_the_exit_code_follows_it() {
         ("breaking", vec![a.clone(), b], 1),
         ("same", vec![a.clone(), a], 0),
     ] {
-        let outputs = dir.path().join(format!("{name}.json"));
-        std::fs::write(&outputs, serde_json::to_string(&versions).unwrap()).unwrap();
+        let outputs = dir.path().join(format!("{name}-run"));
+        run_folder::write(&outputs, &versions);
         let report = dir.path().join(name);
         let status = streamcheck_at(&root)
             .args(["drift", "--replay"])
@@ -428,7 +437,7 @@ fn drift_opens_a_pending_version_block_for_a_breaking_change() {
     let old = out(0, json!([init(&["Bash"]), result(false, json!({}))]));
     let new = ScenarioOutput {
         status: Status::Failed,
-        first_divergence: Some("field mismatch".into()),
+        first_divergence: Some(Divergence::new(Kind::FieldMismatch, "field mismatch")),
         ..out(
             1,
             json!([init(&["Bash"]), result(true, json!({"errors": ["x"]}))]),
@@ -438,8 +447,8 @@ fn drift_opens_a_pending_version_block_for_a_breaking_change() {
     let mut b = version("claude-code@2.0.0", vec![("s/x", new)]);
     a.version = Some("1.0.0".into());
     b.version = Some("2.0.0".into());
-    let outputs = dir.path().join("outputs.json");
-    std::fs::write(&outputs, serde_json::to_string(&vec![a, b]).unwrap()).unwrap();
+    let outputs = dir.path().join("run");
+    run_folder::write(&outputs, &[a, b]);
     let report = dir.path().join("report");
     streamcheck_at(&root)
         .args(["drift", "--replay"])

@@ -67,7 +67,7 @@ fn usage_and_setup_errors_exit_2() {
         2
     );
     assert_eq!(code(&["compare", "--observed", "no-a", "no-b"]), 2);
-    assert_eq!(code(&["drift", "--replay", "no-such-outputs.json"]), 2);
+    assert_eq!(code(&["drift", "--replay", "no-such-run-folder"]), 2);
     assert_eq!(code(&["install", "--target", "no-such-cli"]), 2);
 }
 

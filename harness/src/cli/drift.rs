@@ -35,7 +35,7 @@ pub fn drift(
         notes: args.notes,
     };
     let file = match &args.replay {
-        Some(outputs) => drift::replay(outputs, Some((&ctx.project, &ctx.scenarios)), &opts)?,
+        Some(run_dir) => drift::replay(run_dir, Some((&ctx.project, &ctx.scenarios)), &opts)?,
         None => super::args::runtime()?.block_on(drift::run(
             &ctx.project,
             ctx.scenarios.clone(),

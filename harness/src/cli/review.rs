@@ -4,7 +4,7 @@ use anstream::{print, println};
 use std::io::{BufRead, Write as _};
 use std::path::Path;
 use streamcheck::commands::record::review::{scenario_of, Decision, PendingChange};
-use streamcheck::commands::record::{pending, Outcome, Recorded};
+use streamcheck::commands::record::{pending, Outcome, Recording};
 use streamcheck::runner::{Status, Trial};
 use streamcheck::target::Project;
 
@@ -24,7 +24,7 @@ pub fn print_trial(t: &Trial, run: usize, runs: usize) {
 }
 
 /// Prints what `record` did and returns the number of pending files written.
-pub fn print_outcomes(recorded: &[Recorded], root: &Path) -> usize {
+pub fn print_outcomes(recorded: &[Recording], root: &Path) -> usize {
     println!();
     for r in recorded {
         let (id, target) = (&r.scenario, &r.target);

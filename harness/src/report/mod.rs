@@ -19,11 +19,8 @@ pub(crate) mod trial;
 pub use files::{timestamp, write_atomic};
 pub use formats::{Formats, ReportOptions};
 pub use frame_diff::frame_diff;
-pub use results::{trial_stem, Counts, Results, TargetInfo, SCHEMA_VERSION};
+pub use results::{saved_trial_path, trial_stem, Counts, Results, TargetInfo, SCHEMA_VERSION};
 pub use trial::{request_brief, write_trial_report};
-
-// Its home is normalize.rs; re-exported for compare.rs, which still imports it from here.
-pub use crate::normalize::redact_str;
 
 /// Writes a run's reports into one folder as trials finish.
 pub struct ReportWriter {
@@ -156,19 +153,7 @@ pub fn merge_as(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Result
     }
     let mut merged: Option<Results> = None;
     for d in dirs {
-        let path = d.join("results.json");
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let r: Results =
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        if r.schema_version != SCHEMA_VERSION {
-            return Err(format!(
-                "{}: schema_version {} (this streamcheck reads {})",
-                path.display(),
-                r.schema_version,
-                SCHEMA_VERSION
-            ));
-        }
+        let r = Results::read(d)?;
         for t in &r.trials {
             // Carry the per-trial report files and the saved output over.
             let stem = trial_stem(t);
@@ -209,9 +194,8 @@ pub fn merge_as(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Result
     std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
     write_results_as(out, &m, options.formats).map_err(|e| e.to_string())?;
     if options.formats.html {
-        let saved_dir = out.join(crate::runner::saved::DIR);
         let saved = |t: &Trial| {
-            let path = saved_dir.join(format!("{}.json", trial_stem(t)));
+            let path = saved_trial_path(out, t);
             serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
         };
         html::write_run(out, &m, options.command.as_deref(), saved).map_err(|e| e.to_string())?;
@@ -249,10 +233,7 @@ pub fn write_results_as(dir: &Path, r: &Results, formats: Formats) -> io::Result
 /// `outputs/<stem>.json`: what `audit --from` needs to check the trial again.
 fn write_saved_trial(dir: &Path, trial: &Trial) -> io::Result<()> {
     let saved = crate::runner::saved::SavedTrial::of(trial);
-    let path = dir
-        .join(crate::runner::saved::DIR)
-        .join(format!("{}.json", trial_stem(trial)));
-    write_atomic(&path, &serde_json::to_vec(&saved)?)
+    write_atomic(&saved_trial_path(dir, trial), &serde_json::to_vec(&saved)?)
 }
 
 #[cfg(test)]

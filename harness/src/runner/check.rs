@@ -1,6 +1,7 @@
 //! A finished trial against its expectation: one function per part of the expectation
 //! (how the process ended, invariants, frames, turns, exit code, stderr and stdout text,
-//! requests, workspace files). Needs nothing but the trial and the workspace it left.
+//! requests, workspace files). Needs nothing but the trial and the workspace it left;
+//! [`recheck`] checks a finished trial again, as if the CLI had just printed its output.
 
 use super::exit::Termination;
 use super::trial::Trial;
@@ -66,6 +67,76 @@ pub fn expectation(
     out.extend(files(expect, &trial.vars));
     most_telling_first(&mut out, trial.exit.signal.is_some());
     out
+}
+
+/// A finished trial's expectation resolved again, for checking its output (or a changed
+/// copy of it) without running the CLI: the scenario, or in a multi-run scenario the run
+/// the output is from, and the expectation a version gets, workspace files aside (they
+/// went with the sandbox).
+pub struct Recheck {
+    pub scenario: Scenario,
+    pub expect: TargetExpect,
+}
+
+impl Recheck {
+    pub fn new(scenario: &Scenario, trial: &Trial, version: &str) -> Result<Recheck, String> {
+        if trial.output.raw_truncated {
+            return Err("its stdout was too long to be saved whole".into());
+        }
+        let resolved = crate::fixtures::resolve(scenario);
+        let key = trial.target.split('@').next().unwrap_or_default();
+        let Some(expect) = crate::expectation::for_version(&resolved.file.expect, key, version)
+        else {
+            return Err(format!("the scenario has no expectation for {key}"));
+        };
+        let expect = rules::applied(&resolved, key, expect, version)?;
+        let (scenario, expect) = run_of(&resolved, &expect, trial.run)?;
+        let expect = TargetExpect {
+            files: Default::default(),
+            ..expect
+        };
+        Ok(Recheck { scenario, expect })
+    }
+
+    /// Every divergence of `trial` from the expectation, as [`expectation`] finds them.
+    pub fn divergences(&self, trial: &Trial) -> Vec<Divergence> {
+        let timeout = Duration::from_secs(self.expect.timeout.unwrap_or(60));
+        expectation(&self.scenario, &self.expect, trial, timeout)
+    }
+}
+
+/// `trial` checked again against the expectation `version` gets (workspace files aside).
+pub fn recheck(
+    scenario: &Scenario,
+    trial: &Trial,
+    version: &str,
+) -> Result<Vec<Divergence>, String> {
+    Ok(Recheck::new(scenario, trial, version)?.divergences(trial))
+}
+
+/// The scenario and expectation of run `number` (1-based) of a multi-run scenario, else
+/// the whole scenario.
+fn run_of(
+    scenario: &Scenario,
+    expect: &TargetExpect,
+    number: Option<usize>,
+) -> Result<(Scenario, TargetExpect), String> {
+    if scenario.file.runs.is_empty() {
+        return Ok((scenario.clone(), expect.clone()));
+    }
+    let Some(number) = number else {
+        return Err("it has several runs and its saved output does not say which one it is".into());
+    };
+    let index = number.checked_sub(1);
+    let (Some(spec), Some(run_expect)) = (
+        index.and_then(|i| scenario.file.runs.get(i)),
+        index.and_then(|i| expect.runs.get(i)),
+    ) else {
+        return Err(format!(
+            "its saved output is from run {number}, which the scenario no longer has"
+        ));
+    };
+    Ok((super::plan::for_run(scenario, spec), run_expect.clone()))
 }
 
 /// What stopped the process explains everything after it: say it first.

@@ -1,7 +1,8 @@
 //! What a finished trial needs to be checked again without running the CLI: stdout as
 //! printed, how the process ended, stderr, the requests the stub saw and the sandbox
-//! paths. A run saves one per trial (`outputs/<stem>.json` beside its reports); `audit`
-//! reads them back.
+//! paths. A run saves one per trial (`outputs/<stem>.json` beside its reports): the only
+//! stored form of a run. [`Trial::from_saved`] and [`Trial::restore`] turn it back into
+//! the trial that `audit`, `drift` and `bisect` check again ([`super::check::recheck`]).
 
 use super::exit::Exit;
 use super::output::{Output, Stderr};
@@ -77,8 +78,22 @@ impl SavedTrial {
         }
     }
 
+    /// stdout parsed again, each line at the time it arrived.
     pub fn output(&self) -> Output {
-        Output::parse(self.stdout.as_bytes())
+        let mut out = Output::parse(self.stdout.as_bytes());
+        out.raw_truncated = self.stdout_truncated;
+        let at = |line: usize| {
+            line.checked_sub(1)
+                .and_then(|i| self.line_ms.get(i))
+                .copied()
+        };
+        for f in &mut out.frames {
+            f.at_ms = at(f.line).unwrap_or(f.at_ms);
+        }
+        for b in &mut out.bad_lines {
+            b.at_ms = at(b.line).unwrap_or(b.at_ms);
+        }
+        out
     }
 
     /// Every saved trial under `report_dir/outputs/`, in path order.
@@ -95,6 +110,33 @@ impl SavedTrial {
                 serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))
             })
             .collect()
+    }
+}
+
+impl Trial {
+    /// The trial a saved one is of: what `results.json` keeps besides it (divergences,
+    /// command line, notes) is empty.
+    pub fn from_saved(saved: &SavedTrial) -> Trial {
+        let mut trial = Trial {
+            status: saved.status.clone(),
+            exit: saved.exit.clone(),
+            ..Trial::blank(&saved.scenario, &saved.target, &saved.target_version)
+        };
+        trial.restore(saved);
+        trial
+    }
+
+    /// Puts back what `results.json` leaves out of a trial (stdout, stderr, requests,
+    /// sandbox paths, the client's log) from its saved form.
+    pub fn restore(&mut self, saved: &SavedTrial) {
+        self.output = saved.output();
+        self.stderr = saved.stderr.clone();
+        self.journal = saved.journal.clone();
+        self.vars = saved.vars();
+        self.client = saved.client.clone();
+        self.run = saved.run;
+        self.stub_lead_ms = saved.stub_lead_ms;
+        self.expected_frames = saved.expected_frames.clone();
     }
 }
 
@@ -123,4 +165,41 @@ fn collect_json(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> std::io::Resul
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::output::LineSplitter;
+
+    #[test]
+    fn a_saved_trial_comes_back_as_the_trial_it_was_with_each_line_at_its_time() {
+        let mut trial = Trial::blank("s/x", "claude-code", "1.0.0");
+        let mut split = LineSplitter::default();
+        split.push(b"{\"type\":\"system\"}\n", 5, &mut trial.output);
+        split.push(b"not json\n{\"type\":\"result\"}\n", 9, &mut trial.output);
+        split.finish(9, &mut trial.output);
+        trial.exit.code = Some(3);
+        trial.vars = Vars {
+            workspace: "/w".into(),
+            home: "/h".into(),
+        };
+        trial.run = Some(2);
+        let back = Trial::from_saved(&SavedTrial::of(&trial));
+        let at = |t: &Trial| -> Vec<(usize, u64)> {
+            let frames = t.output.frames.iter().map(|f| (f.line, f.at_ms));
+            let bad = t.output.bad_lines.iter().map(|b| (b.line, b.at_ms));
+            frames.chain(bad).collect()
+        };
+        assert_eq!(at(&back), vec![(1, 5), (3, 9), (2, 9)]);
+        assert_eq!(back.output.text(), trial.output.text());
+        assert_eq!(
+            (back.exit, back.vars.workspace, back.run),
+            (trial.exit, "/w".to_string(), Some(2))
+        );
+        assert_eq!(
+            (back.scenario.as_str(), back.target_version.as_str()),
+            ("s/x", "1.0.0")
+        );
+    }
 }

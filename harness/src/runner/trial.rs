@@ -134,9 +134,18 @@ impl Trial {
 
     pub(crate) fn new(scenario: &Scenario, target: &str, version: &str) -> Trial {
         Trial {
-            scenario: scenario.id.clone(),
             scenario_path: scenario.display_path(),
             description: scenario.file.description.clone(),
+            ..Trial::blank(&scenario.id, target, version)
+        }
+    }
+
+    /// A passed trial of scenario `id` with nothing in it yet.
+    pub(crate) fn blank(id: &str, target: &str, version: &str) -> Trial {
+        Trial {
+            scenario: id.to_string(),
+            scenario_path: String::new(),
+            description: String::new(),
             target: target.to_string(),
             target_version: version.to_string(),
             held_to: None,

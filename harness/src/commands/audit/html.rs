@@ -1,6 +1,6 @@
 //! The audit page: scenario × mutation, the weakest scenarios first.
 
-use crate::commands::audit::Mutation;
+use super::model::Mutation;
 use serde::Serialize;
 use serde_json::Value;
 use std::io;

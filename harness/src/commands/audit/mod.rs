@@ -4,194 +4,28 @@
 //! through is a miss, a control (a change of form, not of meaning) it rejects is a false
 //! alarm.
 //!
-//! - [`mutate`]: one [`Mutation`] applied to a recorded output
+//! - [`html`]: the audit page (index.html)
+//! - [`model`]: the mutations and what the audit found, as audit.json has them
+//! - [`mutate`]: one [`Mutation`] applied to what a trial printed
 //! - [`render`]: audit.md and audit.json
 
 pub mod html;
+pub mod model;
 pub mod mutate;
 pub mod render;
 
+pub use model::*;
+
+use crate::pattern::Captures;
+use crate::runner::check::Recheck;
 use crate::runner::saved::SavedTrial;
-use crate::runner::{check, RunOptions, Status, Trial};
-use crate::scenario::{Scenario, TargetExpect};
+use crate::runner::{RunOptions, Status, Trial};
+use crate::scenario::Scenario;
 use crate::suite;
 use crate::target::{NotInstalled, Target};
-use mutate::Recorded;
-use serde::Serialize;
-use std::fmt;
+use mutate::Printed;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
-
-/// One change to a CLI's output. The last four are controls: they change the form of
-/// the output, not what it says, so no scenario should fail on them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Mutation {
-    DropFrame,
-    DuplicateFrame,
-    SwapFramesAfterInit,
-    ChangeType,
-    ChangeSubtype,
-    FlipIsError,
-    ChangeResultText,
-    ChangeAssistantText,
-    ChangeToolName,
-    ChangeToolUseId,
-    ChangeSessionId,
-    ChangeExitCode,
-    InsertNonJson,
-    FrameAfterResult,
-    HangAfterResult,
-    KeyOrder,
-    Whitespace,
-    StringEscapes,
-    UnrelatedStderr,
-}
-
-impl Mutation {
-    pub const ALL: [Mutation; 19] = [
-        Mutation::DropFrame,
-        Mutation::DuplicateFrame,
-        Mutation::SwapFramesAfterInit,
-        Mutation::ChangeType,
-        Mutation::ChangeSubtype,
-        Mutation::FlipIsError,
-        Mutation::ChangeResultText,
-        Mutation::ChangeAssistantText,
-        Mutation::ChangeToolName,
-        Mutation::ChangeToolUseId,
-        Mutation::ChangeSessionId,
-        Mutation::ChangeExitCode,
-        Mutation::InsertNonJson,
-        Mutation::FrameAfterResult,
-        Mutation::HangAfterResult,
-        Mutation::KeyOrder,
-        Mutation::Whitespace,
-        Mutation::StringEscapes,
-        Mutation::UnrelatedStderr,
-    ];
-
-    pub fn is_control(self) -> bool {
-        matches!(
-            self,
-            Mutation::KeyOrder
-                | Mutation::Whitespace
-                | Mutation::StringEscapes
-                | Mutation::UnrelatedStderr
-        )
-    }
-
-    /// What a scenario that misses this mutation should pin (or, for a control it
-    /// fails, loosen).
-    pub fn hint(self) -> &'static str {
-        match self {
-            Mutation::DropFrame => "list the frames it is about in exact mode: a dropped frame goes unseen",
-            Mutation::DuplicateFrame => "match its frames in exact mode rather than `subsequence` or a broad `ignore`",
-            Mutation::SwapFramesAfterInit => "pin the frames after system/init in their order (exact mode)",
-            Mutation::ChangeType => "pin `type` on every frame it lists",
-            Mutation::ChangeSubtype => "pin the result's `subtype`",
-            Mutation::FlipIsError => "pin `is_error` on the result",
-            Mutation::ChangeResultText => "pin the result's `result` exactly or with an anchored regex (^…$)",
-            Mutation::ChangeAssistantText => "pin the assistant's text block",
-            Mutation::ChangeToolName => "pin the tool_use `name`",
-            Mutation::ChangeToolUseId => "pin the scripted tool_use `id` (and `tool_use_id` of its result)",
-            Mutation::ChangeSessionId => "capture session_id in system/init and $ref it, and keep the session_matches_request invariant",
-            Mutation::ChangeExitCode => "pin `exit_code` (or keep the exit_code_matches_result invariant)",
-            Mutation::InsertNonJson => "keep the ndjson_only invariant",
-            Mutation::FrameAfterResult => "keep the result_ends_turn invariant, or list every frame in exact mode",
-            Mutation::HangAfterResult => "keep the exits_after_result invariant",
-            Mutation::KeyOrder => "a pattern depends on key order",
-            Mutation::Whitespace => "a rule reads stdout as text where it should read frames",
-            Mutation::StringEscapes => "a rule reads stdout as text where it should read frames",
-            Mutation::UnrelatedStderr => "the stderr rule is too strict: match only the line it is about",
-        }
-    }
-}
-
-impl fmt::Display for Mutation {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(match self {
-            Mutation::DropFrame => "drop a frame",
-            Mutation::DuplicateFrame => "duplicate a frame",
-            Mutation::SwapFramesAfterInit => "swap the two frames after init",
-            Mutation::ChangeType => "change a frame's type",
-            Mutation::ChangeSubtype => "change the result's subtype",
-            Mutation::FlipIsError => "flip the result's is_error",
-            Mutation::ChangeResultText => "alter the result text",
-            Mutation::ChangeAssistantText => "alter an assistant text",
-            Mutation::ChangeToolName => "change a tool name",
-            Mutation::ChangeToolUseId => "change a tool_use_id",
-            Mutation::ChangeSessionId => "change the session_id",
-            Mutation::ChangeExitCode => "change the exit code",
-            Mutation::InsertNonJson => "insert a non-JSON line",
-            Mutation::FrameAfterResult => "a frame after the result",
-            Mutation::HangAfterResult => "hang after the result",
-            Mutation::KeyOrder => "control: key order",
-            Mutation::Whitespace => "control: whitespace",
-            Mutation::StringEscapes => "control: string escapes",
-            Mutation::UnrelatedStderr => "control: unrelated stderr",
-        })
-    }
-}
-
-/// What one mutation did to one scenario.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "outcome", content = "divergence", rename_all = "snake_case")]
-pub enum Outcome {
-    /// The scenario failed on the mutation (its first divergence).
-    Caught(String),
-    Missed,
-    /// The output has nothing this mutation could change.
-    NotApplicable,
-    /// A control the scenario passed.
-    Held,
-    /// A control the scenario failed on (its first divergence).
-    FalseAlarm(String),
-}
-
-/// One mutation of one scenario's output, and what the scenario made of it.
-#[derive(Debug, Clone, Serialize)]
-pub struct Tried {
-    pub mutation: Mutation,
-    #[serde(flatten)]
-    pub outcome: Outcome,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct ScenarioAudit {
-    pub scenario: String,
-    pub target: String,
-    pub results: Vec<Tried>,
-}
-
-impl ScenarioAudit {
-    pub fn count(&self, f: impl Fn(&Outcome) -> bool) -> usize {
-        self.results.iter().filter(|t| f(&t.outcome)).count()
-    }
-}
-
-/// A trial that could not be audited, and why.
-#[derive(Debug, Clone, Serialize)]
-pub struct NotAudited {
-    pub scenario: String,
-    pub target: String,
-    pub reason: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Audit {
-    /// The command that made this report.
-    #[serde(default)]
-    pub command: String,
-    /// Caught mutations out of those that applied, in percent.
-    pub score: f64,
-    pub caught: usize,
-    pub missed: usize,
-    pub false_alarms: usize,
-    pub duration_ms: u64,
-    pub scenarios: Vec<ScenarioAudit>,
-    pub not_audited: Vec<NotAudited>,
-}
+use std::time::Instant;
 
 /// Audits every passing saved trial whose scenario is in `scenarios`.
 pub fn audit(scenarios: &[Scenario], saved: &[SavedTrial]) -> Audit {
@@ -240,22 +74,25 @@ pub fn audit_one(scenario: &Scenario, saved: &SavedTrial) -> Result<ScenarioAudi
     if saved.status != Status::Passed {
         return Err("the trial did not pass, so there is nothing to mutate".into());
     }
+    let trial = Trial::from_saved(saved);
     // The expectation the trial ran against: its version's block, if one holds it.
-    let Checked {
-        scenario: resolved,
-        expect,
-        recorded,
-    } = Checked::new(scenario, saved, &saved.target_version)?;
-    if let Some(d) = first_divergence(&resolved, &expect, saved, &recorded) {
+    let check = Recheck::new(scenario, &trial, &trial.target_version)?;
+    if let Some(d) = first_divergence(&check, &trial) {
         return Err(format!("its saved output no longer passes: {d}"));
     }
+    let caps = Captures::new();
+    let ignores = |v: &serde_json::Value| {
+        let ignore = &check.expect.ignore;
+        ignore.iter().any(|p| p.0.is_match(v, &trial.vars, &caps))
+    };
+    let printed = Printed::of(&trial).ignoring(ignores);
     let results = Mutation::ALL
         .into_iter()
         .map(|m| {
-            let outcome = match mutate::apply(m, &recorded) {
+            let outcome = match mutate::apply(m, &printed) {
                 None => Outcome::NotApplicable,
                 Some(mutated) => match (
-                    first_divergence(&resolved, &expect, saved, &mutated),
+                    first_divergence(&check, &mutated.on(&trial)),
                     m.is_control(),
                 ) {
                     (Some(d), true) => Outcome::FalseAlarm(d),
@@ -277,112 +114,13 @@ pub fn audit_one(scenario: &Scenario, saved: &SavedTrial) -> Result<ScenarioAudi
     })
 }
 
-/// A saved output ready to be checked again: the scenario (or its run) and the
-/// expectation resolved for a version, and the output as printed.
-struct Checked {
-    scenario: Scenario,
-    expect: TargetExpect,
-    recorded: Recorded,
-}
-
-impl Checked {
-    fn new(scenario: &Scenario, saved: &SavedTrial, version: &str) -> Result<Checked, String> {
-        if saved.stdout_truncated {
-            return Err("its stdout was too long to be saved whole".into());
-        }
-        let resolved = crate::fixtures::resolve(scenario);
-        let key = saved.target.split('@').next().unwrap_or_default();
-        let Some(expect) = crate::expectation::for_version(&resolved.file.expect, key, version)
-        else {
-            return Err(format!("the scenario has no expectation for {key}"));
-        };
-        let expect = crate::expectation::rules::applied(&resolved, key, expect, version)?;
-        let (scenario, expect) = saved_run(&resolved, &expect, saved)?;
-        // Workspace files are gone with the sandbox, and no mutation touches them.
-        let expect = TargetExpect {
-            files: Default::default(),
-            ..expect
-        };
-        let vars = saved.vars();
-        let recorded = Recorded::new(&saved.stdout, saved.exit.clone(), saved.stderr.clone())
-            .ignoring(|v| {
-                let caps = crate::pattern::Captures::new();
-                expect.ignore.iter().any(|p| p.0.is_match(v, &vars, &caps))
-            });
-        Ok(Checked {
-            scenario,
-            expect,
-            recorded,
-        })
-    }
-}
-
-/// A saved output checked again against the expectation `version` gets (workspace files
-/// aside): its first divergence, or `None` when it matches.
-pub fn recheck(
-    scenario: &Scenario,
-    saved: &SavedTrial,
-    version: &str,
-) -> Result<Option<String>, String> {
-    let c = Checked::new(scenario, saved, version)?;
-    Ok(first_divergence(&c.scenario, &c.expect, saved, &c.recorded))
-}
-
-/// The scenario and expectation of the run the saved output is from: in a multi-run
-/// scenario that is one entry of `runs`, else the whole scenario.
-fn saved_run(
-    scenario: &Scenario,
-    expect: &TargetExpect,
-    saved: &SavedTrial,
-) -> Result<(Scenario, TargetExpect), String> {
-    if scenario.file.runs.is_empty() {
-        return Ok((scenario.clone(), expect.clone()));
-    }
-    let Some(number) = saved.run else {
-        return Err("it has several runs and its saved output does not say which one it is".into());
-    };
-    let index = number.checked_sub(1);
-    let (Some(spec), Some(run_expect)) = (
-        index.and_then(|i| scenario.file.runs.get(i)),
-        index.and_then(|i| expect.runs.get(i)),
-    ) else {
-        return Err(format!(
-            "its saved output is from run {number}, which the scenario no longer has"
-        ));
-    };
-    Ok((
-        crate::runner::plan::for_run(scenario, spec),
-        run_expect.clone(),
-    ))
-}
-
 /// How much of a divergence's message the report keeps.
 const MESSAGE_CHARS: usize = 200;
 
-/// The runner's check of `recorded` as if the CLI had printed it: its first divergence,
-/// sandbox paths redacted.
-fn first_divergence(
-    scenario: &Scenario,
-    expect: &TargetExpect,
-    saved: &SavedTrial,
-    recorded: &Recorded,
-) -> Option<String> {
-    let mut trial = Trial::skipped(
-        scenario,
-        &saved.target,
-        &saved.target_version,
-        String::new(),
-    );
-    trial.exit = recorded.exit.clone();
-    trial.output = crate::runner::output::Output::parse(recorded.stdout().as_bytes());
-    trial.stderr = recorded.stderr.clone();
-    trial.journal = saved.journal.clone();
-    trial.vars = saved.vars();
-    trial.client = saved.client.clone();
-    let timeout = Duration::from_secs(expect.timeout.unwrap_or(60));
-    let first = check::expectation(scenario, expect, &trial, timeout)
-        .into_iter()
-        .next()?;
+/// The first divergence of `trial` checked again, as the report words it: sandbox paths
+/// and ids redacted, clipped.
+fn first_divergence(check: &Recheck, trial: &Trial) -> Option<String> {
+    let first = check.divergences(trial).into_iter().next()?;
     let mut message = crate::normalize::redact_sandbox_str(&first.message, &trial.vars);
     // Ids differ from run to run; the baseline should not.
     for span in crate::normalize::uuid_spans(&message).into_iter().rev() {

@@ -1,14 +1,16 @@
-//! Applies one [`Mutation`] to a recorded output. Lines the mutation does not touch keep
-//! the exact text the CLI printed; a changed frame is written back compactly.
+//! Applies one [`Mutation`] to what a trial printed. Lines the mutation does not touch
+//! keep the exact text the CLI printed; a changed frame is written back compactly.
 
-use super::Mutation;
+use super::model::Mutation;
+use crate::normalize::map_strings;
 use crate::runner::exit::{Exit, Termination};
-use crate::runner::Stderr;
+use crate::runner::output::Output;
+use crate::runner::{Stderr, Trial};
 use serde_json::{json, Map, Value};
 
-/// What the CLI left, as the checks see it: stdout lines, how it ended, stderr.
+/// A view of a trial a mutation can change: stdout lines, how it ended, stderr.
 #[derive(Debug, Clone)]
-pub struct Recorded {
+pub struct Printed {
     pub lines: Vec<String>,
     pub exit: Exit,
     pub stderr: Stderr,
@@ -17,9 +19,9 @@ pub struct Recorded {
     ignored: Vec<usize>,
 }
 
-impl Recorded {
-    pub fn new(stdout: &str, exit: Exit, stderr: Stderr) -> Recorded {
-        Recorded {
+impl Printed {
+    pub fn new(stdout: &str, exit: Exit, stderr: Stderr) -> Printed {
+        Printed {
             lines: stdout.lines().map(str::to_string).collect(),
             exit,
             stderr,
@@ -27,8 +29,27 @@ impl Recorded {
         }
     }
 
+    /// What `trial` printed.
+    pub fn of(trial: &Trial) -> Printed {
+        Printed::new(
+            &trial.output.text(),
+            trial.exit.clone(),
+            trial.stderr.clone(),
+        )
+    }
+
+    /// `trial` as if the CLI had printed this.
+    pub fn on(&self, trial: &Trial) -> Trial {
+        Trial {
+            output: Output::parse(self.stdout().as_bytes()),
+            exit: self.exit.clone(),
+            stderr: self.stderr.clone(),
+            ..trial.clone()
+        }
+    }
+
     /// Marks the frames `ignores` says yes to as ones no mutation picks.
-    pub fn ignoring(mut self, ignores: impl Fn(&Value) -> bool) -> Recorded {
+    pub fn ignoring(mut self, ignores: impl Fn(&Value) -> bool) -> Printed {
         self.ignored = self
             .frames()
             .into_iter()
@@ -63,7 +84,7 @@ impl Recorded {
     }
 
     /// Rewrites the frame on line `at` with `f`; `None` when `f` changed nothing.
-    fn edit_frame(&self, at: usize, f: impl FnOnce(&mut Value)) -> Option<Recorded> {
+    fn edit_frame(&self, at: usize, f: impl FnOnce(&mut Value)) -> Option<Printed> {
         let mut value: Value = serde_json::from_str(&self.lines[at]).ok()?;
         let before = value.clone();
         f(&mut value);
@@ -75,7 +96,7 @@ impl Recorded {
     }
 
     /// Rewrites every frame line with `f`, keeping other lines.
-    fn map_frames(&self, f: impl Fn(&Value) -> String) -> Recorded {
+    fn map_frames(&self, f: impl Fn(&Value) -> String) -> Printed {
         let mut out = self.clone();
         for (i, v) in self.frames() {
             out.lines[i] = f(&v);
@@ -123,11 +144,11 @@ fn first_block(frames: &[(usize, Value)], ty: &str) -> Option<(usize, Value)> {
 
 /// Applies `f` to the first content block of type `ty` on line `at`.
 fn edit_block(
-    r: &Recorded,
+    r: &Printed,
     at: usize,
     ty: &str,
     f: impl FnOnce(&mut Map<String, Value>),
-) -> Option<Recorded> {
+) -> Option<Printed> {
     r.edit_frame(at, |v| {
         if let Some(Value::Array(blocks)) = v.pointer_mut("/message/content") {
             if let Some(Value::Object(b)) = blocks.iter_mut().find(|b| type_of(b) == Some(ty)) {
@@ -135,16 +156,6 @@ fn edit_block(
             }
         }
     })
-}
-
-/// Every string equal to `from` anywhere in `v` becomes `to`.
-fn replace_strings(v: &mut Value, from: &str, to: &str) {
-    match v {
-        Value::String(s) if s == from => *s = to.to_string(),
-        Value::Array(a) => a.iter_mut().for_each(|x| replace_strings(x, from, to)),
-        Value::Object(m) => m.values_mut().for_each(|x| replace_strings(x, from, to)),
-        _ => {}
-    }
 }
 
 fn prefixed(v: &mut Value, key: &str) {
@@ -155,7 +166,7 @@ fn prefixed(v: &mut Value, key: &str) {
 
 /// `r` with `m` applied (a text changes at both ends, so a regex anchored at one end
 /// only lets it through); `None` when the output has nothing `m` could change.
-pub fn apply(m: Mutation, r: &Recorded) -> Option<Recorded> {
+pub fn apply(m: Mutation, r: &Printed) -> Option<Printed> {
     let frames = r.watched();
     match m {
         Mutation::DropFrame => first_content(&frames).map(|at| {
@@ -233,7 +244,7 @@ pub fn apply(m: Mutation, r: &Recorded) -> Option<Recorded> {
     }
 }
 
-fn swap_after_init(r: &Recorded, frames: &[(usize, Value)]) -> Option<Recorded> {
+fn swap_after_init(r: &Printed, frames: &[(usize, Value)]) -> Option<Printed> {
     let start = frames.iter().position(|(_, v)| is_init(v))? + 1;
     let ((a, va), (b, vb)) = (frames.get(start)?, frames.get(start + 1)?);
     (va != vb).then(|| {
@@ -243,21 +254,21 @@ fn swap_after_init(r: &Recorded, frames: &[(usize, Value)]) -> Option<Recorded> 
     })
 }
 
-fn change_exit_code(r: &Recorded) -> Option<Recorded> {
+fn change_exit_code(r: &Printed) -> Option<Printed> {
     let code = r.exit.code?;
     let mut out = r.clone();
     out.exit.code = Some(if code == 0 { 1 } else { 0 });
     Some(out)
 }
 
-fn insert_non_json(r: &Recorded, frames: &[(usize, Value)]) -> Recorded {
+fn insert_non_json(r: &Printed, frames: &[(usize, Value)]) -> Printed {
     let mut out = r.clone();
     let at = frames.first().map_or(0, |(i, _)| i + 1);
     out.lines.insert(at, "mutated: not a JSON line".into());
     out
 }
 
-fn frame_after_result(r: &Recorded, frames: &[(usize, Value)]) -> Option<Recorded> {
+fn frame_after_result(r: &Printed, frames: &[(usize, Value)]) -> Option<Printed> {
     let at = last_result(frames)?;
     let sid = frames[0]
         .1
@@ -270,7 +281,7 @@ fn frame_after_result(r: &Recorded, frames: &[(usize, Value)]) -> Option<Recorde
     Some(out)
 }
 
-fn hang_after_result(r: &Recorded, frames: &[(usize, Value)]) -> Option<Recorded> {
+fn hang_after_result(r: &Printed, frames: &[(usize, Value)]) -> Option<Printed> {
     last_result(frames)?;
     let mut out = r.clone();
     out.exit = Exit {
@@ -281,7 +292,7 @@ fn hang_after_result(r: &Recorded, frames: &[(usize, Value)]) -> Option<Recorded
     Some(out)
 }
 
-fn unrelated_stderr(r: &Recorded) -> Recorded {
+fn unrelated_stderr(r: &Printed) -> Printed {
     let mut out = r.clone();
     let warning = "Warning: an unrelated notice a newer CLI might print\n";
     out.stderr.head = format!("{warning}{}", r.stderr.head);
@@ -290,12 +301,9 @@ fn unrelated_stderr(r: &Recorded) -> Recorded {
 }
 
 /// Every string equal to `from` in every frame becomes `to` (an id, consistently).
-fn rewrite_all(r: &Recorded, from: &str, to: &str) -> Recorded {
-    r.map_frames(|v| {
-        let mut v = v.clone();
-        replace_strings(&mut v, from, to);
-        v.to_string()
-    })
+fn rewrite_all(r: &Printed, from: &str, to: &str) -> Printed {
+    let swap = |s: &str| if s == from { to } else { s }.to_string();
+    r.map_frames(|v| map_strings(v, &swap).to_string())
 }
 
 fn reversed_keys(v: &Value) -> Value {
@@ -371,12 +379,12 @@ fn escape_str(s: &str, out: &mut String) {
 mod tests {
     use super::*;
 
-    fn recorded(stdout: &str) -> Recorded {
+    fn recorded(stdout: &str) -> Printed {
         let exit = Exit {
             code: Some(0),
             ..Exit::default()
         };
-        Recorded::new(stdout, exit, Stderr::default())
+        Printed::new(stdout, exit, Stderr::default())
     }
 
     const OUT: &str = concat!(
@@ -393,7 +401,7 @@ mod tests {
     #[test]
     fn controls_keep_every_value() {
         let r = recorded(OUT);
-        let values = |r: &Recorded| -> Vec<Value> {
+        let values = |r: &Printed| -> Vec<Value> {
             r.lines
                 .iter()
                 .map(|l| serde_json::from_str(l).unwrap())

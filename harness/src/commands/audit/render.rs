@@ -1,7 +1,7 @@
 //! audit.md (scenario × mutation, the weakest scenarios first, each miss with what to
 //! pin) and audit.json (the [`Audit`] as it is).
 
-use super::{Audit, Mutation, Outcome, Tried};
+use super::model::{Audit, Mutation, Outcome, Tried};
 use crate::report::write_atomic;
 use crate::text::Table;
 use std::fmt::Write as _;

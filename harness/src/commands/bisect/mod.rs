@@ -3,22 +3,24 @@
 //! (`from`) gets, for each selected scenario. All scenarios are searched together: each
 //! probed version is installed once and runs every scenario that still needs it.
 //!
+//! - [`model`]: what a bisect found (bisect.json)
 //! - [`search`]: one scenario's binary search, told what each probe saw
 //! - [`render`]: the terminal lines, bisect.md and bisect.json
 
+pub mod model;
 pub mod render;
 pub mod search;
 
-use crate::commands::audit;
+pub use model::{Bisect, InstallFailure, ScenarioBisect};
+
+use crate::divergence::{Divergence, Kind};
 use crate::error::{Error, Result};
-use crate::runner::saved::SavedTrial;
-use crate::runner::{RunOptions, Status, Trial};
+use crate::runner::{check, RunOptions, Status, Trial};
 use crate::scenario::Scenario;
 use crate::suite;
 use crate::supported::{self, Versions};
 use crate::target::{self, version_lt, Project, Source, Target, TargetSpec};
 use search::{Outcome, Search, Seen};
-use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -36,44 +38,6 @@ pub struct BisectOptions {
     pub run: RunOptions,
     /// Where bisect.md, bisect.json and each probe's run reports (`runs/<version>/`) go.
     pub report_dir: PathBuf,
-}
-
-/// One scenario's result.
-#[derive(Debug, Clone, Serialize)]
-pub struct ScenarioBisect {
-    pub scenario: String,
-    #[serde(flatten)]
-    pub outcome: Outcome,
-}
-
-/// A version that could not be installed, and why.
-#[derive(Debug, Clone, Serialize)]
-pub struct InstallFailure {
-    pub version: String,
-    pub why: String,
-}
-
-/// What a bisect run found (bisect.json).
-#[derive(Debug, Clone, Serialize)]
-pub struct Bisect {
-    pub target: String,
-    pub from: String,
-    pub to: String,
-    /// Published versions strictly between `from` and `to`.
-    pub between: usize,
-    /// Every version run, in the order probed (`from` and `to` first).
-    pub probed: Vec<String>,
-    /// The probed versions that were not in the cache yet.
-    pub installed: Vec<String>,
-    pub install_failures: Vec<InstallFailure>,
-    pub duration_ms: u64,
-    pub scenarios: Vec<ScenarioBisect>,
-}
-
-impl Bisect {
-    pub fn all_bisected(&self) -> bool {
-        self.scenarios.iter().all(|s| s.outcome.bisected())
-    }
 }
 
 /// `from`, the published versions strictly between it and `to` (oldest first,
@@ -232,7 +196,10 @@ impl<'a> Prober<'a> {
             for (i, trial) in open.into_iter().zip(trials) {
                 let why = match trial {
                     Ok(t) if t.status == Status::Passed => continue,
-                    Ok(t) => first_divergence(&t),
+                    Ok(t) => match t.status.did_not_run() {
+                        Some(why) => format!("skipped: {why}"),
+                        None => first_divergence(&t).map_or_else(String::new, |d| d.message),
+                    },
                     Err(why) => why,
                 };
                 let version = version.clone();
@@ -379,12 +346,13 @@ impl<'a> Prober<'a> {
     }
 }
 
-/// A trial's first divergence, or its status when it has none to show.
-fn first_divergence(trial: &Trial) -> String {
+/// A trial's first divergence, or its status as one when it has none to show; `None`
+/// when it passed.
+fn first_divergence(trial: &Trial) -> Option<Divergence> {
     match (&trial.status, trial.divergences.first()) {
-        (_, Some(d)) => d.message.clone(),
-        (Status::Skipped(why) | Status::Unavailable(why), None) => format!("skipped: {why}"),
-        (status, None) => format!("{status:?}"),
+        (Status::Passed, _) => None,
+        (_, Some(d)) => Some(d.clone()),
+        (status, None) => Some(Divergence::new(Kind::HarnessError, format!("{status:?}"))),
     }
 }
 
@@ -393,16 +361,21 @@ fn classify(trial: &Trial, scenario: &Scenario, from: &str) -> Seen {
     if let Some(why) = trial.status.did_not_run() {
         return Seen::NotRun(format!("skipped: {why}"));
     }
-    let against_new = (trial.status != Status::Passed).then(|| first_divergence(trial));
-    let against_old = audit::recheck(scenario, &SavedTrial::of(trial), from)
-        .unwrap_or_else(|e| Some(format!("cannot check it against {from}'s expectation: {e}")));
+    let against_new = first_divergence(trial);
+    let against_old = match check::recheck(scenario, trial, from) {
+        Ok(found) => found.into_iter().next(),
+        Err(e) => Some(Divergence::new(
+            Kind::HarnessError,
+            format!("cannot check it against {from}'s expectation: {e}"),
+        )),
+    };
     match (against_new, against_old) {
         (None, None) => Seen::Both,
         (None, Some(_)) => Seen::New,
         (Some(_), None) => Seen::Old,
-        (Some(against_new), Some(against_old)) => Seen::Neither {
-            against_new,
-            against_old,
+        (Some(new), Some(old)) => Seen::Neither {
+            against_new: Box::new(new),
+            against_old: Box::new(old),
         },
     }
 }

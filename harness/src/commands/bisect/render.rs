@@ -1,7 +1,7 @@
 //! What `bisect` says: one line per scenario, bisect.md and bisect.json.
 
+use super::model::{Bisect, ScenarioBisect};
 use super::search::Outcome;
-use super::{Bisect, ScenarioBisect};
 use crate::report::write_atomic;
 use crate::text::Table;
 use std::fmt::Write as _;
@@ -43,7 +43,8 @@ pub fn line(s: &ScenarioBisect, from: &str, to: &str) -> String {
             against_new,
             against_old,
         } => format!(
-            "cannot bisect: {version} matches neither expectation ({to}'s: {against_new}; {from}'s: {against_old})"
+            "cannot bisect: {version} matches neither expectation ({to}'s: {}; {from}'s: {})",
+            against_new.message, against_old.message
         ),
         Outcome::Both { version } => format!(
             "cannot bisect: {version} matches both expectations (they do not tell its output apart)"

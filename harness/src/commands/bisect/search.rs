@@ -2,10 +2,11 @@
 //! as a state that is told what each probe saw; which version to probe next is its
 //! own business, so that a run can share probes between scenarios.
 
+use crate::divergence::Divergence;
 use serde::Serialize;
 
 /// What a scenario did at a probed version.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Seen {
     /// It matches the expectation `to` gets, not `from`'s.
     New,
@@ -15,8 +16,8 @@ pub enum Seen {
     Both,
     /// It matches neither (the first divergence from each).
     Neither {
-        against_new: String,
-        against_old: String,
+        against_new: Box<Divergence>,
+        against_old: Box<Divergence>,
     },
     /// It did not run (skipped, or the version could not be installed).
     NotRun(String),
@@ -35,7 +36,7 @@ impl Seen {
 }
 
 /// How a scenario's bisection ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum Outcome {
     /// `first_new` is the first version matching `to`'s expectation; `last_old`, the one
@@ -54,8 +55,8 @@ pub enum Outcome {
     /// A version between matches neither expectation.
     Neither {
         version: String,
-        against_new: String,
-        against_old: String,
+        against_new: Box<Divergence>,
+        against_old: Box<Divergence>,
     },
     /// A version between matches both expectations.
     Both { version: String },
@@ -169,6 +170,7 @@ impl Search {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::divergence::Kind;
 
     fn versions(n: usize) -> Vec<String> {
         (0..n).map(|i| format!("1.0.{i}")).collect()
@@ -234,8 +236,8 @@ mod tests {
         s.saw(
             at,
             Seen::Neither {
-                against_new: "a".into(),
-                against_old: "b".into(),
+                against_new: Box::new(Divergence::new(Kind::ExitCode, "a")),
+                against_old: Box::new(Divergence::new(Kind::ExitCode, "b")),
             },
             &v,
             false,

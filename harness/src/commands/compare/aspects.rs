@@ -395,7 +395,7 @@ fn quoted_row<S: AsRef<str>, K: PartialEq>(
 }
 
 fn exit(a: &Facts, b: &Facts) -> AspectRow {
-    let (ea, eb) = (a.run.exit_text(), b.run.exit_text());
+    let (ea, eb) = (a.run.exit.to_string(), b.run.exit.to_string());
     let same = ea == eb;
     let note = match (a.results.last(), b.results.last()) {
         (Some(x), Some(y)) if !same && x.subtype == y.subtype && x.is_error == y.is_error => {

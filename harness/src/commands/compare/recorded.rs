@@ -1,9 +1,8 @@
 //! What one run left behind, as the comparison sees it: from a finished trial or from a
 //! capture folder.
 
+use crate::normalize::{redact_str, with_paths};
 use crate::output::{BadLine, LineProblem, Output};
-use crate::pattern::Vars;
-use crate::report::redact_str;
 use crate::runner::{Exit, Termination, Trial};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -14,10 +13,7 @@ use std::path::Path;
 pub struct Recorded {
     /// The JSON objects the CLI printed on stdout, in order.
     pub frames: Vec<Value>,
-    pub exit_code: Option<i32>,
-    /// How it ended when not by exiting: `signal 9`, `killed (timeout)`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ended: Option<String>,
+    pub exit: Exit,
     /// stdout lines that are not JSON objects (all of stdout with `--output-format text`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub non_json: Vec<String>,
@@ -29,13 +25,13 @@ pub struct Recorded {
 }
 
 impl Recorded {
-    /// From stdout as printed and the exit code.
-    pub fn from_stdout(stdout: &[u8], exit_code: Option<i32>) -> Recorded {
+    /// From stdout as printed and how the process ended.
+    pub fn from_stdout(stdout: &[u8], exit: Exit) -> Recorded {
         let out = Output::parse(stdout);
         Recorded {
             non_json: non_json(&out),
             frames: out.frames.into_iter().map(|f| f.value).collect(),
-            exit_code,
+            exit,
             ..Recorded::default()
         }
     }
@@ -55,8 +51,7 @@ impl Recorded {
                 .iter()
                 .map(|f| with_paths(&f.value, &t.vars))
                 .collect(),
-            exit_code: t.exit.code,
-            ended: ending(&t.exit),
+            exit: t.exit.clone(),
             non_json: non_json(&t.output)
                 .into_iter()
                 .map(|l| redact_str(&l, &t.vars))
@@ -80,7 +75,11 @@ impl Recorded {
                 dir.display()
             )
         })?;
-        let mut rec = Recorded::from_stdout(&stdout, Some(exit_code));
+        let exit = Exit {
+            code: Some(exit_code),
+            ..Exit::default()
+        };
+        let mut rec = Recorded::from_stdout(&stdout, exit);
         rec.stderr = read("stderr.txt")
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default();
@@ -97,32 +96,14 @@ impl Recorded {
         Ok(rec)
     }
 
-    /// The exit code, or how the run ended without one.
-    pub(super) fn exit_text(&self) -> String {
-        match (&self.ended, self.exit_code) {
-            (Some(e), _) => e.clone(),
-            (None, Some(c)) => c.to_string(),
-            (None, None) => "unknown".into(),
-        }
-    }
-
     /// The first line of stderr that says something, trimmed.
     pub(super) fn stderr_headline(&self) -> Option<&str> {
         self.stderr.lines().map(str::trim).find(|l| !l.is_empty())
     }
 
-    /// The harness killed it at the scenario's timeout (the wording [`ending`] gives).
+    /// The harness killed it at the scenario's timeout.
     pub(super) fn killed_at_timeout(&self) -> bool {
-        self.ended == Some(format!("killed ({})", Termination::Timeout))
-    }
-}
-
-/// How a trial ended when not by exiting: `killed (timeout)`, `signal 9`.
-fn ending(exit: &Exit) -> Option<String> {
-    match (exit.termination, exit.signal) {
-        (k, _) if k.by_harness() => Some(format!("killed ({k})")),
-        (_, Some(s)) => Some(format!("signal {s}")),
-        _ => None,
+        self.exit.termination == Termination::Timeout
     }
 }
 
@@ -151,17 +132,4 @@ fn non_json(out: &Output) -> Vec<String> {
 /// The last line lacks its newline: a flaw of the stream, not a line of other output.
 fn is_missing_final_newline(b: &BadLine) -> bool {
     b.problem == LineProblem::NoTrailingNewline
-}
-
-fn with_paths(v: &Value, vars: &Vars) -> Value {
-    match v {
-        Value::String(s) => Value::String(redact_str(s, vars)),
-        Value::Array(a) => Value::Array(a.iter().map(|x| with_paths(x, vars)).collect()),
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .map(|(k, x)| (k.clone(), with_paths(x, vars)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
 }

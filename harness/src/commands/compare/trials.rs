@@ -149,7 +149,7 @@ fn cannot_run_as_written(scenario: &Scenario, this: &Ran, other: &Ran) -> Option
         "{} cannot run this scenario as written ({why}); {} exits {}. The other aspects follow from that and are not differences in substance.",
         this.trial.target,
         other.trial.target,
-        other.recorded.exit_text()
+        other.recorded.exit
     ))
 }
 
@@ -208,7 +208,7 @@ fn stalled(r: &Recorded) -> bool {
 
 /// It sent no request and did not succeed: the scenario is about refusing the input.
 fn never_started(r: &Recorded) -> bool {
-    r.requests == Some(0) && r.exit_code != Some(0)
+    r.requests == Some(0) && r.exit.code != Some(0)
 }
 
 /// How the CLI refused the invocation itself (`exit 2: <its first stderr line>`), if it did.
@@ -217,12 +217,12 @@ pub fn refusal(dialect: Dialect, r: &Recorded) -> Option<String> {
         let stderr = r
             .stderr_headline()
             .map_or(String::new(), |l| clip_line(l, 200));
-        format!("exit {}: {stderr}", r.exit_text())
+        format!("exit {}: {stderr}", r.exit)
     })
 }
 
 /// The CLI refused the invocation itself: a usage error before any model request.
 fn rejected(dialect: Dialect, r: &Recorded) -> bool {
-    let usage = r.exit_code.is_some_and(|code| dialect.is_usage_exit(code));
+    let usage = r.exit.code.is_some_and(|code| dialect.is_usage_exit(code));
     usage && r.requests.unwrap_or(0) == 0 && !r.stderr.trim().is_empty()
 }

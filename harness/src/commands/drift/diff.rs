@@ -165,8 +165,7 @@ fn status_flips(a: &VersionOutputs, b: &VersionOutputs) -> Vec<StatusFlip> {
         let (x, y) = (a.scenarios.get(id), b.scenarios.get(id));
         let name = |o: Option<&ScenarioOutput>| StatusName::of(o.map(|o| &o.status));
         if name(x) != name(y) {
-            let reason =
-                |o: Option<&ScenarioOutput>| o.and_then(|o| o.reason()).map(str::to_string);
+            let reason = |o: Option<&ScenarioOutput>| o.and_then(|o| o.reason());
             flips.push(StatusFlip {
                 scenario: id.clone(),
                 from: name(x),
@@ -398,12 +397,12 @@ pub fn run_length(seq: &[String]) -> Vec<String> {
 /// Scenarios whose exit changed; a side that printed nothing shows its stderr too.
 fn exit_codes(common: &[Common]) -> Vec<ScenarioChange> {
     let with_stderr = |o: &ScenarioOutput| match (&o.stderr, o.frames.is_empty()) {
-        (Some(l), true) => format!("{} (stderr: {l})", o.exit_text()),
-        _ => o.exit_text(),
+        (Some(l), true) => format!("{} (stderr: {l})", o.exit),
+        _ => o.exit.to_string(),
     };
     common
         .iter()
-        .filter(|c| c.from.exit_text() != c.to.exit_text())
+        .filter(|c| c.from.exit.to_string() != c.to.exit.to_string())
         .map(|c| ScenarioChange {
             scenario: c.id.clone(),
             from: with_stderr(c.from),

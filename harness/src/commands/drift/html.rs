@@ -1,7 +1,8 @@
 //! The drift page: the verdict per pair of releases, each finding linking to the
 //! trials of its scenario in the run that made it.
 
-use crate::commands::drift::{verdict, Change, DriftFile};
+use super::model::{Change, DriftFile};
+use super::verdict;
 use serde::Serialize;
 use std::io;
 use std::path::Path;

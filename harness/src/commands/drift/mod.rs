@@ -1,16 +1,19 @@
 //! Drift across versions of a CLI: runs the suite on each version and reports, for
 //! each pair of neighbouring versions, what changed in the protocol itself.
 //!
-//! The differ ([`diff()`]) is a pure function over recorded outputs ([`VersionOutputs`]:
-//! per scenario the frames, exit code and status), so it is tested from small fixtures
-//! and can be re-run on saved outputs (`streamcheck drift --replay outputs.json`).
+//! The differ ([`diff()`]) is a pure function over what each version printed
+//! ([`VersionOutputs`]: per scenario a view of its trial, the frames, exit and status),
+//! so it is tested from small fixtures. The runs are read back from their run folder
+//! (`results.json` and the saved trials in `outputs/`), so a run can be diffed again
+//! without running anything (`streamcheck drift --replay reports/runs/X`).
 //! It compares frame types (type/subtype), the fields of each frame type (key paths →
 //! JSON types, arrays as `[]`), the frame-type sequence per scenario, exit codes, result
 //! subtypes, the tools in `system/init`, values at the same place (volatile ones
 //! redacted), and which scenarios flip between pass and fail.
 //!
-//! Its parts: [`model`] (outputs.json and drift.json as types), [`diff`](mod@diff) (the
-//! differ, one function per report section) and [`render`] (drift.md).
+//! Its parts: [`model`] (what drift reads and drift.json as types), [`diff`](mod@diff) (the
+//! differ, one function per report section), [`render`] (drift.md) and [`html`](mod@html)
+//! (the drift page).
 
 pub mod diff;
 pub mod html;
@@ -22,10 +25,10 @@ pub mod verdict;
 pub use diff::{diff, diff_pair, run_length, schema_of, Schema};
 pub use model::*;
 pub use render::render_md;
-pub use verdict::{classify, Change, Finding, What};
+pub use verdict::classify;
 
-use crate::report::{self, write_atomic, ReportWriter};
-use crate::runner::{RunOptions, Status};
+use crate::report::{self, write_atomic, ReportWriter, Results};
+use crate::runner::{RunOptions, Status, Trial};
 use crate::scenario::Scenario;
 use crate::suite;
 use crate::target::{self, NotInstalled, Project, Source, Target, TargetSpec};
@@ -40,7 +43,7 @@ pub struct DriftOptions {
     pub install: bool,
     /// Where drift.md and drift.json go.
     pub report_dir: PathBuf,
-    /// Where the runs' own reports (and outputs.json) go.
+    /// Where the runs' own reports (and saved trials) go.
     pub run_dir: PathBuf,
     /// The command line, shown at the top of drift.md.
     pub command: String,
@@ -93,48 +96,29 @@ pub async fn run(
             Err(e) => eprintln!("streamcheck: {e}"),
         }
     }
-    let outputs = run_all(scenarios.clone(), specs, &targets, opts).await?;
-    let outputs_path = opts.run_dir.join("outputs.json");
-    let json = serde_json::to_string(&outputs).map_err(|e| e.to_string())?;
-    write_atomic(&outputs_path, json.as_bytes())
-        .map_err(|e| format!("{}: {e}", outputs_path.display()))?;
+    run_all(scenarios.clone(), &targets, opts).await?;
+    let (versions, trials) = read_run(&opts.run_dir)?;
     let mut notes = opts.notes.clone();
     let duration_ms = started.elapsed().as_millis() as u64;
+    let run_dir = &opts.run_dir;
     notes.push(format!(
-        "Wall time of the runs: {:.1} min with --jobs {}. Raw outputs (for `streamcheck drift --replay`): {}.",
+        "Wall time of the runs: {:.1} min with --jobs {}. The runs (for `streamcheck drift --replay`): {}.",
         duration_ms as f64 / 60_000.0,
         opts.jobs,
-        outputs_path.strip_prefix(&project.root).unwrap_or(&outputs_path).display()
+        run_dir.strip_prefix(&project.root).unwrap_or(run_dir).display()
     ));
-    write(
-        &outputs,
-        Some((project, &scenarios)),
-        &opts.report_dir,
-        &opts.command,
-        notes,
-        duration_ms,
-    )
+    let scenarios = Some((project, scenarios.as_slice()));
+    write(&versions, &trials, scenarios, opts, notes, duration_ms)
 }
 
-/// Runs the suite on the targets that could be resolved; what each version printed.
+/// Runs the suite on the targets that could be resolved, into the run folder.
 async fn run_all(
     scenarios: Vec<Scenario>,
-    specs: &[TargetSpec],
     targets: &[Result<Target, NotInstalled>],
     opts: &DriftOptions,
-) -> Result<Vec<VersionOutputs>, String> {
+) -> Result<(), String> {
     let mut writer = ReportWriter::create(&opts.run_dir, suite::target_infos(targets), vec![])
         .map_err(|e| format!("cannot write reports to {}: {e}", opts.run_dir.display()))?;
-    let mut outputs: Vec<VersionOutputs> = specs
-        .iter()
-        .zip(targets)
-        .map(|(s, t)| VersionOutputs {
-            target: s.name.clone(),
-            version: t.as_ref().ok().map(|t| t.version.clone()),
-            unavailable: t.as_ref().err().map(|e| e.to_string()),
-            ..VersionOutputs::default()
-        })
-        .collect();
     let runnable: Vec<Result<Target, NotInstalled>> =
         targets.iter().filter(|t| t.is_ok()).cloned().collect();
     let total = scenarios.len() * runnable.len();
@@ -155,10 +139,6 @@ async fn run_all(
                 Status::Unavailable(_) => "unavailable",
             };
             println!("[{done}/{total}] {status:<7} {} ({})", t.scenario, t.target);
-            if let Some(v) = outputs.iter_mut().find(|v| v.target == t.target) {
-                v.trial_ms += t.duration_ms;
-                v.scenarios.insert(t.scenario.clone(), output_of(t));
-            }
         },
     )
     .await
@@ -167,43 +147,57 @@ async fn run_all(
         return Err("interrupted: no drift report written".into());
     }
     writer.finish().map_err(|e| e.to_string())?;
-    Ok(outputs)
+    Ok(())
 }
 
-/// Diffs saved outputs (an `outputs.json` of an earlier run) and writes the report; with
+/// What each target of a run folder printed (its `results.json` and saved trials), in
+/// the order the run named the targets, and the trials themselves.
+pub fn read_run(dir: &Path) -> Result<(Vec<VersionOutputs>, Vec<Trial>), String> {
+    let results = Results::read_with_outputs(dir)?;
+    let versions = (results.targets.iter())
+        .map(|info| {
+            let trials: Vec<&Trial> = (results.trials.iter())
+                .filter(|t| t.target == info.name)
+                .collect();
+            VersionOutputs {
+                target: info.name.clone(),
+                version: info.version.clone(),
+                unavailable: info.unavailable.clone(),
+                trial_ms: trials.iter().map(|t| t.duration_ms).sum(),
+                scenarios: (trials.iter())
+                    .map(|t| (t.scenario.clone(), ScenarioOutput::of(t)))
+                    .collect(),
+            }
+        })
+        .collect();
+    Ok((versions, results.trials))
+}
+
+/// Diffs the runs of an earlier drift (its run folder) and writes the report; with
 /// `scenarios`, opens pending version blocks as a run does.
 pub fn replay(
-    outputs: &Path,
+    run_dir: &Path,
     scenarios: Option<(&Project, &[Scenario])>,
     opts: &DriftOptions,
 ) -> Result<DriftFile, String> {
-    let text =
-        std::fs::read_to_string(outputs).map_err(|e| format!("{}: {e}", outputs.display()))?;
-    let versions: Vec<VersionOutputs> =
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", outputs.display()))?;
-    write(
-        &versions,
-        scenarios,
-        &opts.report_dir,
-        &opts.command,
-        opts.notes.clone(),
-        0,
-    )
+    let (versions, trials) = read_run(run_dir)?;
+    write(&versions, &trials, scenarios, opts, opts.notes.clone(), 0)
 }
 
 /// Diffs the versions, opens pending version blocks for the breaking changes (when the
-/// scenarios are given) and writes drift.md and drift.json into `dir`.
+/// scenarios are given) and writes drift.md and drift.json into the report folder.
 fn write(
     versions: &[VersionOutputs],
+    trials: &[Trial],
     scenarios: Option<(&Project, &[Scenario])>,
-    dir: &Path,
-    command: &str,
+    opts: &DriftOptions,
     notes: Vec<String>,
     duration_ms: u64,
 ) -> Result<DriftFile, String> {
+    let (dir, command) = (&opts.report_dir, &opts.command);
     let mut drift = diff(versions);
     if let Some((project, scenarios)) = scenarios {
-        pending::open(project, scenarios, versions, &mut drift)?;
+        pending::open(project, scenarios, trials, &mut drift)?;
     }
     let md = render_md(&drift, command, &notes);
     let file = DriftFile {

@@ -1,7 +1,8 @@
-//! What drift reads (per version, per scenario: what the CLI printed) and what it
-//! reports (per pair of neighbouring versions: what changed). outputs.json and drift.json
-//! are these types serialised.
+//! What drift reads (per version, per scenario: a view of the trial its run folder
+//! holds) and what it reports (per pair of neighbouring versions: what changed).
+//! drift.json is these types serialised.
 
+use crate::divergence::Divergence;
 use crate::frame::is_result;
 use crate::normalize::{redact_sandbox, redact_sandbox_str};
 use crate::runner::{Exit, Status, Trial};
@@ -11,17 +12,15 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// What one version printed in one scenario.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(into = "ScenarioOutputFile", try_from = "ScenarioOutputFile")]
+/// What one version printed in one scenario: a view of its trial, sandbox paths written
+/// as `$WORKSPACE` / `$HOME`.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ScenarioOutput {
     pub status: Status,
     /// The first divergence of a failed run.
-    pub first_divergence: Option<String>,
-    pub exit_code: Option<i32>,
-    /// Set when the harness killed the CLI (`timeout`, `grace`, `stdout-open`).
-    pub killed: Option<String>,
-    /// The frames, sandbox paths written as `$WORKSPACE` / `$HOME` (types kept).
+    pub first_divergence: Option<Divergence>,
+    pub exit: Exit,
+    /// The frames (types kept).
     pub frames: Vec<Value>,
     pub non_json_lines: usize,
     /// The first stderr line, if any.
@@ -34,21 +33,53 @@ impl ScenarioOutput {
         ScenarioOutput {
             status,
             first_divergence: None,
-            exit_code: None,
-            killed: None,
+            exit: Exit::default(),
             frames: Vec::new(),
             non_json_lines: 0,
             stderr: None,
         }
     }
 
+    /// A trial as the differ sees it.
+    pub fn of(trial: &Trial) -> ScenarioOutput {
+        let hide = |s: &str| redact_sandbox_str(s, &trial.vars);
+        let status = match &trial.status {
+            Status::Skipped(why) => Status::Skipped(hide(why)),
+            Status::Known(why) => Status::Known(hide(why)),
+            Status::Unavailable(why) => Status::Unavailable(hide(why)),
+            other => other.clone(),
+        };
+        let first_divergence = match trial.status {
+            Status::Failed => trial.divergences.first().map(|d| Divergence {
+                message: hide(&d.message),
+                ..d.clone()
+            }),
+            _ => None,
+        };
+        let stderr = trial.stderr.text();
+        ScenarioOutput {
+            status,
+            first_divergence,
+            exit: trial.exit.clone(),
+            frames: (trial.output.frames.iter())
+                .map(|f| redact_sandbox(&f.value, &trial.vars))
+                .collect(),
+            non_json_lines: trial.output.bad_lines.len(),
+            stderr: (stderr.lines().map(str::trim))
+                .find(|l| !l.is_empty())
+                .map(|l| clip(&hide(l), 200)),
+        }
+    }
+
     /// The run's skip reason, known-divergence reason or first divergence (none when empty).
-    pub fn reason(&self) -> Option<&str> {
+    pub fn reason(&self) -> Option<String> {
         match &self.status {
             Status::Skipped(why) | Status::Known(why) | Status::Unavailable(why) => {
-                Some(why.as_str())
+                Some(why.clone())
             }
-            Status::Passed | Status::Failed => self.first_divergence.as_deref(),
+            Status::Passed | Status::Failed => {
+                (self.first_divergence.as_ref()).map(|d| clip(&d.to_string(), 300))
+            }
         }
         .filter(|why| !why.is_empty())
     }
@@ -56,15 +87,6 @@ impl ScenarioOutput {
     /// The scenario ran (was not skipped).
     pub fn ran(&self) -> bool {
         self.status.did_not_run().is_none()
-    }
-
-    /// The exit: the code, `killed (why)` or `signal`.
-    pub fn exit_text(&self) -> String {
-        match (&self.killed, self.exit_code) {
-            (Some(k), _) => format!("killed ({k})"),
-            (None, Some(c)) => c.to_string(),
-            (None, None) => "signal".into(),
-        }
     }
 
     /// The result frames' subtypes (`success`, `error_max_turns (is_error)`).
@@ -81,50 +103,6 @@ impl ScenarioOutput {
             })
             .collect()
     }
-}
-
-/// A trial as the differ sees it.
-pub fn output_of(trial: &Trial) -> ScenarioOutput {
-    let hide = |s: &str| redact_sandbox_str(s, &trial.vars);
-    let status = match &trial.status {
-        Status::Skipped(why) => Status::Skipped(hide(why)),
-        Status::Known(why) => Status::Known(hide(why)),
-        Status::Unavailable(why) => Status::Unavailable(hide(why)),
-        other => other.clone(),
-    };
-    let first_divergence = match trial.status {
-        Status::Failed => trial
-            .divergences
-            .first()
-            .map(|d| hide(&clip(&d.to_string(), 300))),
-        _ => None,
-    };
-    let stderr = trial.stderr.text();
-    ScenarioOutput {
-        status,
-        first_divergence,
-        exit_code: trial.exit.code,
-        killed: killed_by_harness(&trial.exit),
-        frames: trial
-            .output
-            .frames
-            .iter()
-            .map(|f| redact_sandbox(&f.value, &trial.vars))
-            .collect(),
-        non_json_lines: trial.output.bad_lines.len(),
-        stderr: stderr
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty())
-            .map(|l| clip(&hide(l), 200)),
-    }
-}
-
-/// Why the harness killed the CLI, if it did.
-fn killed_by_harness(exit: &Exit) -> Option<String> {
-    exit.termination
-        .by_harness()
-        .then(|| exit.termination.to_string())
 }
 
 /// runner's [`Status`] without its reason, and `absent` for a scenario a version does not
@@ -163,79 +141,16 @@ impl fmt::Display for StatusName {
     }
 }
 
-/// [`ScenarioOutput`] as outputs.json has it: the status by name, its reason beside it.
-#[derive(Serialize, Deserialize)]
-struct ScenarioOutputFile {
-    /// `passed`, `failed`, `known` (a listed known divergence) or `skipped`.
-    status: StatusName,
-    /// Skip reason, known-divergence reason, or the first divergence of a failed run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    reason: Option<String>,
-    exit_code: Option<i32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    killed: Option<String>,
-    #[serde(default)]
-    frames: Vec<Value>,
-    #[serde(default, skip_serializing_if = "is_zero")]
-    non_json_lines: usize,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    stderr: Option<String>,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
-impl From<ScenarioOutput> for ScenarioOutputFile {
-    fn from(o: ScenarioOutput) -> Self {
-        ScenarioOutputFile {
-            status: StatusName::of(Some(&o.status)),
-            reason: o.reason().map(str::to_string),
-            exit_code: o.exit_code,
-            killed: o.killed,
-            frames: o.frames,
-            non_json_lines: o.non_json_lines,
-            stderr: o.stderr,
-        }
-    }
-}
-
-impl TryFrom<ScenarioOutputFile> for ScenarioOutput {
-    type Error = String;
-
-    fn try_from(f: ScenarioOutputFile) -> Result<Self, String> {
-        let why = || f.reason.clone().unwrap_or_default();
-        let (status, first_divergence) = match f.status {
-            StatusName::Passed => (Status::Passed, None),
-            StatusName::Failed => (Status::Failed, f.reason.clone()),
-            StatusName::Known => (Status::Known(why()), None),
-            StatusName::Skipped => (Status::Skipped(why()), None),
-            StatusName::Absent => return Err("a scenario output cannot be `absent`".into()),
-        };
-        Ok(ScenarioOutput {
-            status,
-            first_divergence,
-            exit_code: f.exit_code,
-            killed: f.killed,
-            frames: f.frames,
-            non_json_lines: f.non_json_lines,
-            stderr: f.stderr,
-        })
-    }
-}
-
 /// Everything one version printed in the suite.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct VersionOutputs {
     /// As named on the command line (`claude-code@2.1.74`).
     pub target: String,
     /// The version installed, when it could be.
     pub version: Option<String>,
     /// Why it could not run (not installable...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unavailable: Option<String>,
     /// Sum of the trials' durations.
-    #[serde(default)]
     pub trial_ms: u64,
     pub scenarios: BTreeMap<String, ScenarioOutput>,
 }
@@ -264,7 +179,7 @@ pub struct PairDrift {
     pub values: Vec<ValueChange>,
     /// Every change above classified breaking or additive, breaking first.
     #[serde(default)]
-    pub verdict: Vec<super::verdict::Change>,
+    pub verdict: Vec<Change>,
     /// Pending version blocks the breaking changes opened (`reports/pending/...`), for
     /// `streamcheck review`.
     #[serde(default)]
@@ -379,6 +294,130 @@ pub struct ValueChange {
     pub scenarios: Vec<String>,
 }
 
+/// What changed, one variant per kind of change the differ reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum What {
+    FrameTypeGone,
+    FieldGone,
+    FieldTypeChanged,
+    ToolGone,
+    OrderChanged,
+    NoOutputAnyMore,
+    ExitCodeChanged,
+    ResultChanged,
+    FrameTypeAdded,
+    FieldAdded,
+    FieldWidened,
+    FieldNarrowed,
+    ToolAdded,
+    FramesInserted,
+    /// The older version printed no frame (it refused the flag), the newer one runs.
+    NowRuns,
+}
+
+impl fmt::Display for What {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            What::FrameTypeGone => "frame type gone",
+            What::FieldGone => "field gone",
+            What::FieldTypeChanged => "field type changed",
+            What::ToolGone => "tool gone from init",
+            What::OrderChanged => "frame order changed",
+            What::NoOutputAnyMore => "no output any more",
+            What::ExitCodeChanged => "exit code changed",
+            What::ResultChanged => "result changed",
+            What::FrameTypeAdded => "frame type added",
+            What::FieldAdded => "field added",
+            What::FieldWidened => "field type widened",
+            What::FieldNarrowed => "field seen with fewer types",
+            What::ToolAdded => "tool added to init",
+            What::FramesInserted => "frames inserted",
+            What::NowRuns => "runs now (printed no frame before)",
+        })
+    }
+}
+
+/// One change: where it is (scenario, frame, JSON path) and what it was before and after.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    pub what: What,
+    /// The first scenario showing it (`None`: seen across the suite, e.g. init tools).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<String>,
+    /// Every scenario showing this same change, when more than one does: the change is
+    /// one finding, these are where it was seen.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scenarios: Vec<String>,
+    pub frame: String,
+    pub path: String,
+    pub from: String,
+    pub to: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "class", content = "change", rename_all = "snake_case")]
+pub enum Change {
+    Breaking(Finding),
+    Additive(Finding),
+}
+
+impl Change {
+    pub fn is_breaking(&self) -> bool {
+        matches!(self, Change::Breaking(_))
+    }
+
+    pub fn finding(&self) -> &Finding {
+        match self {
+            Change::Breaking(f) | Change::Additive(f) => f,
+        }
+    }
+
+    pub(super) fn finding_mut(&mut self) -> &mut Finding {
+        match self {
+            Change::Breaking(f) | Change::Additive(f) => f,
+        }
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const NAMED: usize = 5;
+        let at = match self.scenarios.len() {
+            0 | 1 => self.scenario.clone().unwrap_or_else(|| "(suite)".into()),
+            n => {
+                let names = self.scenarios.iter().take(NAMED).cloned();
+                let more = (n > NAMED).then(|| format!("{} more", n - NAMED));
+                let names: Vec<String> = names.chain(more).collect();
+                format!("{n} scenarios ({})", names.join(", "))
+            }
+        };
+        write!(f, "{}: {at}, {} `{}`", self.what, self.frame, self.path)?;
+        if !self.from.is_empty() || !self.to.is_empty() {
+            write!(f, ": {} → {}", show(&self.from), show(&self.to))?;
+        }
+        Ok(())
+    }
+}
+
+impl Finding {
+    /// Every scenario showing it (the first alone when it was seen once).
+    pub fn all_scenarios(&self) -> Vec<&String> {
+        match self.scenarios.is_empty() {
+            true => self.scenario.iter().collect(),
+            false => self.scenarios.iter().collect(),
+        }
+    }
+}
+
+fn show(s: &str) -> &str {
+    if s.is_empty() {
+        "—"
+    } else {
+        s
+    }
+}
+
 /// Per version: counts and how it went.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VersionSummary {
@@ -417,42 +456,4 @@ pub struct DriftFile {
     pub notes: Vec<String>,
     #[serde(flatten)]
     pub drift: Drift,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn outputs_json_keeps_the_status_by_name_and_its_reason_beside_it() {
-        for (text, status, first) in [
-            (
-                json!({"status": "passed", "exit_code": 0, "frames": []}),
-                Status::Passed,
-                None,
-            ),
-            (
-                json!({"status": "failed", "reason": "field mismatch", "exit_code": 1, "killed": "timeout", "frames": [{"type": "x"}], "non_json_lines": 2, "stderr": "e"}),
-                Status::Failed,
-                Some("field mismatch"),
-            ),
-            (
-                json!({"status": "known", "reason": "listed", "exit_code": null, "frames": []}),
-                Status::Known("listed".into()),
-                None,
-            ),
-            (
-                json!({"status": "skipped", "reason": "no caliban", "exit_code": null, "frames": []}),
-                Status::Skipped("no caliban".into()),
-                None,
-            ),
-        ] {
-            let o: ScenarioOutput = serde_json::from_value(text.clone()).unwrap();
-            assert_eq!(o.status, status);
-            assert_eq!(o.first_divergence.as_deref(), first);
-            assert_eq!(serde_json::to_value(&o).unwrap(), text);
-        }
-        assert!(serde_json::from_value::<ScenarioOutput>(json!({"status": "absent"})).is_err());
-    }
 }

@@ -3,21 +3,16 @@
 //! only what differs (`record`'s version blocks, [`crate::commands::record::block`]),
 //! for `streamcheck review`.
 
-use super::model::{Drift, ScenarioOutput, VersionOutputs};
+use super::model::Drift;
 use crate::commands::record::{
-    block::as_frames, pending_dir, pending_for, profile::RecordProfile, Outcome, Recorder,
+    pending_dir, pending_for, profile::RecordProfile, Outcome, Recorder,
 };
-use crate::pattern::Vars;
 use crate::report::write_atomic;
 use crate::runner::{Status, Trial};
 use crate::scenario::Scenario;
 use crate::supported::Versions;
 use crate::target::{Project, TargetSpec};
-use serde_json::Value;
 use std::collections::BTreeSet;
-
-/// Where the outputs' sandbox was, once its paths were written as `$WORKSPACE`/`$HOME`.
-const REPLAYED: &str = "/tmp/streamcheck-replayed";
 
 /// Writes the pending blocks of every pair into `reports/pending/` and lists them (paths
 /// relative to the project) in each pair's `pending`. Versions that are the pinned one,
@@ -25,13 +20,10 @@ const REPLAYED: &str = "/tmp/streamcheck-replayed";
 pub fn open(
     project: &Project,
     scenarios: &[Scenario],
-    versions: &[VersionOutputs],
+    trials: &[Trial],
     drift: &mut Drift,
 ) -> Result<(), String> {
     for pair in &mut drift.pairs {
-        let Some(newer) = versions.iter().find(|v| v.target == pair.to) else {
-            continue;
-        };
         let named: BTreeSet<&String> = pair
             .verdict
             .iter()
@@ -42,28 +34,27 @@ pub fn open(
             let Some(scenario) = scenarios.iter().find(|s| &s.id == id) else {
                 continue;
             };
-            let Some(out) = newer.scenarios.get(id) else {
-                continue;
-            };
-            if let Some(path) = open_one(project, scenario, newer, out)? {
-                pair.pending.push(path);
+            let newer = trials
+                .iter()
+                .find(|t| t.target == pair.to && &t.scenario == id);
+            if let Some(path) = newer.map(|t| open_one(project, scenario, t)).transpose()? {
+                pair.pending.extend(path);
             }
         }
     }
     Ok(())
 }
 
-/// The pending block for one scenario on one version, written; its path.
+/// The pending block for one scenario's trial on the newer version, written; its path.
 fn open_one(
     project: &Project,
     scenario: &Scenario,
-    newer: &VersionOutputs,
-    out: &ScenarioOutput,
+    trial: &Trial,
 ) -> Result<Option<String>, String> {
-    let (Some(version), Ok(spec)) = (&newer.version, TargetSpec::parse(&newer.target)) else {
+    let Ok(spec) = TargetSpec::parse(&trial.target) else {
         return Ok(None);
     };
-    if out.status != Status::Failed || out.killed.is_some() {
+    if trial.status != Status::Failed || trial.exit.termination.by_harness() {
         return Ok(None);
     }
     let key = spec.dialect.expect_key();
@@ -74,8 +65,7 @@ fn open_one(
         profile: profile.as_ref(),
         pinned: pinned.as_deref(),
     };
-    let trial = replayed_trial(scenario, &newer.target, version, out);
-    let Outcome::Pending(p) = pending_for(&rec, scenario, key, &[trial]) else {
+    let Outcome::Pending(p) = pending_for(&rec, scenario, key, std::slice::from_ref(trial)) else {
         return Ok(None);
     };
     if !p.is_block() {
@@ -86,36 +76,4 @@ fn open_one(
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     let rel = path.strip_prefix(&project.root).unwrap_or(&path);
     Ok(Some(rel.to_string_lossy().replace('\\', "/")))
-}
-
-/// A failed trial rebuilt from saved output, its sandbox paths put back under [`REPLAYED`].
-fn replayed_trial(scenario: &Scenario, target: &str, version: &str, out: &ScenarioOutput) -> Trial {
-    let vars = Vars {
-        workspace: format!("{REPLAYED}/work"),
-        home: format!("{REPLAYED}/home"),
-    };
-    let frames: Vec<Value> = out.frames.iter().map(|f| unredact(f, &vars)).collect();
-    let mut t = Trial::skipped(scenario, target, version, String::new());
-    t.status = Status::Failed;
-    t.exit.code = out.exit_code;
-    t.output.frames = as_frames(&frames);
-    t.vars = vars;
-    t
-}
-
-/// `$WORKSPACE`, `$HOME` and `<sandbox>` (how drift saves sandbox paths) back to paths.
-fn unredact(v: &Value, vars: &Vars) -> Value {
-    match v {
-        Value::String(s) => {
-            let token = REPLAYED.rsplit('/').next().unwrap_or_default();
-            Value::String(vars.substitute(s).replace("<sandbox>", token))
-        }
-        Value::Array(a) => Value::Array(a.iter().map(|x| unredact(x, vars)).collect()),
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .map(|(k, x)| (k.clone(), unredact(x, vars)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
 }

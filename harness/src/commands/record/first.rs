@@ -3,11 +3,13 @@
 //! holding its frames and exit code. Notes tell the reviewer when the CLI refused the
 //! command line or the run broke something a block of frames does not state.
 
-use super::{frames_of, runs_agree, Outcome, Pending, Recorder};
+use super::frames::{frames_of, runs_agree};
+use super::model::{Outcome, Recorder};
+use super::pending::Pending;
 use crate::commands::compare::{self, as_written_hints};
 use crate::divergence::Kind;
 use crate::expectation::ExpectKey;
-use crate::report::redact_str;
+use crate::normalize::redact_str;
 use crate::runner::Trial;
 use crate::scenario::{OutputFormat, Scenario, TargetExpect};
 use crate::target::Dialect;

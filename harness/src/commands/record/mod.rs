@@ -9,82 +9,34 @@
 //! `frames:` and `exit_code:` under `expect: <target>:` ([`yaml_edit`]), textually, so
 //! comments and other targets stay as written. A scenario with no expectation for the
 //! target gets its first block ([`first`]), a version other than the pinned one a version
-//! block ([`block`]).
+//! block ([`block`]). [`frames`] makes the frames a recording holds, [`model`] holds
+//! what a recording comes to.
 
 pub mod block;
 pub mod first;
+pub mod frames;
 pub mod generalise;
+pub mod model;
 pub mod pending;
 pub mod profile;
 pub mod review;
 pub mod yaml_edit;
 
+pub use model::{Outcome, PendingFile, Recorder, Recording};
 pub use pending::{pending_dir, pending_files, Pending};
 
-use crate::divergence::Kind;
-use crate::matcher::{self, Expected, FrameRules, Mode};
-use crate::pattern::{Captures, Pattern};
 use crate::report::{write_atomic, ReportWriter};
-use crate::runner::{AsWritten, Exit, RunOptions, Status, Trial};
-use crate::scenario::{OutputFormat, Scenario, TargetExpect};
+use crate::runner::{AsWritten, RunOptions, Status, Trial};
+use crate::scenario::{Scenario, TargetExpect};
 use crate::suite;
 use crate::supported::Versions;
 use crate::target::{Dialect, NotInstalled, Project, Target};
-use crate::version_range::parse_version;
-use generalise::{covers, generalise, merge_runs, session_capture_name, Volatile};
-use profile::{Contract, RecordProfile};
+use frames::{frames_of, kept_frames, runs_agree};
+use generalise::covers;
+use profile::RecordProfile;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-
-/// What the runs of one scenario on one target come to. `P` is how a pending recording
-/// is carried: first the [`Pending`] itself, then, once `record` wrote it, its file.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Outcome<P = PendingFile> {
-    /// The recording differs from the current expectation.
-    Pending(P),
-    /// The recording equals the current expectation.
-    Unchanged,
-    Skipped(String),
-    /// Could not be recorded (the CLI was killed, did not start, runs disagree...).
-    NotRecorded(String),
-}
-
-/// Where a pending recording was written.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PendingFile {
-    pub path: PathBuf,
-    /// An unreviewed pending file was there before.
-    pub replaced: bool,
-    /// It adds the target's first block to the scenario.
-    pub first_block: bool,
-}
-
-/// One scenario on one target after `record`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Recorded {
-    pub scenario: String,
-    pub target: String,
-    pub outcome: Outcome,
-}
-
-/// What `record` needs besides the runs.
-#[derive(Debug, Clone, Copy)]
-pub struct Recorder<'a> {
-    pub project: &'a Project,
-    /// The dialect's record profile; `None` records every key (`--full`).
-    pub profile: Option<&'a RecordProfile>,
-    /// The version the general expectation is written for (`targets/<dialect>/versions.yaml`);
-    /// a recording on another version becomes a version block.
-    pub pinned: Option<&'a str>,
-}
-
-impl Recorder<'_> {
-    /// True when a recording on `version` goes into a version block.
-    fn is_other_version(&self, version: &str) -> bool {
-        self.pinned.is_some_and(|p| p != version) && parse_version(version).is_some()
-    }
-}
 
 /// Turns the runs of one scenario on one target into a pending expectation, or says
 /// why not. Pure but for the clock (`recorded_at`): `trials` are the runs (at least one).
@@ -131,21 +83,6 @@ pub fn pending_for(
     p.exit_code = first.exit.code;
     p.frames = frames;
     Outcome::Pending(Box::new(p))
-}
-
-/// The recorded frames, or `None` for an output format without frames.
-fn frames_of(
-    rec: &Recorder,
-    scenario: &Scenario,
-    trials: &[Trial],
-    expect: &TargetExpect,
-) -> Result<Option<Vec<Value>>, String> {
-    if scenario.file.output_format == OutputFormat::Text {
-        return Ok(None);
-    }
-    let named: Vec<Value> = expect.frames.iter().map(|e| e.0.source()).collect();
-    let contract = rec.profile.map(|p| p.contract(&named, &scenario.file.tags));
-    recorded_frames(trials, expect, contract.as_ref()).map(Some)
 }
 
 /// A recording on a version other than the pinned one: a version block holding what
@@ -202,101 +139,6 @@ fn block_pending(
     Outcome::Pending(Box::new(p))
 }
 
-/// Fails when a run did not start, was killed, or exited unlike the first.
-fn runs_agree(trials: &[Trial]) -> Result<(), String> {
-    let first = &trials[0];
-    for t in trials {
-        if let Some(d) = t.divergences.iter().find(|d| d.kind == Kind::Spawn) {
-            return Err(d.message.clone());
-        }
-        if let Some(k) = killed_by_harness(&t.exit) {
-            return Err(format!(
-                "the CLI was killed by the harness ({k}): nothing stable to record"
-            ));
-        }
-        if t.exit.code != first.exit.code {
-            return Err(format!(
-                "the runs exited differently ({:?} and {:?})",
-                first.exit.code, t.exit.code
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Why the harness killed the CLI, if it did.
-fn killed_by_harness(exit: &Exit) -> Option<String> {
-    exit.termination
-        .by_harness()
-        .then(|| exit.termination.to_string())
-}
-
-/// The runs' frames (those `ignore` does not drop), generalised and merged; checked to
-/// match every run they came from.
-fn recorded_frames(
-    trials: &[Trial],
-    expect: &TargetExpect,
-    contract: Option<&Contract>,
-) -> Result<Vec<Value>, String> {
-    let ignore: Vec<Pattern> = expect.ignore.iter().map(|p| p.0.clone()).collect();
-    let session =
-        session_capture_name(&trials[0].expected_frames).unwrap_or_else(|| "session".into());
-    let mut merged: Option<Vec<Value>> = None;
-    for t in trials {
-        let kept: Vec<Value> = kept_frames(t, expect)
-            .iter()
-            .map(|f| contract.map_or_else(|| f.clone(), |c| c.apply(f)))
-            .collect();
-        let version = (!t.target_version.is_empty()).then_some(t.expect_version());
-        let this = generalise(
-            &kept,
-            &Volatile {
-                vars: &t.vars,
-                version,
-                session_capture: &session,
-            },
-        );
-        merged = Some(match merged {
-            None => this,
-            Some(m) => merge_runs(&m, &this)?,
-        });
-    }
-    let frames = merged.unwrap_or_default();
-    let compiled: Vec<Expected> = frames
-        .iter()
-        .map(|f| Pattern::compile(f).map(Expected::Frame))
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("recorded an invalid pattern: {e}"))?;
-    let rules = FrameRules {
-        expected: &compiled,
-        ignore: &ignore,
-        absent: &[],
-        mode: Mode::Exact,
-    };
-    for t in trials {
-        let found = matcher::match_frames(&rules, &t.output.frames, &t.vars, &mut Captures::new());
-        if let Some(d) = found.first() {
-            return Err(format!("the recording does not match its own run: {d}"));
-        }
-    }
-    Ok(frames)
-}
-
-/// The frames of a run that the expectation's `ignore` does not drop.
-fn kept_frames(t: &Trial, expect: &TargetExpect) -> Vec<Value> {
-    let ignore: Vec<Pattern> = expect.ignore.iter().map(|p| p.0.clone()).collect();
-    t.output
-        .frames
-        .iter()
-        .filter(|f| {
-            !ignore
-                .iter()
-                .any(|p| p.is_match(&f.value, &t.vars, &Captures::new()))
-        })
-        .map(|f| f.value.clone())
-        .collect()
-}
-
 fn has_any_order(trial: &Trial) -> bool {
     trial
         .expected_frames
@@ -344,7 +186,7 @@ pub async fn record(
     targets: &[Result<Target, NotInstalled>],
     opts: &RecordOptions,
     mut on_trial: impl FnMut(&Trial, usize),
-) -> Result<Vec<Recorded>, String> {
+) -> Result<Vec<Recording>, String> {
     let dialects: BTreeMap<String, Dialect> = targets
         .iter()
         .filter_map(|t| t.as_ref().ok())
@@ -398,7 +240,7 @@ pub async fn record(
         let outcome = pending_for(&rec, scenario, dialect.expect_key(), &trials);
         let passed = trials[0].status == Status::Passed;
         let outcome = write_pending(&dir, outcome, opts.failing_only && passed)?;
-        out.push(Recorded {
+        out.push(Recording {
             scenario: id,
             target,
             outcome,

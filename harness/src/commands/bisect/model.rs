@@ -1,0 +1,43 @@
+//! What a bisect found: per scenario how its search ended, and the versions probed
+//! (bisect.json is these types serialised).
+
+use super::search::Outcome;
+use serde::Serialize;
+
+/// One scenario's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScenarioBisect {
+    pub scenario: String,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+/// A version that could not be installed, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct InstallFailure {
+    pub version: String,
+    pub why: String,
+}
+
+/// What a bisect run found (bisect.json).
+#[derive(Debug, Clone, Serialize)]
+pub struct Bisect {
+    pub target: String,
+    pub from: String,
+    pub to: String,
+    /// Published versions strictly between `from` and `to`.
+    pub between: usize,
+    /// Every version run, in the order probed (`from` and `to` first).
+    pub probed: Vec<String>,
+    /// The probed versions that were not in the cache yet.
+    pub installed: Vec<String>,
+    pub install_failures: Vec<InstallFailure>,
+    pub duration_ms: u64,
+    pub scenarios: Vec<ScenarioBisect>,
+}
+
+impl Bisect {
+    pub fn all_bisected(&self) -> bool {
+        self.scenarios.iter().all(|s| s.outcome.bisected())
+    }
+}

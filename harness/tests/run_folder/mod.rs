@@ -1,0 +1,47 @@
+//! A run folder as a drift run leaves it (`results.json` and a saved trial per scenario
+//! that ran), written from drift's fixtures, for `drift --replay`.
+
+use std::path::Path;
+use streamcheck::commands::drift::VersionOutputs;
+use streamcheck::report::{ReportWriter, TargetInfo};
+use streamcheck::runner::saved::SavedTrial;
+use streamcheck::runner::{Stderr, Trial};
+
+/// Writes `versions` into `dir` through the report writer every run uses.
+pub fn write(dir: &Path, versions: &[VersionOutputs]) {
+    let infos = versions
+        .iter()
+        .map(|v| TargetInfo {
+            name: v.target.clone(),
+            version: v.version.clone(),
+            unavailable: v.unavailable.clone(),
+        })
+        .collect();
+    let mut writer = ReportWriter::create(dir, infos, vec![]).unwrap();
+    for v in versions {
+        for (id, o) in &v.scenarios {
+            let saved = SavedTrial {
+                scenario: id.clone(),
+                target: v.target.clone(),
+                target_version: v.version.clone().unwrap_or_default(),
+                status: o.status.clone(),
+                exit: o.exit.clone(),
+                stdout: o.frames.iter().map(|f| format!("{f}\n")).collect(),
+                stdout_truncated: false,
+                stderr: Stderr::default(),
+                workspace: "/sandbox/work".into(),
+                home: "/sandbox/home".into(),
+                journal: Vec::new(),
+                run: None,
+                client: None,
+                line_ms: Vec::new(),
+                stub_lead_ms: 0,
+                expected_frames: Vec::new(),
+            };
+            let mut trial = Trial::from_saved(&saved);
+            trial.divergences.extend(o.first_divergence.clone());
+            writer.record(trial).unwrap();
+        }
+    }
+    writer.finish().unwrap();
+}

@@ -1,4 +1,4 @@
-//! What a target offers ([`features`]) and the process one trial starts ([`Invocation`]):
+//! What a target offers (`features`) and the process one trial starts ([`Invocation`]):
 //! what every dialect shares, filled in by the dialect's own flags and environment.
 
 use super::dialect::{Dialect, PrintMode};

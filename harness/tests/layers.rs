@@ -343,7 +343,6 @@ fn describe(files: &BTreeMap<ModPath, PathBuf>, arrows: &Arrows, group: &[ModPat
 }
 
 #[test]
-#[ignore = "until the last circles go"]
 fn no_source_file_imports_one_that_imports_it_back() {
     let mut report = Vec::new();
     for krate in CRATES {

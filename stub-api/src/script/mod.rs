@@ -94,8 +94,7 @@ impl BuiltinRule {
 }
 
 /// One scripted answer for one POST /v1/messages request (or `times` of them).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(into = "StepDef")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Step {
     /// Predicates the request must satisfy; the empty match accepts anything.
     pub matcher: Match,
@@ -108,8 +107,7 @@ pub struct Step {
 }
 
 /// A background rule: answers matching requests without consuming a step.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(into = "RuleDef")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Rule {
     pub name: String,
     pub matcher: Match,
@@ -430,8 +428,7 @@ impl Default for Usage {
 
 /// A content block. In YAML a single-key map (`text:`, `thinking:` with an optional
 /// sibling `signature:`, `redacted_thinking:`, `tool_use:`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(into = "BlockDef")]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Block {
     Text(String),
     Thinking { thinking: String, signature: String },
@@ -578,5 +575,5 @@ impl StreamError {
     }
 }
 
+/// The YAML forms of steps, rules and blocks, and their serde both ways.
 mod wire;
-use wire::{BlockDef, RuleDef, StepDef};

@@ -313,13 +313,18 @@ where
     }
 }
 
-/// Deserialize through the wire form; JSON schema of the wire form (schemars would
-/// otherwise describe the in-memory shape).
+/// Serialize and deserialize through the wire form; JSON schema of the wire form
+/// (schemars would otherwise describe the in-memory shape).
 macro_rules! via_def {
     ($ty:ty, $def:ty, $name:literal, $expecting:literal) => {
         impl<'de> Deserialize<'de> for $ty {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 d.deserialize_map(ViaDef::<$def, $ty>(PhantomData, $expecting))
+            }
+        }
+        impl Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                <$def>::from(self.clone()).serialize(s)
             }
         }
         impl JsonSchema for $ty {

@@ -4,6 +4,8 @@
 mod common;
 mod run_folder;
 
+use run_folder::exit_code;
+
 use assert_cmd::Command;
 use common::{read_json, streamcheck_at, text};
 use serde_json::{json, Value};
@@ -11,14 +13,7 @@ use std::collections::BTreeMap;
 use streamcheck::commands::drift::{
     self, FieldChangeKind, ScenarioOutput, SequenceChangeKind, StatusName, VersionOutputs,
 };
-use streamcheck::runner::{Exit, Status};
-
-fn exit_code(code: i32) -> Exit {
-    Exit {
-        code: Some(code),
-        ..Exit::default()
-    }
-}
+use streamcheck::runner::Status;
 
 fn out(status: Status, exit: i32, frames: Value) -> ScenarioOutput {
     ScenarioOutput {

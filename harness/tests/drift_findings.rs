@@ -1,24 +1,14 @@
 //! One finding per change: the same change seen in many scenarios (same frame kind, same
 //! path, same before and after) is one finding listing them, and the verdict counts it once.
 
+mod run_folder;
+
+use run_folder::exit_code;
+
 use serde_json::{json, Value};
 use streamcheck::commands::drift::{self, ScenarioOutput, VersionOutputs, What};
-use streamcheck::runner::{Exit, Status};
 
-fn exit_code(code: i32) -> Exit {
-    Exit {
-        code: Some(code),
-        ..Exit::default()
-    }
-}
-
-fn out(exit: i32, frames: Value) -> ScenarioOutput {
-    ScenarioOutput {
-        exit: exit_code(exit),
-        frames: frames.as_array().unwrap().clone(),
-        ..ScenarioOutput::with_status(Status::Passed)
-    }
-}
+use run_folder::passed as out;
 
 fn version(target: &str, scenarios: Vec<(String, ScenarioOutput)>) -> VersionOutputs {
     VersionOutputs {

@@ -8,22 +8,9 @@ use common::streamcheck_at;
 use serde_json::{json, Value};
 use streamcheck::commands::drift::{self, Change, ScenarioOutput, VersionOutputs, What};
 use streamcheck::divergence::{Divergence, Kind};
-use streamcheck::runner::{Exit, Status};
+use streamcheck::runner::Status;
 
-fn exit_code(code: i32) -> Exit {
-    Exit {
-        code: Some(code),
-        ..Exit::default()
-    }
-}
-
-fn out(exit: i32, frames: Value) -> ScenarioOutput {
-    ScenarioOutput {
-        exit: exit_code(exit),
-        frames: frames.as_array().unwrap().clone(),
-        ..ScenarioOutput::with_status(Status::Passed)
-    }
-}
+use run_folder::passed as out;
 
 fn version(target: &str, scenarios: Vec<(&str, ScenarioOutput)>) -> VersionOutputs {
     VersionOutputs {

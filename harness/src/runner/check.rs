@@ -85,11 +85,9 @@ impl Recheck {
         }
         let resolved = crate::fixtures::resolve(scenario);
         let key = trial.target.split('@').next().unwrap_or_default();
-        let Some(expect) = crate::expectation::for_version(&resolved.file.expect, key, version)
-        else {
+        let Some(expect) = super::plan::expectation_at(&resolved, key, version)? else {
             return Err(format!("the scenario has no expectation for {key}"));
         };
-        let expect = rules::applied(&resolved, key, expect, version)?;
         let (scenario, expect) = run_of(&resolved, &expect, trial.run)?;
         let expect = TargetExpect {
             files: Default::default(),

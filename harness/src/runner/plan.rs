@@ -50,10 +50,10 @@ pub fn resolve(
         .unwrap_or(target.expect_version());
     let held_to = (version != target.version).then(|| version.to_string());
     let mut notes = Vec::new();
-    let expect = match crate::expectation::for_version(&scenario.file.expect, key, version) {
-        Some(expect) => crate::expectation::rules::applied(&scenario, key, expect, version)
-            .map_err(|why| failed(&scenario, target, Divergence::new(Kind::Spawn, why)))?,
-        None if opts.without_expectation != AsWritten::No => {
+    let expect = match expectation_at(&scenario, key, version) {
+        Ok(Some(expect)) => expect,
+        Err(why) => return Err(failed(&scenario, target, Divergence::new(Kind::Spawn, why))),
+        Ok(None) if opts.without_expectation != AsWritten::No => {
             let why = match opts.without_expectation {
                 AsWritten::ToRecord => "to record its first one",
                 _ => "for comparison",
@@ -61,7 +61,7 @@ pub fn resolve(
             notes.push(format!("no expectation for {key}: ran as written, {why}"));
             TargetExpect::default()
         }
-        None => {
+        Ok(None) => {
             let why = format!("the scenario has no expectation for {key}");
             return Err(skipped(&scenario, target, why));
         }
@@ -80,6 +80,19 @@ pub fn resolve(
         notes,
         runs,
     })
+}
+
+/// The expectation `key` gets at `version`: its version block with the release-wide rules
+/// applied; `None` when the scenario has none for `key`.
+pub fn expectation_at(
+    scenario: &Scenario,
+    key: &str,
+    version: &str,
+) -> Result<Option<TargetExpect>, String> {
+    let Some(expect) = crate::expectation::for_version(&scenario.file.expect, key, version) else {
+        return Ok(None);
+    };
+    crate::expectation::rules::applied(scenario, key, expect, version).map(Some)
 }
 
 fn skipped(scenario: &Scenario, target: &Target, why: String) -> Decided {

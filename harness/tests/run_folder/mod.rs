@@ -1,11 +1,14 @@
 //! A run folder as a drift run leaves it (`results.json` and a saved trial per scenario
-//! that ran), written from drift's fixtures, for `drift --replay`.
+//! that ran), written from drift's fixtures, for `drift --replay`; and the fixtures'
+//! outputs themselves. Each drift test file uses part of it.
+#![allow(dead_code)]
 
+use serde_json::Value;
 use std::path::Path;
-use streamcheck::commands::drift::VersionOutputs;
+use streamcheck::commands::drift::{ScenarioOutput, VersionOutputs};
 use streamcheck::report::{ReportWriter, TargetInfo};
 use streamcheck::runner::saved::SavedTrial;
-use streamcheck::runner::{Stderr, Trial};
+use streamcheck::runner::{Exit, Status, Stderr, Trial};
 
 /// Writes `versions` into `dir` through the report writer every run uses.
 pub fn write(dir: &Path, versions: &[VersionOutputs]) {
@@ -44,4 +47,21 @@ pub fn write(dir: &Path, versions: &[VersionOutputs]) {
         }
     }
     writer.finish().unwrap();
+}
+
+/// A process that exited with `code`.
+pub fn exit_code(code: i32) -> Exit {
+    Exit {
+        code: Some(code),
+        ..Exit::default()
+    }
+}
+
+/// A passed scenario's output: its exit code and frames.
+pub fn passed(exit: i32, frames: Value) -> ScenarioOutput {
+    ScenarioOutput {
+        exit: exit_code(exit),
+        frames: frames.as_array().unwrap().clone(),
+        ..ScenarioOutput::with_status(Status::Passed)
+    }
 }

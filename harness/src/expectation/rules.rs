@@ -9,6 +9,11 @@
 //!   (checked like an invariant: a rule lets frames through, never whatever they hold).
 //! - `request_keys: {path: {to: PATTERN}}`: the request shape changed there; a scenario's
 //!   request pattern that names that path gets the rule's pattern instead.
+//! - `every: PATTERN` with `frame_keys: {path: PATTERN}`: the same for frames: each frame
+//!   pattern of that kind that names the path gets the rule's pattern there (a key every
+//!   result carries from some release on is `$absent` before it).
+//! - `missing: PATTERN`: frames of a kind the CLI does not print in this range (they came
+//!   later): a scenario's entries for them are left out and they must be absent.
 //!
 //! Each rule names its versions and a note saying which release first showed it.
 
@@ -16,7 +21,7 @@ use crate::divergence::{Divergence, Kind};
 use crate::pattern::PatternValue;
 use crate::pattern::{Captures, Pattern, Vars};
 use crate::runner::output::Frame;
-use crate::scenario::expect::{Applied, RequestsExpect, TargetExpect};
+use crate::scenario::expect::{Applied, FrameEntry, RequestsExpect, TargetExpect};
 use crate::scenario::Scenario;
 use crate::target::project::Project;
 use crate::version_range::{parse_version, VersionRange};
@@ -53,6 +58,11 @@ pub enum Change {
     Every(Pattern),
     /// Request-body patterns naming these paths get these patterns there.
     RequestKeys(serde_json::Map<String, Value>),
+    /// Frame patterns of the kind the first names that name these paths get these
+    /// patterns there.
+    FrameKeys(Pattern, serde_json::Map<String, Value>),
+    /// Frames matching this are not printed: expected entries for them are left out.
+    Missing(Pattern),
 }
 
 #[derive(Deserialize)]
@@ -71,6 +81,8 @@ struct RuleFile {
     every: Option<Value>,
     shape: Option<Value>,
     request_keys: Option<serde_json::Map<String, Value>>,
+    frame_keys: Option<serde_json::Map<String, Value>>,
+    missing: Option<Value>,
 }
 
 impl Rules {
@@ -169,16 +181,25 @@ impl Rule {
         if f.note.trim().is_empty() {
             return Err(at("`note` must name the first release showing it".into()));
         }
-        let change = match (&f.anywhere, &f.every, &f.request_keys) {
-            (Some(p), None, None) => Change::Anywhere(compile(p)?),
-            (None, Some(p), None) => Change::Every(compile(p)?),
-            (None, None, Some(k)) => Change::RequestKeys(k.clone()),
+        let change = match (&f.anywhere, &f.every, &f.request_keys, &f.missing) {
+            (Some(p), None, None, None) => Change::Anywhere(compile(p)?),
+            (None, Some(p), None, None) => match &f.frame_keys {
+                Some(k) => Change::FrameKeys(compile(p)?, k.clone()),
+                None => Change::Every(compile(p)?),
+            },
+            (None, None, Some(k), None) => Change::RequestKeys(k.clone()),
+            (None, None, None, Some(p)) => Change::Missing(compile(p)?),
             _ => {
                 return Err(at(
-                    "write exactly one of `anywhere`, `every`, `request_keys`".into(),
+                    "write exactly one of `anywhere`, `every`, `request_keys`, `missing`".into(),
                 ))
             }
         };
+        if f.frame_keys.is_some() && !matches!(change, Change::FrameKeys(..)) {
+            return Err(at(
+                "`frame_keys` needs `every`: the frames it changes".into()
+            ));
+        }
         if matches!(change, Change::Every(_)) && f.shape.is_none() {
             return Err(at("`every` needs the `shape` those frames have".into()));
         }
@@ -209,14 +230,17 @@ impl Rule {
                 applied.select = Some(select.clone());
             }
             Change::Every(select) => applied.select = Some(select.clone()),
-            Change::RequestKeys(keys) => {
-                applied.replaced = replace_request_keys(expect, keys);
-                if applied.replaced == 0 {
-                    return None;
-                }
+            Change::RequestKeys(keys) => applied.replaced = replace_request_keys(expect, keys),
+            Change::FrameKeys(select, keys) => {
+                applied.replaced = replace_frame_keys(expect, select.source(), keys)
             }
+            Change::Missing(select) => applied.replaced = leave_out(expect, select),
         }
-        Some(applied)
+        let rewrites = matches!(
+            self.change,
+            Change::RequestKeys(_) | Change::FrameKeys(..) | Change::Missing(_)
+        );
+        (!rewrites || applied.replaced > 0).then_some(applied)
     }
 }
 
@@ -310,6 +334,108 @@ fn replace_at(pattern: &mut Value, keys: &serde_json::Map<String, Value>) -> usi
                 n += 1;
             }
         }
+    }
+    n
+}
+
+/// Whether frame pattern `source` names each plain value `select` names (`{type: result}`
+/// selects every result pattern).
+fn of_kind(source: &Value, select: &Value) -> bool {
+    let Some(want) = select.as_object() else {
+        return false;
+    };
+    want.iter()
+        .filter(|(_, v)| !v.is_object() && !v.is_array())
+        .all(|(k, v)| source.get(k) == Some(v))
+}
+
+/// Rewrites each frame pattern of `expect` (and of each run's, `any_order` groups
+/// included) with `f`, recompiling it when `f` reports a change; the changes `f` reported.
+fn rewrite_frames(expect: &mut TargetExpect, f: &mut impl FnMut(&mut Value) -> usize) -> usize {
+    let mut n = 0;
+    for entry in &mut expect.frames {
+        let mut source = entry.0.source();
+        let here = match source.get_mut("any_order").and_then(Value::as_array_mut) {
+            Some(group) => group
+                .iter_mut()
+                .map(|run| match run.as_array_mut() {
+                    Some(seq) => seq.iter_mut().map(&mut *f).sum(),
+                    None => f(run),
+                })
+                .sum(),
+            None => f(&mut source),
+        };
+        if here > 0 {
+            if let Ok(FrameEntry(compiled)) = serde_json::from_value(source) {
+                entry.0 = compiled;
+                n += here;
+            }
+        }
+    }
+    for run in &mut expect.runs {
+        n += rewrite_frames(run, f);
+    }
+    n
+}
+
+/// Replaces, in every frame pattern of the kind `select` names, the pattern at each path
+/// `keys` names (when the pattern names it); how many it replaced.
+fn replace_frame_keys(
+    expect: &mut TargetExpect,
+    select: &Value,
+    keys: &serde_json::Map<String, Value>,
+) -> usize {
+    rewrite_frames(expect, &mut |p: &mut Value| {
+        if of_kind(p, select) {
+            replace_at(p, keys)
+        } else {
+            0
+        }
+    })
+}
+
+/// Leaves the entries of the kind `select` names out of `expect`'s frames (and each
+/// run's, `any_order` groups included) and makes such frames absent there; how many it
+/// left out.
+fn leave_out(expect: &mut TargetExpect, select: &Pattern) -> usize {
+    let wanted = select.source();
+    let mut n = 0;
+    let mut kept = Vec::with_capacity(expect.frames.len());
+    for entry in std::mem::take(&mut expect.frames) {
+        let mut source = entry.0.source();
+        let Some(group) = source.get_mut("any_order").and_then(Value::as_array_mut) else {
+            match of_kind(&source, wanted) {
+                true => n += 1,
+                false => kept.push(entry),
+            }
+            continue;
+        };
+        let count =
+            |g: &Vec<Value>| -> usize { g.iter().map(|r| r.as_array().map_or(1, Vec::len)).sum() };
+        let before = count(group);
+        for run in group.iter_mut() {
+            if let Some(seq) = run.as_array_mut() {
+                seq.retain(|p| !of_kind(p, wanted));
+            }
+        }
+        group.retain(|run| {
+            run.as_array()
+                .map_or(!of_kind(run, wanted), |s| !s.is_empty())
+        });
+        let here = before - count(group);
+        n += here;
+        match (here, group.is_empty()) {
+            (0, _) => kept.push(entry),
+            (_, true) => {}
+            _ => kept.extend(serde_json::from_value::<FrameEntry>(source).ok()),
+        }
+    }
+    expect.frames = kept;
+    if n > 0 {
+        expect.absent.push(PatternValue(select.clone()));
+    }
+    for run in &mut expect.runs {
+        n += leave_out(run, select);
     }
     n
 }

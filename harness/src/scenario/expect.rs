@@ -353,6 +353,6 @@ pub struct Applied {
     pub name: String,
     pub select: Option<Pattern>,
     pub shape: Option<Pattern>,
-    /// How many request-pattern paths it replaced.
+    /// How many request- or frame-pattern paths it replaced, or expected frames it left out.
     pub replaced: usize,
 }

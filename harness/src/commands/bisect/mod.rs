@@ -128,11 +128,33 @@ fn same_expectation(scenario: &Scenario, target: &str, from: &str, to: &str) -> 
         crate::expectation::for_version(expect, &key, from),
         crate::expectation::for_version(expect, &key, to),
     );
-    match (a, b) {
+    let same_block = match (a, b) {
         (Some(a), Some(b)) => std::ptr::eq(a, b),
         (None, None) => true,
         _ => false,
-    }
+    };
+    same_block && rule_names(scenario, &key, a, from) == rule_names(scenario, &key, b, to)
+}
+
+/// The release-wide rules that rewrite `expect` at `version` (a rule's boundary is a
+/// change to bisect as a block's is). Rules that only let frames through are left out:
+/// they hold in every scenario, whose own patterns do not change with them.
+fn rule_names(
+    scenario: &Scenario,
+    key: &str,
+    expect: Option<&crate::scenario::TargetExpect>,
+    version: &str,
+) -> Vec<String> {
+    expect
+        .and_then(|e| crate::expectation::rules::applied(scenario, key, e, version).ok())
+        .map(|e| {
+            e.rules
+                .into_iter()
+                .filter(|r| r.replaced > 0)
+                .map(|r| r.name)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Installs and runs versions, keeping account of what it installed.

@@ -182,3 +182,86 @@ fn the_projects_rule_files_load() {
         Rules::load(root, dialect).unwrap();
     }
 }
+
+const OLDER: &str = r#"
+rules:
+  - name: no-terminal-reason
+    versions: "<2.1.88"
+    note: "before 2.1.88 a result carries no terminal_reason"
+    every: {type: result}
+    frame_keys: {terminal_reason: $absent}
+  - name: no-api-retry
+    versions: "<2.1.77"
+    note: "before 2.1.77 no system/api_retry frame"
+    missing: {type: system, subtype: api_retry}
+"#;
+
+const RETRIED: &str = r#"
+frames:
+  - {type: system, subtype: init}
+  - {type: system, subtype: api_retry, attempt: 1}
+  - {any_order: [[{type: system, subtype: api_retry, attempt: 2}, {type: assistant}], {type: system, subtype: status}]}
+  - {type: result, subtype: success, terminal_reason: completed}
+"#;
+
+#[test]
+fn a_key_a_later_release_added_is_absent_before_it_where_a_scenario_pins_it() {
+    let rules = Rules::parse(OLDER).unwrap();
+    let old = frames(&[
+        json!({"type": "system", "subtype": "init"}),
+        json!({"type": "result", "subtype": "success"}),
+    ]);
+    let pinned = "frames: [{type: system, subtype: init}, {type: result, subtype: success, terminal_reason: completed}]";
+    assert!(!matches(&expect(pinned), &old));
+    let (before, applied) = rules.apply(&expect(pinned), "2.1.87");
+    assert!(matches(&before, &old));
+    assert_eq!(applied.len(), 1);
+    assert_eq!(
+        (applied[0].name.as_str(), applied[0].replaced),
+        ("no-terminal-reason", 1)
+    );
+    let (_, applied) = rules.apply(&expect(PLAIN), "2.1.87");
+    assert!(
+        applied.is_empty(),
+        "a scenario not pinning the key is left alone"
+    );
+    let (after, applied) = rules.apply(&expect(pinned), "2.1.88");
+    assert!(applied.is_empty() && !matches(&after, &old));
+}
+
+#[test]
+fn frames_a_later_release_added_are_left_out_and_must_be_absent_before_it() {
+    let rules = Rules::parse(OLDER).unwrap();
+    let (before, applied) = rules.apply(&expect(RETRIED), "2.1.76");
+    let missing = applied.iter().find(|a| a.name == "no-api-retry").unwrap();
+    assert_eq!(missing.replaced, 2);
+    assert_eq!(
+        before.frames.len(),
+        3,
+        "the plain entry goes, the group keeps its others"
+    );
+    let old = frames(&[
+        json!({"type": "system", "subtype": "init"}),
+        json!({"type": "system", "subtype": "status"}),
+        json!({"type": "assistant"}),
+        json!({"type": "result", "subtype": "success"}),
+    ]);
+    assert!(matches(&before, &old));
+    assert_eq!(
+        before.absent.len(),
+        1,
+        "an api_retry frame there is a divergence"
+    );
+    let (after, _) = rules.apply(&expect(RETRIED), "2.1.77");
+    assert_eq!(after.frames.len(), 4);
+    assert!(after.absent.is_empty());
+}
+
+#[test]
+fn frame_keys_need_every() {
+    let e = Rules::parse(
+        "rules:\n  - {name: r, versions: '<2', note: n, missing: {type: x}, frame_keys: {a: 1}}\n",
+    )
+    .unwrap_err();
+    assert!(e.contains("`frame_keys` needs `every`"), "{e}");
+}

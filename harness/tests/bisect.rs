@@ -200,6 +200,11 @@ fn a_version_matching_neither_expectation_is_reported_and_exits_1() {
     let n = outcome(&json, "demo/n");
     assert_eq!(n["outcome"], "neither", "{json}");
     assert_eq!(n["version"], "1.0.5", "{json}");
+    // Each side's first divergence, by its message, as the committed baseline has it.
+    assert!(
+        n["against_new"].is_string() && n["against_old"].is_string(),
+        "{json}"
+    );
     assert!(
         text.contains("demo/n: cannot bisect: 1.0.5 matches neither"),
         "{text}"

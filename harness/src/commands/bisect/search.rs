@@ -3,7 +3,7 @@
 //! own business, so that a run can share probes between scenarios.
 
 use crate::divergence::Divergence;
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 /// What a scenario did at a probed version.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,7 +55,9 @@ pub enum Outcome {
     /// A version between matches neither expectation.
     Neither {
         version: String,
+        #[serde(serialize_with = "message")]
         against_new: Box<Divergence>,
+        #[serde(serialize_with = "message")]
         against_old: Box<Divergence>,
     },
     /// A version between matches both expectations.
@@ -68,6 +70,11 @@ pub enum Outcome {
         first: String,
         again: String,
     },
+}
+
+/// bisect.json gives a divergence as its message, as it always has.
+fn message<S: Serializer, D: AsRef<Divergence>>(d: &D, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&d.as_ref().message)
 }
 
 impl Outcome {

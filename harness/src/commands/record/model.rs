@@ -6,7 +6,8 @@ use crate::version_range::parse_version;
 use std::path::PathBuf;
 
 /// What the runs of one scenario on one target come to. `P` is how a pending recording
-/// is carried: first the [`Pending`] itself, then, once `record` wrote it, its file.
+/// is carried: first the [`Pending`](super::Pending) itself, then, once `record` wrote it,
+/// its file.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome<P = PendingFile> {
     /// The recording differs from the current expectation.

@@ -124,9 +124,29 @@ impl Rules {
 
     /// `expect` with the rules holding at `version` applied, and the rules applied.
     pub fn apply(&self, expect: &TargetExpect, version: &str) -> (TargetExpect, Vec<Applied>) {
+        self.apply_printed_by(expect, version, version)
+    }
+
+    /// [`Rules::apply`] for output that `printed_by` printed, held to `version`'s
+    /// expectation: the rules at `version`, and also the rules that only let frames through
+    /// at `printed_by` (frames a release prints anywhere say nothing about the scenario, so
+    /// a release's output checked against another release's expectation keeps them out).
+    pub fn apply_printed_by(
+        &self,
+        expect: &TargetExpect,
+        version: &str,
+        printed_by: &str,
+    ) -> (TargetExpect, Vec<Applied>) {
+        let mut rules = self.at(version);
+        for rule in self.at(printed_by) {
+            let lets_through = matches!(rule.change, Change::Anywhere(_) | Change::Every(_));
+            if lets_through && !rules.iter().any(|r| std::ptr::eq(*r, rule)) {
+                rules.push(rule);
+            }
+        }
         let mut out = expect.clone();
         let mut applied = Vec::new();
-        for rule in self.at(version) {
+        for rule in rules {
             if let Some(a) = rule.apply_to(&mut out) {
                 applied.push(a);
             }
@@ -145,19 +165,20 @@ fn attach(expect: &mut TargetExpect, applied: &[Applied]) {
 }
 
 /// `expect` (resolved for `version`) with the rules of the project holding `scenario`
-/// applied, for the target whose expectations are keyed `key`. Each project's rules are
+/// applied (as [`Rules::apply_printed_by`]), for the target whose expectations are keyed `key`. Each project's rules are
 /// read once per process.
 pub fn applied(
     scenario: &Scenario,
     key: &str,
     expect: &TargetExpect,
     version: &str,
+    printed_by: &str,
 ) -> Result<TargetExpect, String> {
     let Some(project) = Project::discover(&scenario.path) else {
         return Ok(expect.clone());
     };
     let rules = cached(&project.root, key)?;
-    Ok(rules.apply(expect, version).0)
+    Ok(rules.apply_printed_by(expect, version, printed_by).0)
 }
 
 fn cached(root: &Path, key: &str) -> Result<Arc<Rules>, String> {

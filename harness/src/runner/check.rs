@@ -85,7 +85,8 @@ impl Recheck {
         }
         let resolved = crate::fixtures::resolve(scenario);
         let key = trial.target.split('@').next().unwrap_or_default();
-        let Some(expect) = super::plan::expectation_at(&resolved, key, version)? else {
+        let printed_by = &trial.target_version;
+        let Some(expect) = super::plan::expectation_at(&resolved, key, version, printed_by)? else {
             return Err(format!("the scenario has no expectation for {key}"));
         };
         let (scenario, expect) = run_of(&resolved, &expect, trial.run)?;

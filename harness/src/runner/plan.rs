@@ -50,7 +50,7 @@ pub fn resolve(
         .unwrap_or(target.expect_version());
     let held_to = (version != target.version).then(|| version.to_string());
     let mut notes = Vec::new();
-    let expect = match expectation_at(&scenario, key, version) {
+    let expect = match expectation_at(&scenario, key, version, target.expect_version()) {
         Ok(Some(expect)) => expect,
         Err(why) => return Err(failed(&scenario, target, Divergence::new(Kind::Spawn, why))),
         Ok(None) if opts.without_expectation != AsWritten::No => {
@@ -82,17 +82,18 @@ pub fn resolve(
     })
 }
 
-/// The expectation `key` gets at `version`: its version block with the release-wide rules
-/// applied; `None` when the scenario has none for `key`.
+/// The expectation `key` gets at `version` for output `printed_by` printed: its version
+/// block with the release-wide rules applied; `None` when the scenario has none for `key`.
 pub fn expectation_at(
     scenario: &Scenario,
     key: &str,
     version: &str,
+    printed_by: &str,
 ) -> Result<Option<TargetExpect>, String> {
     let Some(expect) = crate::expectation::for_version(&scenario.file.expect, key, version) else {
         return Ok(None);
     };
-    crate::expectation::rules::applied(scenario, key, expect, version).map(Some)
+    crate::expectation::rules::applied(scenario, key, expect, version, printed_by).map(Some)
 }
 
 fn skipped(scenario: &Scenario, target: &Target, why: String) -> Decided {

@@ -146,7 +146,7 @@ fn rule_names(
     version: &str,
 ) -> Vec<String> {
     expect
-        .and_then(|e| crate::expectation::rules::applied(scenario, key, e, version).ok())
+        .and_then(|e| crate::expectation::rules::applied(scenario, key, e, version, version).ok())
         .map(|e| {
             e.rules
                 .into_iter()

@@ -265,3 +265,25 @@ fn frame_keys_need_every() {
     .unwrap_err();
     assert!(e.contains("`frame_keys` needs `every`"), "{e}");
 }
+
+#[test]
+fn output_held_to_an_older_expectation_keeps_the_frames_its_own_release_lets_through() {
+    let rules = Rules::parse(RULES).unwrap();
+    let printed = run_with_retry(json!(1));
+    let (held, applied) = rules.apply_printed_by(&expect(PLAIN), "2.1.99", "2.1.120");
+    let names: Vec<_> = applied.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, ["api-retry-anywhere", "result-fast-mode"]);
+    assert!(
+        matches(&held, &printed),
+        "2.1.120's api_retry frame is let through"
+    );
+
+    let pinned = "{frames: [], requests: {all: [{metadata: {user_id: x}}]}}";
+    let (_, applied) = rules.apply_printed_by(&expect(pinned), "2.1.99", "2.1.160");
+    assert!(
+        applied.iter().all(|a| a.name != "user-id-json"),
+        "a rule that rewrites the expectation follows the version held to, not the printer"
+    );
+    let (_, applied) = rules.apply(&expect(pinned), "2.1.160");
+    assert!(applied.iter().any(|a| a.name == "user-id-json"));
+}

@@ -68,13 +68,21 @@ fn result_cell(x: &Trial) -> String {
     }
 }
 
-/// The release-wide rules that held, and the failures grouped by cause.
+/// The release-wide rules that held, the known divergences grouped by reason, and the
+/// failures grouped by cause.
 fn rules_and_causes(s: &mut String, r: &Results) {
     let held = r.rules_held();
     if !held.is_empty() {
         let _ = writeln!(s, "\n## Release-wide rules (targets/<target>/rules.yaml)\n");
         for (rule, n) in held {
             let _ = writeln!(s, "- rule `{rule}` held in {n} trial(s)");
+        }
+    }
+    let known = known_by_reason(&r.trials);
+    if !known.is_empty() {
+        let _ = writeln!(s, "\n## Known divergences by reason\n");
+        for (why, trials) in known {
+            let _ = writeln!(s, "- {why}: {}", trials.join(", "));
         }
     }
     let causes = failure_causes(&r.trials);
@@ -85,6 +93,23 @@ fn rules_and_causes(s: &mut String, r: &Results) {
             let _ = writeln!(s, "- {cause}: {}", names.join(", "));
         }
     }
+}
+
+/// Known trials grouped by their reason: a regression of some releases seen in many
+/// scenarios is one line naming them.
+fn known_by_reason(trials: &[Trial]) -> Vec<(&str, Vec<String>)> {
+    let mut known: Vec<(&str, Vec<String>)> = Vec::new();
+    for t in trials {
+        let Status::Known(why) = &t.status else {
+            continue;
+        };
+        let who = format!("`{} ({})`", t.scenario, t.target);
+        match known.iter_mut().find(|(w, _)| *w == why.as_str()) {
+            Some((_, list)) => list.push(who),
+            None => known.push((why, vec![who])),
+        }
+    }
+    known
 }
 
 /// Failed trials grouped by what their first divergence says changed (its kind, the frame
@@ -168,6 +193,21 @@ mod tests {
                 "expected": expected, "actual": actual}]
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn one_regression_known_in_many_scenarios_is_one_line() {
+        let mut trials: Vec<Trial> = ["a", "b", "c"]
+            .iter()
+            .map(|id| failed(id, json!(1), json!(2)))
+            .collect();
+        trials[0].status = Status::Known("regression R".into());
+        trials[1].status = Status::Known("regression R".into());
+        let known = known_by_reason(&trials);
+        assert_eq!(known.len(), 1);
+        assert_eq!(known[0].0, "regression R");
+        assert_eq!(known[0].1.len(), 2);
+        assert!(known[0].1[0].starts_with("`a ("), "{:?}", known[0].1);
     }
 
     #[test]

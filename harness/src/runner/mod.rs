@@ -59,12 +59,12 @@ pub async fn execute_plan(plan: &TrialPlan, target: &Target, opts: &RunOptions) 
 /// of its own under `strict`.
 fn verdict(trial: &mut Trial, target: &Target, strict: bool) -> Status {
     let dialect = target.dialect.expect_key();
-    let stale = (target.known).judge(
-        &trial.scenario,
-        &target.name,
+    let ran = crate::known::Ran {
+        name: &target.name,
         dialect,
-        &mut trial.divergences,
-    );
+        version: &target.version,
+    };
+    let stale = (target.known).judge(&trial.scenario, &ran, &mut trial.divergences);
     for entry in stale {
         let what = entry.describe();
         trial.stale_known.push(what.clone());

@@ -103,7 +103,7 @@ pub enum Completion {
 pub enum RunEnd {
     /// Every planned trial was delivered.
     Finished,
-    /// Ctrl-C: running trials were stopped, the rest delivered as skipped.
+    /// Ctrl-C or SIGTERM: running trials were stopped, the rest delivered as skipped.
     Interrupted,
 }
 
@@ -239,6 +239,8 @@ where
     let (planned, handles) = launch(scenarios, targets, plan, tx, Arc::new(trial_fn));
     let mut end = RunEnd::Finished;
     let mut reported: HashSet<(String, String)> = HashSet::new();
+    let stop = stop_requested();
+    tokio::pin!(stop);
     loop {
         tokio::select! {
             done = rx.recv() => match done {
@@ -250,7 +252,7 @@ where
                 }
                 None => break,
             },
-            _ = tokio::signal::ctrl_c(), if end == RunEnd::Finished => {
+            _ = &mut stop, if end == RunEnd::Finished => {
                 eprintln!("streamcheck: interrupted: stopping running trials, writing what finished");
                 end = RunEnd::Interrupted;
                 for h in &handles {
@@ -263,6 +265,25 @@ where
         sink.trial(trial, how)?;
     }
     Ok(end)
+}
+
+/// Resolves when the run is asked to stop: Ctrl-C, or SIGTERM (a CI job cancelled or out of
+/// time). Left unhandled, SIGTERM would end the harness at once and orphan every CLI.
+async fn stop_requested() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).ok();
+    let terminated = async {
+        match term.as_mut() {
+            Some(t) => {
+                t.recv().await;
+            }
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminated => {}
+    }
 }
 
 type Done = (Trial, Completion);

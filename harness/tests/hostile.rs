@@ -321,3 +321,80 @@ fn a_broken_scenario_file_is_named_and_the_rest_still_run() {
     let summary = std::fs::read_to_string(reports.join("summary.md")).unwrap();
     assert!(summary.contains("broken.yaml"), "{summary}");
 }
+
+/// Processes below `root` (its children, theirs, ...) whose command line `matches`.
+fn descendants(root: u32, matches: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut parent = BTreeMap::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
+        if let Some(ppid) = ppid {
+            parent.insert(pid, ppid);
+        }
+    }
+    let below = |mut pid: u32| {
+        while let Some(&up) = parent.get(&pid) {
+            if up == root {
+                return true;
+            }
+            pid = up;
+        }
+        false
+    };
+    let mut found = Vec::new();
+    for &pid in parent.keys().filter(|&&pid| below(pid)) {
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        let cmd = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if matches(&cmd) {
+            found.push(format!("{pid}: {cmd}"));
+        }
+    }
+    found
+}
+
+#[test]
+fn a_run_stopped_by_sigterm_kills_its_clis_and_still_writes_every_result() {
+    adopt_orphans();
+    let reports = tempfile::tempdir().unwrap();
+    let root = fixture_root();
+    // The hanging CLI would be waited on for 600 s after its result: only the signal ends it.
+    let mut run = std::process::Command::new(assert_cmd::cargo::cargo_bin("streamcheck"))
+        .args(["--root".as_ref(), root.as_os_str(), "run".as_ref()])
+        .arg("--target-command")
+        .arg(root.join("fake-cli.sh"))
+        .arg("--report-dir")
+        .arg(reports.path())
+        .args([
+            "--jobs",
+            "1",
+            "--grace",
+            "600",
+            "-f",
+            "hang_after_result",
+            "-f",
+            "ok",
+        ])
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let is_hanging = |cmd: &str| cmd.contains("sleep 600");
+    let seen = settled(|| descendants(run.id(), is_hanging), |v| !v.is_empty());
+    assert_eq!(seen.len(), 1, "the hanging CLI never started: {seen:?}");
+    // SAFETY: kill(2) on the streamcheck process this test spawned and has not reaped.
+    unsafe {
+        libc::kill(run.id() as i32, libc::SIGTERM);
+    }
+    let status = run.wait().unwrap();
+    assert_eq!(status.code(), Some(1), "an interrupted run is not green");
+    let left = living_children_after_kills(|cmd| is_hanging(cmd) || cmd.contains("fake-cli.sh"));
+    assert!(left.is_empty(), "leftover processes: {left:?}");
+    let trials = trial_outcomes(reports.path(), "kind");
+    assert_eq!(trials.len(), 2, "{trials:?}");
+    assert_eq!(trials["hang_after_result"].0, "skipped", "{trials:?}");
+}

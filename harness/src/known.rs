@@ -44,23 +44,9 @@ pub struct Entry {
     #[serde(default)]
     pub intermittent: bool,
     /// Only on these releases of the target.
-    #[serde(default, with = "serde_range")]
+    #[serde(default)]
     pub versions: Option<VersionRange>,
     pub reason: String,
-}
-
-mod serde_range {
-    use crate::version_range::VersionRange;
-    use serde::{Deserialize, Deserializer};
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<VersionRange>, D::Error> {
-        let Some(text) = Option::<String>::deserialize(d)? else {
-            return Ok(None);
-        };
-        VersionRange::parse(&text)
-            .map(Some)
-            .map_err(serde::de::Error::custom)
-    }
 }
 
 mod serde_regex {

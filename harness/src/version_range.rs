@@ -24,6 +24,14 @@ impl fmt::Display for VersionRange {
     }
 }
 
+/// A range in a YAML or JSON file: the text [`VersionRange::parse`] reads.
+impl<'de> serde::Deserialize<'de> for VersionRange {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        VersionRange::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
 impl VersionRange {
     /// `2.1.74` is that version exactly (not semver's `^2.1.74`); anything else is a
     /// semver requirement (`>=2.1.300`, `<2.1.200`, `~2.1`, `>=2.1.100, <2.1.200`).

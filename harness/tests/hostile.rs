@@ -208,26 +208,37 @@ fn adopt_orphans() {
     assert_eq!(rc, 0, "prctl(PR_SET_CHILD_SUBREAPER)");
 }
 
-/// This process's living children (zombies left out) whose command line `matches`.
-fn our_children(matches: impl Fn(&str) -> bool) -> Vec<String> {
-    let me = std::process::id().to_string();
+/// Every process: its pid, parent's pid, state letter and command line.
+fn processes() -> Vec<(u32, u32, String, String)> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
         let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
         // `pid (comm) state ppid ...`; comm may hold spaces and parentheses.
         let fields: Vec<&str> = stat
             .rsplit_once(')')
             .map_or(Vec::new(), |(_, rest)| rest.split_whitespace().collect());
-        if fields.len() < 2 || fields[1] != me || fields[0] == "Z" {
+        let (Some(state), Some(Ok(ppid))) = (fields.first(), fields.get(1).map(|p| p.parse()))
+        else {
             continue;
-        }
+        };
         let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
         let cmd = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if matches(&cmd) {
-            found.push(format!("{}: {cmd}", entry.file_name().to_string_lossy()));
-        }
+        found.push((pid, ppid, state.to_string(), cmd));
     }
     found
+}
+
+/// This process's living children (zombies left out) whose command line `matches`.
+fn our_children(matches: impl Fn(&str) -> bool) -> Vec<String> {
+    let me = std::process::id();
+    processes()
+        .into_iter()
+        .filter(|(_, ppid, state, cmd)| *ppid == me && state != "Z" && matches(cmd))
+        .map(|(pid, _, _, cmd)| format!("{pid}: {cmd}"))
+        .collect()
 }
 
 /// [`our_children`] once a SIGKILL already sent has had time to land: the harness kills
@@ -324,19 +335,8 @@ fn a_broken_scenario_file_is_named_and_the_rest_still_run() {
 
 /// Processes below `root` (its children, theirs, ...) whose command line `matches`.
 fn descendants(root: u32, matches: impl Fn(&str) -> bool) -> Vec<String> {
-    let mut parent = BTreeMap::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
-        let ppid = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
-        if let Some(ppid) = ppid {
-            parent.insert(pid, ppid);
-        }
-    }
+    let all = processes();
+    let parent: BTreeMap<u32, u32> = all.iter().map(|(pid, ppid, ..)| (*pid, *ppid)).collect();
     let below = |mut pid: u32| {
         while let Some(&up) = parent.get(&pid) {
             if up == root {
@@ -346,15 +346,10 @@ fn descendants(root: u32, matches: impl Fn(&str) -> bool) -> Vec<String> {
         }
         false
     };
-    let mut found = Vec::new();
-    for &pid in parent.keys().filter(|&&pid| below(pid)) {
-        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-        let cmd = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if matches(&cmd) {
-            found.push(format!("{pid}: {cmd}"));
-        }
-    }
-    found
+    all.into_iter()
+        .filter(|(pid, _, _, cmd)| below(*pid) && matches(cmd))
+        .map(|(pid, _, _, cmd)| format!("{pid}: {cmd}"))
+        .collect()
 }
 
 #[test]

@@ -137,13 +137,13 @@ impl Rules {
         version: &str,
         printed_by: &str,
     ) -> (TargetExpect, Vec<Applied>) {
-        let mut rules = self.at(version);
-        for rule in self.at(printed_by) {
-            let lets_through = matches!(rule.change, Change::Anywhere(_) | Change::Every(_));
-            if lets_through && !rules.iter().any(|r| std::ptr::eq(*r, rule)) {
-                rules.push(rule);
-            }
-        }
+        let (held, printing) = (parse_version(version), parse_version(printed_by));
+        let holds = |r: &Rule, v: &Option<semver::Version>| {
+            v.as_ref().is_some_and(|v| r.versions.contains(v))
+        };
+        let lets_through = |r: &Rule| matches!(r.change, Change::Anywhere(_) | Change::Every(_));
+        let rules = (self.rules.iter())
+            .filter(|r| holds(r, &held) || (lets_through(r) && holds(r, &printing)));
         let mut out = expect.clone();
         let mut applied = Vec::new();
         for rule in rules {

@@ -103,11 +103,11 @@ fn known_by_reason(trials: &[Trial]) -> Vec<(&str, Vec<String>)> {
         let Status::Known(why) = &t.status else {
             continue;
         };
-        let who = format!("`{} ({})`", t.scenario, t.target);
-        match known.iter_mut().find(|(w, _)| *w == why.as_str()) {
-            Some((_, list)) => list.push(who),
-            None => known.push((why, vec![who])),
-        }
+        grouped(
+            &mut known,
+            why.as_str(),
+            format!("`{} ({})`", t.scenario, t.target),
+        );
     }
     known
 }
@@ -151,14 +151,18 @@ pub fn failure_causes(trials: &[Trial]) -> Vec<(String, Vec<String>)> {
         } else if d.path.is_none() && (frame.is_empty() || d.frame.is_none()) {
             cause.push_str(&format!(": {}", crate::text::clip(&d.message, 120)));
         }
-        let who = format!("{} ({})", t.scenario, t.target);
-        match out.iter_mut().find(|(c, _)| *c == cause) {
-            Some((_, list)) => list.push(who),
-            None => out.push((cause, vec![who])),
-        }
+        grouped(&mut out, cause, format!("{} ({})", t.scenario, t.target));
     }
     out.sort_by_key(|(_, list)| std::cmp::Reverse(list.len()));
     out
+}
+
+/// Adds `who` to the group of `key`, opening it at the end when it is new.
+fn grouped<K: PartialEq>(groups: &mut Vec<(K, Vec<String>)>, key: K, who: String) {
+    match groups.iter_mut().find(|(k, _)| *k == key) {
+        Some((_, list)) => list.push(who),
+        None => groups.push((key, vec![who])),
+    }
 }
 
 /// The value at a divergence path (`$.message.content[0].text`) inside `v`.

@@ -64,7 +64,7 @@ pub(super) async fn execute_in(
 
     let process = process?;
     let lead = process.started.saturating_duration_since(stub_started);
-    trial.stub_lead_ms = lead.as_millis() as u64;
+    trial.stub_lead_ms = lead.as_micros().div_ceil(1000) as u64;
     trial.exit = process.exit;
     trial.output = process.output;
     trial.stderr = process.stderr;

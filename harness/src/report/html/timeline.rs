@@ -171,13 +171,16 @@ fn stdin_event(line: &str, t: Option<u64>) -> Event {
     e
 }
 
-/// Puts each request before the first stdout or stdin event that came after it.
+/// Puts each request before the first stdout or stdin event that came after it. Both clocks
+/// count whole milliseconds (the lead is rounded up, so a request's time is never later than
+/// it was): a request in the same millisecond as a frame goes first, as it can only have
+/// caused the frame, not answered it.
 fn merge_requests(events: Vec<Event>, journal: &[JournalEntry], lead_ms: u64) -> Vec<Event> {
     let mut requests = journal.iter().peekable();
     let mut out = Vec::with_capacity(events.len() + journal.len());
     for e in events {
         if let Some(t) = e.t {
-            while let Some(r) = requests.next_if(|r| r.received_ms.saturating_sub(lead_ms) < t) {
+            while let Some(r) = requests.next_if(|r| r.received_ms.saturating_sub(lead_ms) <= t) {
                 out.push(request_event(r, lead_ms));
             }
         }
@@ -293,5 +296,37 @@ mod tests {
         assert_eq!(events[2].src, Source::Stdin);
         assert_eq!(events[2].t, Some(10));
         assert_eq!(events[3].line, Some(2));
+    }
+
+    #[test]
+    fn a_request_in_the_same_millisecond_as_a_frame_comes_before_it() {
+        let mut s = saved("{\"type\":\"a\"}\n{\"type\":\"b\"}\n", Vec::new());
+        s.client = None;
+        s.stub_lead_ms = 5;
+        let request = |seq, received_ms| {
+            JournalEntry::new(
+                seq,
+                "POST".into(),
+                "/v1/messages".into(),
+                None,
+                Default::default(),
+                "{}".into(),
+                None,
+                received_ms,
+                stub_api::journal::Answer::Side,
+                200,
+            )
+        };
+        // On the CLI's clock: 10 ms (with frame a) and 21 ms (after frame b at 20 ms).
+        s.journal = vec![request(0, 15), request(1, 26)];
+        let events = timeline(&s, &[]);
+        let labels: Vec<&str> = events.iter().map(|e| e.label.as_str()).collect();
+        assert_eq!(labels.len(), 5, "{labels:?}");
+        assert_eq!(events[0].src, Source::Request, "{labels:?}");
+        assert!(
+            labels[1].starts_with('a') && labels[2].starts_with('b'),
+            "{labels:?}"
+        );
+        assert_eq!(events[3].src, Source::Request, "{labels:?}");
     }
 }

@@ -557,6 +557,7 @@ fn fake_caliban(dir: &Path) -> Target {
         version: "0.15.0".into(),
         features: Default::default(),
         known: Default::default(),
+        rules: Default::default(),
         tools: Default::default(),
         env: Default::default(),
         conforms_to: None,

@@ -161,3 +161,42 @@ fn init_writes_a_project_that_loads_and_never_overwrites_without_force() {
     assert_eq!(code, 0);
     assert!(dir.path().join(".gitlab-ci.yml").is_file());
 }
+
+/// A project's own scenarios are held to the same release-wide rules as the bundled ones:
+/// at the pin, `session-state-frames` lets `system/session_state_changed` through anywhere,
+/// and checks its shape.
+#[test]
+fn own_scenarios_get_the_release_wide_rules_of_their_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let frames = |state: &str| {
+        let sid = "5e55a1d0-0000-4000-8000-000000000001";
+        let s = format!("\"session_id\":\"{sid}\"");
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 2.1.330; exit 0; fi\ncat >/dev/null &\n\
+             echo '{{\"type\":\"system\",\"subtype\":\"init\",{s}}}'\n\
+             echo '{{\"type\":\"assistant\",\"message\":{{\"content\":[{{\"type\":\"text\",\"text\":\"Hi\"}}]}},{s}}}'\n\
+             echo '{{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"Hi\",{s}}}'\n\
+             echo '{{\"type\":\"system\",\"subtype\":\"session_state_changed\",\"state\":\"{state}\",\"sdk_host_only\":true,{s}}}'\n"
+        )
+    };
+    std::fs::create_dir_all(dir.path().join("own")).unwrap();
+    std::fs::write(
+        dir.path().join("own/hi.yaml"),
+        "description: Says hi.\nprompt: hi\nstub: {steps: []}\nexpect:\n  claude-code:\n    frames:\n      - {type: system, subtype: init}\n      - {type: assistant}\n      - {type: result, subtype: success}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("streamcheck.toml"), CONFIG).unwrap();
+
+    write_executable(&dir.path().join("mycli"), &frames("idle"));
+    let (code, out, err) = streamcheck(dir.path(), cache.path(), &["run"]);
+    assert_eq!(code, 0, "the rule lets the frame through: {out}{err}");
+    assert!(
+        out.contains("rule session-state-frames held in 1 trial"),
+        "{out}"
+    );
+
+    write_executable(&dir.path().join("mycli"), &frames("sleepy"));
+    let (code, out, _) = streamcheck(dir.path(), cache.path(), &["run"]);
+    assert_eq!(code, 1, "the frame breaks the rule's shape: {out}");
+}

@@ -26,6 +26,7 @@ fn target() -> Target {
         version: "0.0.0".into(),
         features: Default::default(),
         known: Default::default(),
+        rules: Default::default(),
         tools: Default::default(),
         env: Default::default(),
         conforms_to: None,

@@ -1,9 +1,10 @@
 //! Release-wide rules (`targets/<dialect>/rules.yaml`): changes a range of releases
 //! makes to every scenario at once, stated once instead of as a version block in each.
 //!
-//! - `anywhere: PATTERN`: frames the CLI may print anywhere in a run (a new `system`
-//!   subtype). They are left out before the frames are matched, except in a scenario
-//!   whose own patterns name that frame kind (it is about those frames and pins them).
+//! - `anywhere: PATTERN` with `shape:`: frames the CLI may print anywhere in a run (a new
+//!   `system` subtype, one notice by its text). They are left out before the frames are
+//!   matched, except in a scenario whose own patterns name that frame kind (it is about
+//!   those frames and pins them); their shape is checked either way.
 //! - `every: PATTERN` with `shape:`: every frame of a kind carries keys it did not before.
 //! - `shape: PATTERN`: what each frame `anywhere` or `every` selects must still match
 //!   (checked like an invariant: a rule lets frames through, never whatever they hold).
@@ -165,8 +166,9 @@ fn attach(expect: &mut TargetExpect, applied: &[Applied]) {
 }
 
 /// `expect` (resolved for `version`) with the rules of the project holding `scenario`
-/// applied (as [`Rules::apply_printed_by`]), for the target whose expectations are keyed `key`. Each project's rules are
-/// read once per process.
+/// applied (as [`Rules::apply_printed_by`]), for the target whose expectations are keyed
+/// `key`: for re-checking a saved trial, which has no resolved target. Each project's rules
+/// are read once per process.
 pub fn applied(
     scenario: &Scenario,
     key: &str,
@@ -224,6 +226,11 @@ impl Rule {
         if matches!(change, Change::Every(_)) && f.shape.is_none() {
             return Err(at("`every` needs the `shape` those frames have".into()));
         }
+        if matches!(change, Change::Anywhere(_)) && f.shape.is_none() {
+            return Err(at(
+                "`anywhere` needs the `shape` the frames it lets through have".into(),
+            ));
+        }
         let shape = f.shape.as_ref().map(compile).transpose()?;
         Ok(Rule {
             name: f.name.clone(),
@@ -244,10 +251,10 @@ impl Rule {
         };
         match &self.change {
             Change::Anywhere(select) => {
-                if names_kind(expect, select.source()) {
-                    return None;
+                // A scenario about these frames pins them itself; their shape still holds.
+                if !names_kind(expect, select.source()) {
+                    add_ignore(expect, select);
                 }
-                add_ignore(expect, select);
                 applied.select = Some(select.clone());
             }
             Change::Every(select) => applied.select = Some(select.clone()),

@@ -21,7 +21,7 @@ pub mod trial;
 pub use exit::{Exit, Termination};
 pub use output::Stderr;
 pub use plan::TrialPlan;
-pub use trial::{AsWritten, RunOptions, Status, Trial};
+pub use trial::{AsWritten, LetThrough, RunOptions, Status, Trial};
 
 use crate::divergence::{Divergence, Kind};
 use crate::scenario::Scenario;
@@ -59,10 +59,14 @@ pub async fn execute_plan(plan: &TrialPlan, target: &Target, opts: &RunOptions) 
 /// of its own under `strict`.
 fn verdict(trial: &mut Trial, target: &Target, strict: bool) -> Status {
     let dialect = target.dialect.expect_key();
+    let printed: Vec<serde_json::Value> = (trial.output.frames.iter())
+        .map(|f| f.value.clone())
+        .collect();
     let ran = crate::known::Ran {
         name: &target.name,
         dialect,
         version: &target.version,
+        printed: &printed,
     };
     let stale = (target.known).judge(&trial.scenario, &ran, &mut trial.divergences);
     for entry in stale {

@@ -2,7 +2,7 @@
 //! substituted, the version block chosen and the release-wide rules applied, the runs and
 //! each run's client laid out. The runner executes a plan and checks it; it decides nothing.
 
-use super::trial::{AsWritten, RunOptions, Trial};
+use super::trial::{AsWritten, LetThrough, RunOptions, Trial};
 use crate::client;
 use crate::client::script::Line;
 use crate::client::session::{ClosePolicy, Plan as ClientPlan};
@@ -49,11 +49,16 @@ pub fn resolve(
         .as_deref()
         .unwrap_or(target.expect_version());
     let held_to = (version != target.version).then(|| version.to_string());
+    let printed_by = match opts.let_through {
+        LetThrough::HeldTo => version,
+        LetThrough::AlsoPrinting => target.expect_version(),
+    };
     let mut notes = Vec::new();
-    let expect = match expectation_at(&scenario, key, version, target.expect_version()) {
-        Ok(Some(expect)) => expect,
-        Err(why) => return Err(failed(&scenario, target, Divergence::new(Kind::Spawn, why))),
-        Ok(None) if opts.without_expectation != AsWritten::No => {
+    let found = crate::expectation::for_version(&scenario.file.expect, key, version)
+        .map(|e| target.rules.apply_printed_by(e, version, printed_by).0);
+    let expect = match found {
+        Some(expect) => expect,
+        None if opts.without_expectation != AsWritten::No => {
             let why = match opts.without_expectation {
                 AsWritten::ToRecord => "to record its first one",
                 _ => "for comparison",
@@ -61,7 +66,7 @@ pub fn resolve(
             notes.push(format!("no expectation for {key}: ran as written, {why}"));
             TargetExpect::default()
         }
-        Ok(None) => {
+        None => {
             let why = format!("the scenario has no expectation for {key}");
             return Err(skipped(&scenario, target, why));
         }

@@ -57,6 +57,8 @@ pub fn resolve(
     let known = load_known(project, spec.dialect).map_err(|e| not((e, "-".into())))?;
     let tools = ToolMap::load(&project.root, spec.dialect.expect_key())
         .map_err(|e| not((e, "-".into())))?;
+    let rules = crate::expectation::rules::Rules::load(&project.root, spec.dialect.expect_key())
+        .map_err(|e| not((e, "-".into())))?;
     Ok(Target {
         name: spec.name.clone(),
         dialect: spec.dialect,
@@ -65,6 +67,7 @@ pub fn resolve(
         version,
         features: features(spec.dialect, &tools),
         known,
+        rules: std::sync::Arc::new(rules),
         tools,
         env: match &spec.source {
             Source::Command { env, .. } => env.clone(),

@@ -196,6 +196,7 @@ mod tests {
             version: "1.0.0".into(),
             features: BTreeSet::new(),
             known: Default::default(),
+            rules: Default::default(),
             tools,
             env: Vec::new(),
             conforms_to: None,

@@ -15,7 +15,7 @@ pub use model::{Bisect, InstallFailure, ScenarioBisect};
 
 use crate::divergence::{Divergence, Kind};
 use crate::error::{Error, Result};
-use crate::runner::{check, RunOptions, Status, Trial};
+use crate::runner::{check, LetThrough, RunOptions, Status, Trial};
 use crate::scenario::Scenario;
 use crate::suite;
 use crate::supported::{self, Versions};
@@ -300,8 +300,11 @@ impl<'a> Prober<'a> {
             Err(why) => return Ok(Err(why)),
         };
         let selected: Vec<Scenario> = ids.iter().map(|id| self.scenario(id).clone()).collect();
+        // A probe asks where one scenario's behaviour changed, not whether the release
+        // prints new frames everywhere: the printing release's let-through rules apply too.
         let opts = RunOptions {
             expect_for: expect_for.map(str::to_string),
+            let_through: LetThrough::AlsoPrinting,
             ..self.opts.run.clone()
         };
         let mut trials = Vec::new();

@@ -117,12 +117,56 @@ fn keys_added_to_every_frame_of_a_kind_are_checked_in_range_and_can_end() {
 fn a_scenario_naming_the_frame_kind_keeps_its_own_pins() {
     let rules = Rules::parse(RULES).unwrap();
     let own = "frames: [{type: system, subtype: init}, {any_order: [[{type: system, subtype: api_retry, attempt: 1}]]}, {type: result}]";
-    let (new, applied) = rules.apply(&expect(own), "2.1.120");
-    assert!(applied.iter().all(|a| a.name != "api-retry-anywhere"));
+    let (new, _) = rules.apply(&expect(own), "2.1.120");
     assert!(new.ignore.is_empty());
     let absent = "frames: [{type: result}]\nabsent: [{type: system, subtype: api_retry}]";
     let (new, _) = rules.apply(&expect(absent), "2.1.120");
     assert!(new.ignore.is_empty());
+}
+
+#[test]
+fn a_scenario_that_ignores_the_kind_itself_still_gets_the_rules_shape_checked() {
+    let rules = Rules::parse(RULES).unwrap();
+    let ignoring = "frames: [{type: system, subtype: init}, {type: result}]\nignore: [{type: system, subtype: api_retry}]";
+    let (new, applied) = rules.apply(&expect(ignoring), "2.1.120");
+    assert_eq!(
+        new.ignore.len(),
+        1,
+        "the scenario's own ignore, not the rule's"
+    );
+    let anywhere = applied
+        .iter()
+        .find(|a| a.name == "api-retry-anywhere")
+        .expect("the rule applies: its shape is checked");
+    let (broken, used) = check_shapes(anywhere, &run_with_retry(json!("one")), &Vars::default());
+    assert!(used);
+    assert_eq!(broken.len(), 1, "attempt is not a number");
+}
+
+#[test]
+fn a_rule_lets_through_only_the_frames_its_pattern_names() {
+    let notice = r#"
+rules:
+  - name: billing-notice
+    versions: ">=2"
+    note: "2.0.0: one notice"
+    anywhere: {type: system, subtype: informational, content: {$regex: "billing"}}
+    shape: {type: system, subtype: informational, content: $string}
+"#;
+    let rules = Rules::parse(notice).unwrap();
+    let (new, _) = rules.apply(&expect(PLAIN), "2.1.0");
+    let with = |content: &str| {
+        frames(&[
+            json!({"type": "system", "subtype": "init"}),
+            json!({"type": "system", "subtype": "informational", "content": content}),
+            json!({"type": "result", "subtype": "success"}),
+        ])
+    };
+    assert!(matches(&new, &with("auto mode billing changed")));
+    assert!(
+        !matches(&new, &with("something else entirely")),
+        "another informational frame is not let through"
+    );
 }
 
 #[test]
@@ -169,9 +213,15 @@ fn bad_rules_are_refused_with_their_name() {
     assert!(e.contains("rule `r`") && e.contains("exactly one"), "{e}");
     assert!(bad("{name: r, versions: '>=2', note: '', anywhere: {type: x}}").contains("note"));
     assert!(bad("{name: r, versions: '>=2', note: n, every: {type: x}}").contains("shape"));
-    assert!(bad("{name: r, versions: 'soon', note: n, anywhere: {}}").contains("version"));
-    assert!(bad("{name: r, versions: '>=2', note: n, anywhere: {a: $nope}}").contains("$nope"));
-    let twice = "rules:\n  - {name: r, versions: '>=2', note: n, anywhere: {}}\n  - {name: r, versions: '>=3', note: n, anywhere: {}}\n";
+    assert!(bad("{name: r, versions: '>=2', note: n, anywhere: {type: x}}").contains("shape"));
+    assert!(
+        bad("{name: r, versions: 'soon', note: n, anywhere: {}, shape: {}}").contains("version")
+    );
+    assert!(
+        bad("{name: r, versions: '>=2', note: n, anywhere: {a: $nope}, shape: {}}")
+            .contains("$nope")
+    );
+    let twice = "rules:\n  - {name: r, versions: '>=2', note: n, anywhere: {}, shape: {}}\n  - {name: r, versions: '>=3', note: n, anywhere: {}, shape: {}}\n";
     assert!(Rules::parse(twice).unwrap_err().contains("twice"));
 }
 

@@ -18,6 +18,11 @@ pub enum Invariant {
     InitFirst,
     /// A `result` ends each turn and only a new turn follows it.
     ResultEndsTurn,
+    /// stdout is not empty, and every turn the scenario runs ends in a `result`: as many
+    /// results as turns (`turns:`, else one per user message sent) and the conversation's
+    /// last frame a result. A scenario whose run ends otherwise says how many turns end in
+    /// a result (`turns: 0` for none).
+    EveryTurnEndsInResult,
     /// Every frame carrying a `session_id` carries the same one.
     OneSession,
     /// Every `tool_result` refers to a `tool_use` id printed earlier.
@@ -45,10 +50,11 @@ pub enum Invariant {
 }
 
 impl Invariant {
-    pub const ALL: [Invariant; 12] = [
+    pub const ALL: [Invariant; 13] = [
         Invariant::NdjsonOnly,
         Invariant::InitFirst,
         Invariant::ResultEndsTurn,
+        Invariant::EveryTurnEndsInResult,
         Invariant::OneSession,
         Invariant::ToolResultsReferToToolUses,
         Invariant::ExitsAfterResult,
@@ -202,6 +208,55 @@ fn result_ends_turn(conversation: &[&Frame]) -> Option<Divergence> {
             next.index
         ),
     ))
+}
+
+/// [`Invariant::EveryTurnEndsInResult`]: `turns` turns each end in a result. Control and
+/// host-only frames may follow the last result.
+pub fn every_turn_ends_in_result(output: &Output, turns: usize) -> Option<Divergence> {
+    if turns == 0 {
+        return None;
+    }
+    if output.frames.is_empty() && output.bad_lines.is_empty() {
+        return Some(
+            Divergence::new(
+                Kind::Invariant,
+                format!("stdout is empty: {turns} turn(s) were expected to end in a result"),
+            )
+            .expected(turns.into())
+            .actual(0.into()),
+        );
+    }
+    let conversation: Vec<&Frame> = (output.frames.iter())
+        .filter(|f| !is_beside_conversation(&f.value))
+        .collect();
+    let results = conversation.iter().filter(|f| f.is_result()).count();
+    if let Some(last) = conversation.last().filter(|f| !f.is_result()) {
+        let what = frame_kind(&last.value);
+        return Some(last.divergence(
+            Kind::Invariant,
+            format!(
+                "the output ends with frame {} ({what}), not a result: {turns} turn(s) expected to end in a result, {results} did",
+                last.index
+            ),
+        ));
+    }
+    (results != turns).then(|| {
+        Divergence::new(
+            Kind::Invariant,
+            format!("{turns} turn(s) expected to end in a result, the CLI printed {results} result frame(s)"),
+        )
+        .expected(turns.into())
+        .actual(results.into())
+    })
+}
+
+/// `type/subtype` of a frame, for messages.
+fn frame_kind(frame: &Value) -> String {
+    let ty = frame.get("type").and_then(Value::as_str).unwrap_or("?");
+    match frame.get("subtype").and_then(Value::as_str) {
+        Some(sub) => format!("{ty}/{sub}"),
+        None => ty.to_string(),
+    }
 }
 
 /// [`Invariant::OneSession`]: the first frame whose session_id differs from the first one.

@@ -27,7 +27,7 @@ fn each_invariant_fails_the_fixture_that_breaks_it_and_only_that() {
         assert_eq!(messages.len(), 1, "{id}: {messages:?}");
         messages[0].clone()
     };
-    for id in ["ok", "error_ok", "opted_out"] {
+    for id in ["ok", "error_ok", "opted_out", "ends_otherwise"] {
         assert_eq!(trials[id].0, "passed", "{id}: {:?}", trials[id].1);
     }
     assert!(failed_with("exit_disagrees")
@@ -44,6 +44,13 @@ fn each_invariant_fails_the_fixture_that_breaks_it_and_only_that() {
     assert!(empty.contains("has an empty `result`"), "{empty}");
     let fffd = failed_with("replacement_char");
     assert!(fffd.contains("U+FFFD"), "{fffd}");
+    let no_result = failed_with("no_result");
+    assert!(
+        no_result.contains("the output ends with frame 1 (assistant), not a result"),
+        "a subsequence that leaves the result out still needs one: {no_result}"
+    );
+    let empty = failed_with("empty_stdout");
+    assert!(empty.contains("stdout is empty"), "{empty}");
     let unanswered = failed_with("unanswered");
     assert!(
         unanswered.contains("interrupt control_request \"req_fixture_1\""),

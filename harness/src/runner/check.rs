@@ -58,7 +58,8 @@ pub fn expectation(
         out.extend(rule_shapes(expect, trial));
     }
     if format == OutputFormat::StreamJson {
-        out.extend(turns(expect, trial));
+        let enabled = enabled_invariants(expect, format);
+        out.extend(turns(scenario, expect, trial, &enabled));
     }
     out.extend(exit_code(expect, trial));
     out.extend(texts(expect, trial));
@@ -273,7 +274,20 @@ pub fn rules_held(expect: &TargetExpect, trial: &Trial) -> Vec<String> {
         .collect()
 }
 
-fn turns(expect: &TargetExpect, trial: &Trial) -> Option<Divergence> {
+/// Every turn ends in a result (the invariant), or, where a scenario turned that off, as
+/// many results as its `turns:` says. A CLI the harness had to stop is reported as that.
+fn turns(
+    scenario: &Scenario,
+    expect: &TargetExpect,
+    trial: &Trial,
+    enabled: &[Invariant],
+) -> Option<Divergence> {
+    if trial.exit.termination == Termination::Timeout {
+        return None;
+    }
+    if enabled.contains(&Invariant::EveryTurnEndsInResult) {
+        return invariants::every_turn_ends_in_result(&trial.output, scenario.turns(expect));
+    }
     let turns = expect.turns?;
     let results = trial.output.frames.iter().filter(|f| f.is_result()).count();
     (results != turns).then(|| {

@@ -4,23 +4,29 @@
 //! was fixed) is stale: reported, and a failure under `--strict`.
 //!
 //! A regression of a range of releases (it came in one release and went in a later one)
-//! is an entry with `versions` and no `kind`: it names every divergence of the scenario on
-//! those releases, so they show once, as known, with the reason saying where it came from.
+//! is an entry with `versions`: it also names its symptom (a `message` regex, a `path`, or a
+//! frame the CLI `printed`, such as `system/init` with `permissionMode: auto`) and the
+//! releases it was `observed` on, each inside `versions`. An entry that would hide any
+//! divergence (no `kind`) is refused when the list is loaded.
 //!
 //! ```yaml
 //! - scenario: stdin/multi-turn
 //!   kind: request_assertion        # a divergence kind, as results.json spells it
 //!   path: $.messages               # optional: the JSON path it names
 //!   message: "assistant"           # optional: a regex on its message
+//!   printed: {type: system, subtype: init, permissionMode: auto}  # optional: only when a frame matches
 //!   target: caliban@0.15.0         # optional: a target name or dialect (default: all of the file's)
 //!   intermittent: true             # optional: it comes and goes with timing (never stale)
-//!   versions: ">=2.1.198, <2.1.217" # optional: only on these releases (required without kind)
+//!   versions: ">=2.1.198, <2.1.217" # optional: only on these releases (then a symptom is required)
+//!   observed: [2.1.198, 2.1.205]   # with versions: the releases it was seen on
 //!   reason: why the CLI differs, and what the document says
 //! ```
 
 use crate::divergence::{Divergence, Kind};
+use crate::pattern::{Captures, Pattern, Vars};
 use crate::version_range::{parse_version, VersionRange};
 use serde::Deserialize;
+use serde_json::Value;
 use std::path::Path;
 
 /// One known divergence.
@@ -30,15 +36,16 @@ pub struct Entry {
     pub scenario: String,
     #[serde(default)]
     pub target: Option<String>,
-    /// None: every divergence of the trial (a regression; `versions` says where).
-    #[serde(default)]
-    pub kind: Option<Kind>,
+    pub kind: Kind,
     #[serde(default)]
     pub path: Option<String>,
     #[serde(default)]
     pub frame: Option<usize>,
     #[serde(default, with = "serde_regex")]
     pub message: Option<regex::Regex>,
+    /// Only in a trial whose output has a frame matching this (the symptom, printed).
+    #[serde(default, with = "serde_pattern")]
+    pub printed: Option<Pattern>,
     /// The divergence comes and goes with timing (a hang after the result, say): an entry
     /// that matches nothing in one trial is not stale.
     #[serde(default)]
@@ -46,7 +53,24 @@ pub struct Entry {
     /// Only on these releases of the target.
     #[serde(default)]
     pub versions: Option<VersionRange>,
+    /// With `versions`: the releases the divergence was seen on.
+    #[serde(default)]
+    pub observed: Vec<semver::Version>,
     pub reason: String,
+}
+
+mod serde_pattern {
+    use crate::pattern::Pattern;
+    use serde::{Deserialize, Deserializer};
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Pattern>, D::Error> {
+        let Some(source) = Option::<serde_json::Value>::deserialize(d)? else {
+            return Ok(None);
+        };
+        Pattern::compile(&source)
+            .map(Some)
+            .map_err(serde::de::Error::custom)
+    }
 }
 
 mod serde_regex {
@@ -77,8 +101,16 @@ impl Entry {
                 .is_none_or(|t| t == target.name || t == base || t == target.dialect)
     }
 
+    /// Whether the trial printed the frame the entry's symptom names (no symptom: yes).
+    fn shows_symptom(&self, printed: &[Value]) -> bool {
+        self.printed.as_ref().is_none_or(|p| {
+            let (vars, caps) = (Vars::default(), Captures::new());
+            printed.iter().any(|f| p.is_match(f, &vars, &caps))
+        })
+    }
+
     pub fn matches(&self, d: &Divergence) -> bool {
-        self.kind.is_none_or(|kind| d.kind == kind)
+        d.kind == self.kind
             && (self.path.is_none() || self.path == d.path)
             && (self.frame.is_none() || self.frame == d.frame)
             && self
@@ -89,8 +121,7 @@ impl Entry {
 
     /// The entry in a sentence: what it says is known.
     pub fn describe(&self) -> String {
-        let kind = self.kind.map_or("every divergence", |k| k.as_str());
-        let mut s = format!("{} {kind}", self.scenario);
+        let mut s = format!("{} {}", self.scenario, self.kind.as_str());
         if let Some(frame) = self.frame {
             s.push_str(&format!(" at frame {frame}"));
         }
@@ -100,10 +131,41 @@ impl Entry {
         if let Some(re) = &self.message {
             s.push_str(&format!(" matching /{re}/"));
         }
+        if let Some(p) = &self.printed {
+            s.push_str(&format!(" when it prints {}", p.source()));
+        }
         if let Some(range) = &self.versions {
             s.push_str(&format!(" on {range}"));
         }
         s
+    }
+
+    /// Why the entry may hide more than it names; `None` when it is precise enough.
+    fn too_wide(&self) -> Option<String> {
+        let range = self.versions.as_ref()?;
+        if self.message.is_none() && self.path.is_none() && self.printed.is_none() {
+            return Some(format!(
+                "the entry for {} on {range} names no symptom: give `message` (a regex), `path` or `printed` (a frame pattern)",
+                self.scenario
+            ));
+        }
+        if self.observed.is_empty() {
+            return Some(format!(
+                "the entry for {} on {range} says on no release it was seen: give `observed: [VERSION, ...]`",
+                self.scenario
+            ));
+        }
+        let outside: Vec<String> = (self.observed.iter())
+            .filter(|v| !range.contains(v))
+            .map(ToString::to_string)
+            .collect();
+        (!outside.is_empty()).then(|| {
+            format!(
+                "the entry for {}: observed {} outside its versions {range}",
+                self.scenario,
+                outside.join(", ")
+            )
+        })
     }
 }
 
@@ -113,6 +175,8 @@ pub struct Ran<'a> {
     pub name: &'a str,
     pub dialect: &'a str,
     pub version: &'a str,
+    /// The frames it printed (an entry's `printed` symptom is looked for here).
+    pub printed: &'a [Value],
 }
 
 /// A target's known divergences, and the file they came from (for messages).
@@ -135,17 +199,11 @@ impl KnownList {
         } else {
             serde_yaml::from_str::<Vec<Entry>>(&text).map_err(|e| {
                 let at = e.location().map_or(String::new(), |l| format!(":{}:{}", l.line(), l.column()));
-                format!("{shown_as}{at}: {e} (each entry: scenario, kind, reason; optionally path, frame, message, target, versions)")
+                format!("{shown_as}{at}: {e} (each entry: scenario, kind, reason; optionally path, frame, message, printed, target, intermittent, versions with observed)")
             })?
         };
-        if let Some(e) = entries
-            .iter()
-            .find(|e| e.kind.is_none() && e.versions.is_none())
-        {
-            return Err(format!(
-                "{shown_as}: the entry for {} has no kind: give `kind`, or `versions` for a regression of some releases",
-                e.scenario
-            ));
+        if let Some(why) = entries.iter().find_map(Entry::too_wide) {
+            return Err(format!("{shown_as}: {why}"));
         }
         Ok(KnownList {
             file: shown_as.to_string(),
@@ -166,9 +224,15 @@ impl KnownList {
             .iter()
             .filter(|e| e.is_for(scenario, target))
             .collect();
+        // An entry whose printed symptom is missing hides nothing, and is stale.
+        let showing: Vec<bool> = (entries.iter())
+            .map(|e| e.shows_symptom(target.printed))
+            .collect();
         let mut used = vec![false; entries.len()];
         for d in divergences.iter_mut() {
-            if let Some(i) = entries.iter().position(|e| e.matches(d)) {
+            let found =
+                (entries.iter().zip(&showing)).position(|(e, shows)| *shows && e.matches(d));
+            if let Some(i) = found {
                 d.known = Some(entries[i].reason.clone());
                 used[i] = true;
             }
@@ -190,6 +254,7 @@ fn is_only_comments(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn ran<'a>(name: &'a str, dialect: &'a str) -> Ran<'a> {
         let version = name.split('@').nth(1).unwrap_or("0.15.0");
@@ -197,14 +262,19 @@ mod tests {
             name,
             dialect,
             version,
+            printed: &[],
         }
     }
 
-    fn list(yaml: &str) -> KnownList {
+    fn load(yaml: &str) -> Result<KnownList, String> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("known.yaml");
         std::fs::write(&path, yaml).unwrap();
-        KnownList::load(&path, "known.yaml").unwrap()
+        KnownList::load(&path, "known.yaml")
+    }
+
+    fn list(yaml: &str) -> KnownList {
+        load(yaml).unwrap()
     }
 
     const LIST: &str = "- scenario: s/a\n  kind: missing_frame\n  path: $.result\n  reason: no result\n- scenario: s/a\n  kind: exit_code\n  target: caliban@0.16.0\n  reason: other version\n";
@@ -251,22 +321,21 @@ mod tests {
         known.judge("s", &ran("t", "t"), &mut divs);
         assert!(divs[0].known.is_some() && divs[1].known.is_none());
 
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("k.yaml");
-        std::fs::write(&path, "- scenario: s\n  kind: no_such_kind\n  reason: r\n").unwrap();
-        let err = KnownList::load(&path, "k.yaml").unwrap_err();
-        assert!(err.starts_with("k.yaml:2:"), "{err}");
+        let err = load("- scenario: s\n  kind: no_such_kind\n  reason: r\n").unwrap_err();
+        assert!(err.starts_with("known.yaml:2:"), "{err}");
         assert!(list("# nothing yet\n").entries.is_empty());
     }
 
+    const REGRESSION: &str = "- scenario: s\n  kind: field_mismatch\n  path: $.type\n  versions: \">=2.1.198, <2.1.217\"\n  observed: [2.1.198, 2.1.205]\n  reason: regression\n";
+
     #[test]
-    fn a_regression_of_some_releases_names_every_divergence_there_only() {
-        let known =
-            list("- scenario: s\n  versions: \">=2.1.198, <2.1.217\"\n  reason: regression\n");
+    fn a_regression_of_some_releases_hides_its_symptom_there_only() {
+        let known = list(REGRESSION);
         let divs = || {
             vec![
                 Divergence::new(Kind::FieldMismatch, "frame 3").at_path("$.type"),
                 Divergence::new(Kind::ExitCode, "exit 1"),
+                Divergence::new(Kind::Timeout, "killed"),
             ]
         };
         for (version, known_there) in [("2.1.197", false), ("2.1.201", true), ("2.1.217", false)] {
@@ -274,30 +343,100 @@ mod tests {
                 name: "claude-code",
                 dialect: "claude-code",
                 version,
+                printed: &[],
             };
             let mut found = divs();
-            let stale = known.judge("s", &target, &mut found);
-            assert!(stale.is_empty());
+            known.judge("s", &target, &mut found);
+            assert_eq!(found[0].known.is_some(), known_there, "{version}");
             assert!(
-                found.iter().all(|d| d.known.is_some() == known_there),
-                "{version}"
+                found[1..].iter().all(|d| d.known.is_none()),
+                "{version}: an exit code or a hang is not the symptom it names"
             );
         }
         let target = Ran {
             name: "claude-code@2.1.205",
             dialect: "claude-code",
             version: "2.1.205",
+            printed: &[],
         };
         let stale = known.judge("s", &target, &mut []);
         assert_eq!(
             stale[0].describe(),
-            "s every divergence on >=2.1.198, <2.1.217"
+            "s field mismatch at $.type on >=2.1.198, <2.1.217"
         );
+    }
 
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("k.yaml");
-        std::fs::write(&path, "- scenario: s\n  reason: r\n").unwrap();
-        let err = KnownList::load(&path, "k.yaml").unwrap_err();
-        assert!(err.contains("has no kind"), "{err}");
+    #[test]
+    fn a_printed_symptom_limits_the_entry_to_trials_that_show_it() {
+        let known = list("- scenario: s\n  kind: missing_frame\n  printed: {type: system, subtype: init, permissionMode: auto}\n  versions: \">=2.1.285, <2.1.300\"\n  observed: [2.1.290]\n  reason: auto mode\n");
+        let auto = [json!({"type": "system", "subtype": "init", "permissionMode": "auto"})];
+        let default = [json!({"type": "system", "subtype": "init", "permissionMode": "default"})];
+        for (printed, hidden) in [(&auto, true), (&default, false)] {
+            let target = Ran {
+                name: "claude-code",
+                dialect: "claude-code",
+                version: "2.1.290",
+                printed,
+            };
+            let mut found = vec![Divergence::new(Kind::MissingFrame, "no prompt")];
+            let stale = known.judge("s", &target, &mut found);
+            assert_eq!(found[0].known.is_some(), hidden);
+            assert_eq!(
+                stale.len(),
+                usize::from(!hidden),
+                "without the symptom it is stale"
+            );
+        }
+    }
+
+    #[test]
+    fn an_entry_that_would_hide_anything_is_refused() {
+        let no_kind =
+            load("- scenario: s\n  versions: \">=2.1.1\"\n  observed: [2.1.1]\n  reason: r\n");
+        assert!(no_kind.unwrap_err().contains("kind"));
+        let no_symptom = load("- scenario: s\n  kind: exit_code\n  versions: \">=2.1.1\"\n  observed: [2.1.1]\n  reason: r\n").unwrap_err();
+        assert!(no_symptom.contains("names no symptom"), "{no_symptom}");
+        let unseen = load("- scenario: s\n  kind: exit_code\n  message: x\n  versions: \">=2.1.1\"\n  reason: r\n").unwrap_err();
+        assert!(unseen.contains("observed"), "{unseen}");
+        let outside = load("- scenario: s\n  kind: exit_code\n  message: x\n  versions: \">=2.1.1, <2.1.5\"\n  observed: [2.1.9]\n  reason: r\n").unwrap_err();
+        assert!(outside.contains("observed 2.1.9 outside"), "{outside}");
+    }
+
+    /// Every list in the repository loads, and every regression entry's range holds a
+    /// release of the sample the nightly job runs with --strict, so each is re-checked.
+    #[test]
+    fn the_repositorys_lists_load_and_each_range_is_in_the_nightly_sample() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let project = crate::target::Project {
+            root: root.to_path_buf(),
+        };
+        for dir in std::fs::read_dir(root.join("targets")).unwrap() {
+            let dir = dir.unwrap().path();
+            let file = dir.join("known-divergences.yaml");
+            if !file.exists() {
+                continue;
+            }
+            let list = KnownList::load(&file, &file.display().to_string()).unwrap();
+            let dialect = dir.file_name().unwrap().to_str().unwrap();
+            let Ok(versions) = crate::supported::Versions::load(&project, dialect) else {
+                assert!(
+                    list.entries.iter().all(|e| e.versions.is_none()),
+                    "{dialect}: ranges need a supported sample"
+                );
+                continue;
+            };
+            let sample: Vec<semver::Version> = (versions.supported.iter())
+                .filter_map(|v| parse_version(v))
+                .collect();
+            for e in &list.entries {
+                if let Some(range) = &e.versions {
+                    assert!(
+                        sample.iter().any(|v| range.contains(v)),
+                        "{}: no supported release of {dialect} is in {range}: the entry is never re-checked",
+                        e.describe()
+                    );
+                }
+            }
+        }
     }
 }

@@ -231,3 +231,30 @@ fn the_trial_report_lists_every_divergence() {
     assert!(text.contains("1. **field mismatch** at frame 1"), "{text}");
     assert!(text.contains("2. **field mismatch** at frame 2"), "{text}");
 }
+
+/// A project's own known-divergences file is held to the bundled lists' rule: an entry
+/// that names no kind would hide any divergence, a crash or a lost result included.
+#[test]
+fn a_known_divergence_that_would_hide_anything_exits_2_naming_the_file() {
+    let p = Project::new(&[("basics/good.yaml", GOOD)]);
+    std::fs::write(
+        p.root().join("known.yaml"),
+        "- scenario: basics/good\n  versions: \">=1.0.0\"\n  reason: everything is fine\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.root().join("streamcheck.toml"),
+        "known_divergences = \"known.yaml\"\n",
+    )
+    .unwrap();
+    let mut cmd = streamcheck_at(p.root());
+    cmd.current_dir(p.root())
+        .env("STREAMCHECK_CONFIG", p.root().join("streamcheck.toml"))
+        .args(["run", "--report-dir"])
+        .arg(p.root().join("reports"))
+        .arg("--target-command")
+        .arg(fake_cli());
+    let (code, out, err) = outcome(&mut cmd);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("known.yaml") && err.contains("kind"), "{err}");
+}

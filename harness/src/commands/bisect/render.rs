@@ -87,6 +87,14 @@ pub fn render_md(b: &Bisect) -> String {
         summary(b)
     );
     let _ = writeln!(s, "Probed, in order: {}\n", b.probed.join(", "));
+    let _ = writeln!(
+        s,
+        "Each probe is held to {}'s and {}'s expectations with their release-wide rules, and \
+         also with the let-through rules (`anywhere`, `every` with `shape`) of the release that \
+         printed it: frames a release prints in every run say nothing about where one scenario \
+         changed. (`run --expect-for` applies the held-to release's rules only.)\n",
+        b.to, b.from
+    );
     for f in &b.install_failures {
         let _ = writeln!(s, "- install failed: {}: {}", f.version, f.why);
     }

@@ -231,3 +231,92 @@ fn the_trial_report_lists_every_divergence() {
     assert!(text.contains("1. **field mismatch** at frame 1"), "{text}");
     assert!(text.contains("2. **field mismatch** at frame 2"), "{text}");
 }
+
+/// `cargo test` may ignore a target's trials only when its CLI is not installed: a data
+/// file of its dialect that does not load makes it broken (its trials fail), whether or
+/// not the CLI is there. The two are told apart by their type, not their wording.
+#[test]
+fn a_broken_data_file_is_a_broken_target_and_only_a_missing_cli_is_not_installed() {
+    use streamcheck::target::{self, Cause, Dialect, TargetSpec};
+    let p = Project::new(&[]);
+    let project = streamcheck::target::Project {
+        root: p.root().to_path_buf(),
+    };
+    let on_fake = TargetSpec::command(&fake_cli(), Dialect::ClaudeCode);
+    let missing = TargetSpec::parse("claude-code@0.0.1-never-installed").unwrap();
+    target::resolve(&on_fake, &project, false).unwrap();
+    let e = target::resolve(&missing, &project, false).unwrap_err();
+    assert_eq!(e.cause, Cause::NotInstalled, "{e}");
+    assert!(
+        e.install.contains("claude-code@0.0.1-never-installed"),
+        "{e}"
+    );
+
+    // `version:` for `versions:`: the whole file no longer loads.
+    let known = p.root().join("targets/claude-code/known-divergences.yaml");
+    let typo = "- scenario: basics/good\n  kind: exit_code\n  version: '>=1'\n  reason: r\n";
+    std::fs::write(&known, typo).unwrap();
+    for spec in [&on_fake, &missing] {
+        let e = target::resolve(spec, &project, false).unwrap_err();
+        assert_eq!(e.cause, Cause::Broken, "{e}");
+        assert!(e.reason.contains("known-divergences.yaml"), "{e}");
+    }
+    std::fs::remove_file(&known).unwrap();
+    let tools = p.root().join("targets/claude-code/tools.yaml");
+    std::fs::write(&tools, "Bash: [not, a, tool]\n").unwrap();
+    let e = target::resolve(&on_fake, &project, false).unwrap_err();
+    assert_eq!(e.cause, Cause::Broken, "{e}");
+    assert!(e.reason.contains("tools.yaml"), "{e}");
+}
+
+/// Every data file of every dialect in this repository loads, so a broken one fails
+/// `cargo test` even where no CLI is installed (the conformance trials would only be
+/// ignored there). A data file no loader reads here is named: add it.
+#[test]
+fn every_dialects_data_files_in_the_repository_load() {
+    use streamcheck::commands::record::profile::RecordProfile;
+    use streamcheck::target::{self, Dialect, TargetSpec};
+    let root = common::repo();
+    let project = streamcheck::target::Project { root: root.clone() };
+    let dir = tempfile::tempdir().unwrap();
+    let cli = dir.path().join("cli.sh");
+    write_executable(&cli, "#!/bin/sh\necho 1.0.0\n");
+    let mut checked = Vec::new();
+    for &dialect in Dialect::ALL {
+        let key = dialect.expect_key();
+        // known-divergences.yaml, tools.yaml, versions.yaml and rules.yaml.
+        let spec = TargetSpec::command(&cli, dialect);
+        if let Err(e) = target::resolve(&spec, &project, false) {
+            panic!("{key}: {e}");
+        }
+        RecordProfile::load(&project, dialect).unwrap_or_else(|e| panic!("{key}: {e}"));
+        let data = [
+            "known-divergences",
+            "tools",
+            "versions",
+            "rules",
+            "record-profile",
+        ];
+        checked.extend(data.map(|f| format!("targets/{key}/{f}.yaml")));
+    }
+    // The client profiles are compiled in: reading them all parses each.
+    for name in streamcheck::client::profile::all().keys() {
+        checked.push(format!("targets/claude-code/clients/{name}.yaml"));
+    }
+    let unchecked: Vec<String> = walkdir::WalkDir::new(root.join("targets"))
+        .into_iter()
+        .filter_entry(|e| e.file_name() != "node_modules")
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.path()
+                .extension()
+                .is_some_and(|x| x == "yaml" || x == "yml")
+        })
+        .map(|e| e.path().strip_prefix(&root).unwrap().display().to_string())
+        .filter(|rel| !checked.contains(rel))
+        .collect();
+    assert!(
+        unchecked.is_empty(),
+        "data files no test loads: {unchecked:?}"
+    );
+}

@@ -320,3 +320,63 @@ fn every_dialects_data_files_in_the_repository_load() {
         "data files no test loads: {unchecked:?}"
     );
 }
+
+#[test]
+fn a_ref_to_a_name_nothing_captures_is_a_check_error_naming_file_and_ref() {
+    let unbound = GOOD.replace(
+        "{type: result, subtype: success}",
+        "{type: result, subtype: success, session_id: {$ref: sid}}",
+    );
+    let p = Project::new(&[("basics/unbound.yaml", &unbound)]);
+    let (code, out, err) = p.run(&["check"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("unbound.yaml:9:") && err.contains("`{$ref: sid}` refers to nothing"),
+        "{err}"
+    );
+    let bound = unbound.replace(
+        "{type: system, subtype: init}",
+        "{type: system, subtype: init, session_id: {$capture: sid}}",
+    );
+    let p = Project::new(&[("basics/bound.yaml", &bound)]);
+    let (code, out, err) = p.run(&["check"]);
+    assert_eq!(code, 0, "{out}{err}");
+    // A capture in another target's expectation binds nothing in this one.
+    let elsewhere = format!(
+        "{unbound}  caliban:\n    frames: [{{type: result, session_id: {{$capture: sid}}}}]\n"
+    );
+    let p = Project::new(&[("basics/elsewhere.yaml", &elsewhere)]);
+    let (code, _, err) = p.run(&["check"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("expect.claude-code"), "{err}");
+}
+
+#[test]
+fn merge_refuses_a_run_named_twice_and_folders_with_no_trial() {
+    let p = Project::new(&[("basics/good.yaml", GOOD)]);
+    let (code, _, err) = p.run(&["run"]);
+    assert_eq!(code, 0, "{err}");
+    let run = p.root().join("reports").display().to_string();
+    let copy = p.root().join("copy");
+    common::copy_dir(&p.root().join("reports"), &copy);
+    let copy = copy.display().to_string();
+    let out = p.root().join("merged").display().to_string();
+    for twice in [[&run, &run], [&run, &copy]] {
+        let (code, _, err) = p.run(&["merge", twice[0], twice[1], "--out", &out]);
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains("both hold basics/good") && err.contains("count it twice"),
+            "{err}"
+        );
+    }
+
+    let nothing = Project::new(&[("basics/good.yaml", GOOD)]);
+    let (code, _, err) = nothing.run(&["run", "--filter", "nothing", "--allow-empty"]);
+    assert_eq!(code, 0, "{err}");
+    let empty = nothing.root().join("reports").display().to_string();
+    let (code, _, err) = p.run(&["merge", &empty, &empty, "--out", &out]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = p.run(&["merge", &empty, "--out", &out]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("hold no trial"), "{err}");
+}

@@ -161,3 +161,27 @@ fn init_writes_a_project_that_loads_and_never_overwrites_without_force() {
     assert_eq!(code, 0);
     assert!(dir.path().join(".gitlab-ci.yml").is_file());
 }
+
+#[test]
+fn a_bundled_topic_or_scenario_the_catalogue_lacks_exits_2_naming_the_topics() {
+    let dir = repo();
+    let cache = tempfile::tempdir().unwrap();
+    let config = CONFIG.replace("bundled = false", "bundled = [\"basic\"]");
+    std::fs::write(dir.path().join("streamcheck.toml"), config).unwrap();
+    for command in ["list", "check", "run"] {
+        let (code, out, err) = streamcheck(dir.path(), cache.path(), &[command]);
+        assert_eq!(code, 2, "{command}: {out}{err}");
+        assert!(
+            err.contains("streamcheck.toml") && err.contains("`basic`"),
+            "{command}: {err}"
+        );
+        assert!(err.contains("basics, ") && err.contains("tools"), "{err}");
+    }
+    // A scenario id names that scenario alone.
+    let config = CONFIG.replace("bundled = false", "bundled = [\"basics/text-reply\"]");
+    std::fs::write(dir.path().join("streamcheck.toml"), config).unwrap();
+    let (code, out, err) = streamcheck(dir.path(), cache.path(), &["list"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("A plain text reply"), "{out}");
+    assert_eq!(out.lines().count(), 2, "it and the own one: {out}");
+}

@@ -231,8 +231,8 @@ fn a_saved_client_log_seeds_the_request_captures() {
         r#"{"type":"result","subtype":"success","is_error":false,"result":"ok","session_id":"s1"}"#,
         "\n"
     );
-    let s = scenario(
-        "frames:\n  - {type: control_response, response: {subtype: success, request_id: {$ref: initialize}}}\n  - {type: system, subtype: init}\n  - {type: result, result: ok}\nexit_code: 0\n",
+    let s = parse(
+        "description: x\nclient: {profile: sdk-ts}\nexpect:\n  claude-code:\n    frames:\n      - {type: control_response, response: {subtype: success, request_id: {$ref: initialize}}}\n      - {type: system, subtype: init}\n      - {type: result, result: ok}\n    exit_code: 0\n",
     );
     let without = SavedTrial {
         stdout: stdout.into(),

@@ -8,7 +8,7 @@ use streamcheck::report::ReportWriter;
 use streamcheck::runner::{Status, Trial};
 use streamcheck::scenario::Scenario;
 use streamcheck::suite::{self, Completion, Plan, RunEnd, Tee, TrialSink};
-use streamcheck::target::{Cause, Dialect, NotInstalled, Target};
+use streamcheck::target::{Cause, Dialect, NotInstalled, Project, Target};
 
 fn scenario(id: &str) -> Scenario {
     let root = Path::new("/nonexistent-root");
@@ -29,6 +29,9 @@ fn target() -> Target {
         tools: Default::default(),
         env: Default::default(),
         conforms_to: None,
+        project: Project {
+            root: "/nonexistent-root".into(),
+        },
     }
 }
 

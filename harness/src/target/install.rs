@@ -83,6 +83,7 @@ pub fn resolve(
             }
             _ => None,
         },
+        project: project.clone(),
     })
 }
 

@@ -155,6 +155,8 @@ pub struct Target {
     /// The version whose expectations hold for it, when not its own (a wrapper or a
     /// re-implementation conforming to a Claude Code release).
     pub conforms_to: Option<String>,
+    /// The project it was resolved in: its data, and the fixtures `$FIXTURES` names.
+    pub project: super::project::Project,
 }
 
 impl Target {

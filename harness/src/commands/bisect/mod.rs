@@ -22,7 +22,7 @@ use crate::supported::{self, Versions};
 use crate::target::{self, version_lt, Project, Source, Target, TargetSpec};
 use search::{Outcome, Search, Seen};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Options of `streamcheck bisect`.
@@ -271,7 +271,9 @@ impl<'a> Prober<'a> {
                 .map(|(id, trial)| {
                     let seen = match trial {
                         Err(why) => Seen::NotRun(why),
-                        Ok(t) => classify(&t, self.scenario(id), &self.opts.from),
+                        Ok(t) => {
+                            classify(&t, self.scenario(id), &self.opts.from, &self.project.root)
+                        }
                     };
                     (seen, false)
                 })
@@ -379,12 +381,12 @@ fn first_divergence(trial: &Trial) -> Option<Divergence> {
 }
 
 /// A trial run against `to`'s expectation, also checked against `from`'s.
-fn classify(trial: &Trial, scenario: &Scenario, from: &str) -> Seen {
+fn classify(trial: &Trial, scenario: &Scenario, from: &str, root: &Path) -> Seen {
     if let Some(why) = trial.status.did_not_run() {
         return Seen::NotRun(format!("skipped: {why}"));
     }
     let against_new = first_divergence(trial);
-    let against_old = match check::recheck(scenario, trial, from) {
+    let against_old = match check::recheck(scenario, trial, from, root) {
         Ok(found) => found.into_iter().next(),
         Err(e) => Some(Divergence::new(
             Kind::HarnessError,

@@ -29,6 +29,9 @@ pub struct Config {
     /// The folder the file is in: paths in it are relative to this.
     #[serde(skip)]
     pub dir: PathBuf,
+    /// The file itself, for messages.
+    #[serde(skip)]
+    pub path: PathBuf,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -64,15 +67,43 @@ pub enum Bundled {
 }
 
 impl Bundled {
-    /// Whether the bundled scenario `id` is taken.
+    /// Whether the bundled scenario `id` is taken: a topic (a folder) takes every scenario
+    /// in it, a scenario id itself.
     pub fn takes(&self, id: &str) -> bool {
         match self {
             Bundled::All(all) => *all,
-            Bundled::Topics(topics) => topics
-                .iter()
-                .any(|t| id.split('/').next() == Some(t.trim_end_matches('/'))),
+            Bundled::Topics(topics) => topics.iter().any(|t| names(t, id)),
         }
     }
+
+    /// Each topic or scenario listed names some scenario of the catalogue whose ids are
+    /// `ids`: a typo would otherwise run only the project's own scenarios, and pass.
+    pub fn check(&self, ids: &[String]) -> Result<(), String> {
+        let Bundled::Topics(topics) = self else {
+            return Ok(());
+        };
+        for t in topics {
+            if !ids.iter().any(|id| names(t, id)) {
+                let known: std::collections::BTreeSet<&str> =
+                    ids.iter().filter_map(|id| id.split('/').next()).collect();
+                let known: Vec<&str> = known.into_iter().collect();
+                return Err(format!(
+                    "scenarios.bundled: `{t}` is neither a topic nor a scenario of the bundled catalogue; its topics are {}",
+                    known.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether the topic or scenario id `entry` names the scenario `id`.
+fn names(entry: &str, id: &str) -> bool {
+    let entry = entry.trim_end_matches('/');
+    !entry.is_empty()
+        && id
+            .strip_prefix(entry)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// `[targets.NAME]`: a CLI the project tests.
@@ -125,6 +156,7 @@ impl Config {
             format!("{}{at}: {}", path.display(), e.message())
         })?;
         config.dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        config.path = path.to_path_buf();
         for (name, t) in &config.targets {
             if t.command.is_some() == t.package.is_some() {
                 return Err(format!(
@@ -181,6 +213,31 @@ mod tests {
             Some("2.1.330")
         );
         assert!(load("").unwrap().scenarios.bundled.takes("anything/x"));
+    }
+
+    #[test]
+    fn bundled_takes_topics_and_scenario_ids_and_names_no_other() {
+        let ids = [
+            "basics/text".to_string(),
+            "tools/bash/round-trip".to_string(),
+        ];
+        let bundled = Bundled::Topics(vec!["basics".into(), "tools/bash/round-trip".into()]);
+        assert!(bundled.takes("basics/text") && bundled.takes("tools/bash/round-trip"));
+        assert!(!bundled.takes("basics-more/x") && !bundled.takes("tools/other"));
+        bundled.check(&ids).unwrap();
+        Bundled::Topics(vec!["tools/".into()]).check(&ids).unwrap();
+        let err = Bundled::Topics(vec!["basics".into(), "basic".into()])
+            .check(&ids)
+            .unwrap_err();
+        assert!(
+            err.contains("`basic`") && err.contains("its topics are basics, tools"),
+            "{err}"
+        );
+        assert!(Bundled::Topics(vec!["basics/tex".into()])
+            .check(&ids)
+            .is_err());
+        assert!(Bundled::Topics(vec!["".into()]).check(&ids).is_err());
+        Bundled::All(false).check(&ids).unwrap();
     }
 
     #[test]

@@ -20,62 +20,44 @@ use std::time::{Duration, Instant};
 
 pub const VARIABLE: &str = "$FIXTURES";
 
-/// The project's fixture sources: `<root>/targets/fixtures`, where `<root>/scenarios/`
-/// holds the scenario file.
-pub fn source_of(scenario: &Scenario) -> PathBuf {
-    let depth = scenario.id.split('/').count();
-    let scenarios = scenario
-        .path
-        .ancestors()
-        .nth(depth)
-        .unwrap_or(Path::new("."));
-    let root = scenarios.parent().unwrap_or(Path::new("."));
-    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+/// The fixture sources of the project at `root` (the checkout, `--root`, or the bundled
+/// catalogue): `<root>/targets/fixtures`. The project, not the scenario's folder: a
+/// project's own scenarios (`[scenarios] folders` in `streamcheck.toml`) use them too.
+pub fn source(root: &Path) -> PathBuf {
     root.join("targets").join("fixtures")
 }
 
-/// Where the fixtures of `scenario`'s project are installed: `<cache>/fixtures-<hash>`.
-pub fn dir_of(scenario: &Scenario) -> PathBuf {
-    let source = source_of(scenario);
-    location(
-        source
-            .parent()
-            .and_then(Path::parent)
-            .unwrap_or(Path::new(".")),
-    )
-}
-
-/// Where the fixtures of the project at `root` are installed.
+/// Where the fixtures of the project at `root` are installed: `<cache>/fixtures-<hash>`.
 pub fn location(root: &Path) -> PathBuf {
     let project = crate::target::project::Project {
         root: root.to_path_buf(),
     };
-    let source = root.join("targets").join("fixtures");
     project
         .cache_dir()
-        .join(format!("fixtures-{:016x}", content_hash(&source)))
+        .join(format!("fixtures-{:016x}", content_hash(&source(root))))
 }
 
 /// The fixtures of the project at `root`, installed and checked (see [`installed`]).
 pub fn install(root: &Path) -> Result<PathBuf, String> {
-    installed(&root.join("targets").join("fixtures"), &location(root))
+    installed(&source(root), &location(root))
 }
 
-/// The scenario with `$FIXTURES` replaced, or itself when it does not use the variable.
-/// Installs nothing: for checking saved output (`audit`); a trial uses [`prepare`].
-pub fn resolve(scenario: &Scenario) -> Cow<'_, Scenario> {
+/// The scenario with `$FIXTURES` replaced by where the fixtures of the project at `root`
+/// are, or itself when it does not use the variable. Installs nothing: for checking saved
+/// output (`audit`); a trial uses [`prepare`].
+pub fn resolve<'a>(scenario: &'a Scenario, root: &Path) -> Cow<'a, Scenario> {
     if !uses_variable(scenario) {
         return Cow::Borrowed(scenario);
     }
-    substituted(scenario, &dir_of(scenario))
+    substituted(scenario, &location(root))
 }
 
 /// [`resolve`], with the fixtures installed and checked first when the scenario uses them.
-pub fn prepare(scenario: &Scenario) -> Result<Cow<'_, Scenario>, String> {
+pub fn prepare<'a>(scenario: &'a Scenario, root: &Path) -> Result<Cow<'a, Scenario>, String> {
     if !uses_variable(scenario) {
         return Ok(Cow::Borrowed(scenario));
     }
-    let dir = installed(&source_of(scenario), &dir_of(scenario))?;
+    let dir = install(root)?;
     Ok(substituted(scenario, &dir))
 }
 
@@ -338,14 +320,9 @@ mod tests {
     }
 
     #[test]
-    fn the_sources_are_targets_fixtures_beside_scenarios_installed_in_the_cache() {
-        let s = scenario("");
-        assert!(
-            source_of(&s).ends_with("proj/targets/fixtures"),
-            "{:?}",
-            source_of(&s)
-        );
-        let name = dir_of(&s)
+    fn the_sources_are_the_projects_targets_fixtures_installed_in_the_cache() {
+        assert!(source(Path::new("proj")).ends_with("proj/targets/fixtures"));
+        let name = location(Path::new("proj"))
             .file_name()
             .unwrap()
             .to_string_lossy()
@@ -381,7 +358,8 @@ mod tests {
 
     #[test]
     fn a_scenario_without_the_variable_is_borrowed() {
-        assert!(matches!(resolve(&scenario("args: [-x]")), Cow::Borrowed(_)));
+        let s = scenario("args: [-x]");
+        assert!(matches!(resolve(&s, Path::new("proj")), Cow::Borrowed(_)));
     }
 
     #[test]
@@ -389,8 +367,8 @@ mod tests {
         let s = scenario(
             "args: [--mcp-config, \"$FIXTURES/a.json\"]\nenv: {X: \"$FIXTURES\"}\nfiles: {a.json: {cmd: [\"$FIXTURES/s.mjs\"]}, b.txt: \"at $FIXTURES\"}\nhome_files: {c: \"$FIXTURES/c\"}",
         );
-        let r = resolve(&s);
-        let dir = dir_of(&s).display().to_string();
+        let r = resolve(&s, Path::new("proj"));
+        let dir = location(Path::new("proj")).display().to_string();
         assert_eq!(r.file.args[1], format!("{dir}/a.json"));
         assert_eq!(r.file.env["X"], dir);
         let FileContent::Json(json) = &r.file.files["a.json"] else {

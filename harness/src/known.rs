@@ -90,15 +90,13 @@ impl Entry {
     /// Whether this entry is about `target` (its name, e.g. `caliban@0.15.0`, its dialect
     /// and the version it runs).
     fn is_for(&self, scenario: &str, target: &Ran) -> bool {
-        let base = target.name.split('@').next().unwrap_or(target.name);
         let in_range = self
             .versions
             .as_ref()
             .is_none_or(|range| parse_version(target.version).is_some_and(|v| range.contains(&v)));
         self.scenario == scenario
             && in_range
-            && (self.target.as_deref())
-                .is_none_or(|t| t == target.name || t == base || t == target.dialect)
+            && (self.target.as_deref()).is_none_or(|t| t == target.name || t == target.dialect)
     }
 
     /// Whether the trial printed the frame the entry's symptom names (no symptom: yes).

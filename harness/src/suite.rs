@@ -367,7 +367,8 @@ fn unreported(
         .map(|p| match end {
             RunEnd::Interrupted => {
                 let why = "interrupted before it finished".to_string();
-                let t = Trial::skipped(&p.scenario, &p.target.name, &p.target.version, why);
+                let t = Trial::skipped(&p.scenario, &p.target.name, &p.target.version, why)
+                    .of(&p.target);
                 (t, Completion::Interrupted)
             }
             RunEnd::Finished => {
@@ -404,7 +405,7 @@ impl Plan {
 
 /// A failed trial for a fault of the harness itself, never of the CLI.
 pub fn harness_error(scenario: &Scenario, target: &Target, message: &str) -> Trial {
-    let mut t = Trial::skipped(scenario, &target.name, &target.version, String::new());
+    let mut t = Trial::skipped(scenario, &target.name, &target.version, String::new()).of(target);
     t.status = Status::Failed;
     t.divergences.push(Divergence::new(
         Kind::HarnessError,

@@ -44,7 +44,8 @@ impl ToolMap {
     pub fn load(root: &Path, target: &str) -> Result<ToolMap, String> {
         let path = root.join("targets").join(target).join(Self::FILE);
         match std::fs::read_to_string(&path) {
-            Err(_) => Ok(ToolMap::default()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ToolMap::default()),
+            Err(e) => Err(format!("{}: {e}", path.display())),
             Ok(text) => ToolMap::parse(&text).map_err(|e| format!("{}: {e}", path.display())),
         }
     }

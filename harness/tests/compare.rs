@@ -13,7 +13,7 @@ use streamcheck::commands::compare::{
 use streamcheck::runner::{self, AsWritten, Exit, RunOptions, Status, Termination, Trial};
 use streamcheck::scenario::Scenario;
 use streamcheck::target::dialect::{Dialect, Event, Neutral};
-use streamcheck::target::Target;
+use streamcheck::target::{Project, Target};
 
 const CLAUDE: &str = "claude-code-2.1.197";
 const CALIBAN: &str = "caliban-0.15.0";
@@ -561,6 +561,9 @@ fn fake_caliban(dir: &Path) -> Target {
         tools: Default::default(),
         env: Default::default(),
         conforms_to: None,
+        project: Project {
+            root: dir.to_path_buf(),
+        },
     }
 }
 

@@ -5,7 +5,9 @@
 //! target named there is installed first when missing; by default only claude-code is,
 //! and the trials of caliban (about 10 minutes to build: `streamcheck install --target
 //! caliban`) and qwen-code (`streamcheck install --target qwen-code`) are ignored with
-//! the install command until they are installed.
+//! the install command until they are installed. Only a CLI that is not installed is
+//! ignored: a target whose data files (`targets/<dialect>/*.yaml`) do not load, or whose
+//! install fails, fails every one of its trials.
 
 mod common;
 
@@ -15,7 +17,7 @@ use streamcheck::catalogue;
 use streamcheck::expectation;
 use streamcheck::runner::{self, RunOptions, Status};
 use streamcheck::scenario::Scenario;
-use streamcheck::target::{self, Project, Target, TargetSpec};
+use streamcheck::target::{self, Cause, Project, Target, TargetSpec};
 
 fn runtime() -> &'static tokio::runtime::Runtime {
     static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
@@ -64,8 +66,14 @@ fn main() {
         let allow_install =
             install && (spec.dialect == target::Dialect::ClaudeCode || asked.is_some());
         let resolved = target::resolve(&spec, &project, allow_install).map(Arc::new);
-        if let Err(e) = &resolved {
-            eprintln!("{}: its trials are ignored: {e}", spec.name);
+        match &resolved {
+            Err(e) if e.cause == Cause::NotInstalled => {
+                eprintln!("{}: its trials are ignored: {e}", spec.name)
+            }
+            // A data file that does not load, a failed install: every trial fails with it,
+            // so that no filter can select its trials and pass.
+            Err(e) => eprintln!("{}: its trials fail: {e}", spec.name),
+            Ok(_) => {}
         }
         for s in scenarios
             .iter()
@@ -73,7 +81,13 @@ fn main() {
         {
             let trial_name = format!("{}::{}", spec.name, s.id);
             trials.push(match &resolved {
-                Err(_) => Trial::test(trial_name, || Ok(())).with_ignored_flag(true),
+                Err(e) if e.cause == Cause::NotInstalled => {
+                    Trial::test(trial_name, || Ok(())).with_ignored_flag(true)
+                }
+                Err(e) => {
+                    let why = format!("target {e}");
+                    Trial::test(trial_name, move || Err(Failed::from(why)))
+                }
                 Ok(t) => trial_of(trial_name, s.clone(), t.clone()),
             });
         }

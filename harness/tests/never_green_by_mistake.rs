@@ -258,3 +258,152 @@ fn a_known_divergence_that_would_hide_anything_exits_2_naming_the_file() {
     assert_eq!(code, 2, "{out}{err}");
     assert!(err.contains("known.yaml") && err.contains("kind"), "{err}");
 }
+
+/// `cargo test` may ignore a target's trials only when its CLI is not installed: a data
+/// file of its dialect that does not load makes it broken (its trials fail), whether or
+/// not the CLI is there. The two are told apart by their type, not their wording.
+#[test]
+fn a_broken_data_file_is_a_broken_target_and_only_a_missing_cli_is_not_installed() {
+    use streamcheck::target::{self, Cause, Dialect, TargetSpec};
+    let p = Project::new(&[]);
+    let project = streamcheck::target::Project {
+        root: p.root().to_path_buf(),
+    };
+    let on_fake = TargetSpec::command(&fake_cli(), Dialect::ClaudeCode);
+    let missing = TargetSpec::parse("claude-code@0.0.1-never-installed").unwrap();
+    target::resolve(&on_fake, &project, false).unwrap();
+    let e = target::resolve(&missing, &project, false).unwrap_err();
+    assert_eq!(e.cause, Cause::NotInstalled, "{e}");
+    assert!(
+        e.install.contains("claude-code@0.0.1-never-installed"),
+        "{e}"
+    );
+
+    // `version:` for `versions:`: the whole file no longer loads.
+    let known = p.root().join("targets/claude-code/known-divergences.yaml");
+    let typo = "- scenario: basics/good\n  kind: exit_code\n  version: '>=1'\n  reason: r\n";
+    std::fs::write(&known, typo).unwrap();
+    for spec in [&on_fake, &missing] {
+        let e = target::resolve(spec, &project, false).unwrap_err();
+        assert_eq!(e.cause, Cause::Broken, "{e}");
+        assert!(e.reason.contains("known-divergences.yaml"), "{e}");
+    }
+    std::fs::remove_file(&known).unwrap();
+    let tools = p.root().join("targets/claude-code/tools.yaml");
+    std::fs::write(&tools, "Bash: [not, a, tool]\n").unwrap();
+    let e = target::resolve(&on_fake, &project, false).unwrap_err();
+    assert_eq!(e.cause, Cause::Broken, "{e}");
+    assert!(e.reason.contains("tools.yaml"), "{e}");
+}
+
+/// Every data file of every dialect in this repository loads, so a broken one fails
+/// `cargo test` even where no CLI is installed (the conformance trials would only be
+/// ignored there). A data file no loader reads here is named: add it.
+#[test]
+fn every_dialects_data_files_in_the_repository_load() {
+    use streamcheck::commands::record::profile::RecordProfile;
+    use streamcheck::target::{self, Dialect, TargetSpec};
+    let root = common::repo();
+    let project = streamcheck::target::Project { root: root.clone() };
+    let dir = tempfile::tempdir().unwrap();
+    let cli = dir.path().join("cli.sh");
+    write_executable(&cli, "#!/bin/sh\necho 1.0.0\n");
+    let mut checked = Vec::new();
+    for &dialect in Dialect::ALL {
+        let key = dialect.expect_key();
+        // known-divergences.yaml, tools.yaml, versions.yaml and rules.yaml.
+        let spec = TargetSpec::command(&cli, dialect);
+        if let Err(e) = target::resolve(&spec, &project, false) {
+            panic!("{key}: {e}");
+        }
+        RecordProfile::load(&project, dialect).unwrap_or_else(|e| panic!("{key}: {e}"));
+        let data = [
+            "known-divergences",
+            "tools",
+            "versions",
+            "rules",
+            "record-profile",
+        ];
+        checked.extend(data.map(|f| format!("targets/{key}/{f}.yaml")));
+    }
+    // The client profiles are compiled in: reading them all parses each.
+    for name in streamcheck::client::profile::all().keys() {
+        checked.push(format!("targets/claude-code/clients/{name}.yaml"));
+    }
+    let unchecked: Vec<String> = walkdir::WalkDir::new(root.join("targets"))
+        .into_iter()
+        .filter_entry(|e| e.file_name() != "node_modules")
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.path()
+                .extension()
+                .is_some_and(|x| x == "yaml" || x == "yml")
+        })
+        .map(|e| e.path().strip_prefix(&root).unwrap().display().to_string())
+        .filter(|rel| !checked.contains(rel))
+        .collect();
+    assert!(
+        unchecked.is_empty(),
+        "data files no test loads: {unchecked:?}"
+    );
+}
+
+#[test]
+fn a_ref_to_a_name_nothing_captures_is_a_check_error_naming_file_and_ref() {
+    let unbound = GOOD.replace(
+        "{type: result, subtype: success}",
+        "{type: result, subtype: success, session_id: {$ref: sid}}",
+    );
+    let p = Project::new(&[("basics/unbound.yaml", &unbound)]);
+    let (code, out, err) = p.run(&["check"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("unbound.yaml:9:") && err.contains("`{$ref: sid}` refers to nothing"),
+        "{err}"
+    );
+    let bound = unbound.replace(
+        "{type: system, subtype: init}",
+        "{type: system, subtype: init, session_id: {$capture: sid}}",
+    );
+    let p = Project::new(&[("basics/bound.yaml", &bound)]);
+    let (code, out, err) = p.run(&["check"]);
+    assert_eq!(code, 0, "{out}{err}");
+    // A capture in another target's expectation binds nothing in this one.
+    let elsewhere = format!(
+        "{unbound}  caliban:\n    frames: [{{type: result, session_id: {{$capture: sid}}}}]\n"
+    );
+    let p = Project::new(&[("basics/elsewhere.yaml", &elsewhere)]);
+    let (code, _, err) = p.run(&["check"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("expect.claude-code"), "{err}");
+}
+
+#[test]
+fn merge_refuses_a_run_named_twice_and_folders_with_no_trial() {
+    let p = Project::new(&[("basics/good.yaml", GOOD)]);
+    let (code, _, err) = p.run(&["run"]);
+    assert_eq!(code, 0, "{err}");
+    let run = p.root().join("reports").display().to_string();
+    let copy = p.root().join("copy");
+    common::copy_dir(&p.root().join("reports"), &copy);
+    let copy = copy.display().to_string();
+    let out = p.root().join("merged").display().to_string();
+    for twice in [[&run, &run], [&run, &copy]] {
+        let (code, _, err) = p.run(&["merge", twice[0], twice[1], "--out", &out]);
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains("both hold basics/good") && err.contains("count it twice"),
+            "{err}"
+        );
+    }
+
+    let nothing = Project::new(&[("basics/good.yaml", GOOD)]);
+    let (code, _, err) = nothing.run(&["run", "--filter", "nothing", "--allow-empty"]);
+    assert_eq!(code, 0, "{err}");
+    let empty = nothing.root().join("reports").display().to_string();
+    let (code, _, err) = p.run(&["merge", &empty, &empty, "--out", &out]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = p.run(&["merge", &empty, "--out", &out]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("hold no trial"), "{err}");
+}

@@ -200,3 +200,98 @@ fn own_scenarios_get_the_release_wide_rules_of_their_target() {
     let (code, out, _) = streamcheck(dir.path(), cache.path(), &["run"]);
     assert_eq!(code, 1, "the frame breaks the rule's shape: {out}");
 }
+
+#[test]
+fn a_bundled_topic_or_scenario_the_catalogue_lacks_exits_2_naming_the_topics() {
+    let dir = repo();
+    let cache = tempfile::tempdir().unwrap();
+    let config = CONFIG.replace("bundled = false", "bundled = [\"basic\"]");
+    std::fs::write(dir.path().join("streamcheck.toml"), config).unwrap();
+    for command in ["list", "check", "run"] {
+        let (code, out, err) = streamcheck(dir.path(), cache.path(), &[command]);
+        assert_eq!(code, 2, "{command}: {out}{err}");
+        assert!(
+            err.contains("streamcheck.toml") && err.contains("`basic`"),
+            "{command}: {err}"
+        );
+        assert!(err.contains("basics, ") && err.contains("tools"), "{err}");
+    }
+    // A scenario id names that scenario alone.
+    let config = CONFIG.replace("bundled = false", "bundled = [\"basics/text-reply\"]");
+    std::fs::write(dir.path().join("streamcheck.toml"), config).unwrap();
+    let (code, out, err) = streamcheck(dir.path(), cache.path(), &["list"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("A plain text reply"), "{out}");
+    assert_eq!(out.lines().count(), 2, "it and the own one: {out}");
+}
+
+/// `audit --from` a run of a project's target: the trial's dialect and the release it was
+/// held to come from the saved trial, never from the target's name (`mycli`), and a
+/// wrapper is checked against the release it conforms to, not its own version (0.3.0,
+/// which the scenario's `<1.0.0` block would fail).
+#[test]
+fn audit_checks_a_project_target_against_its_dialect_and_held_to_release() {
+    let dir = repo();
+    let cache = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("streamcheck.toml"), CONFIG).unwrap();
+    let (code, out, err) = streamcheck(dir.path(), cache.path(), &["run"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let run = dir.path().join("reports/runs/latest");
+    let run = run.to_str().unwrap();
+    let (code, out, err) = streamcheck(dir.path(), cache.path(), &["audit", "--from", run]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("audit: 1 scenario(s)") && out.contains("0 not audited"),
+        "{out}"
+    );
+}
+
+/// A score of nothing is no score: an audit that audited no trial exits 2, saying why.
+#[test]
+fn an_audit_with_nothing_audited_exits_2() {
+    let dir = repo();
+    let cache = tempfile::tempdir().unwrap();
+    let failing = GOOD.replace("result: \"Hello!\"}", "result: \"Bye!\"}");
+    std::fs::write(dir.path().join("own/basics/hello.yaml"), failing).unwrap();
+    std::fs::write(dir.path().join("streamcheck.toml"), CONFIG).unwrap();
+    let (code, out, _) = streamcheck(dir.path(), cache.path(), &["run"]);
+    assert_eq!(code, 1, "{out}");
+    let run = dir.path().join("reports/runs/latest");
+    let run = run.to_str().unwrap();
+    let (code, out, err) = streamcheck(dir.path(), cache.path(), &["audit", "--from", run]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("nothing audited") && err.contains("did not pass"),
+        "{err}"
+    );
+}
+
+/// A project's own scenarios get `$FIXTURES` of the project streamcheck runs in (here
+/// this checkout, with `--root`), not a folder beside the scenario file.
+#[cfg(unix)]
+#[test]
+fn own_scenarios_get_the_fixtures_of_the_project() {
+    let dir = repo();
+    let wrapper = format!(
+        "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 2.1.0; exit 0; fi\n[ -f \"$FIX/mcp-server/server.mjs\" ] || {{ echo \"no fixtures at $FIX\" >&2; exit 9; }}\nexec {} \"$@\"\n",
+        fake_cli().display()
+    );
+    write_executable(&dir.path().join("mycli"), &wrapper);
+    let uses = GOOD.replace(
+        "env: {FAKE_MODE: hello}",
+        "env: {FAKE_MODE: hello, FIX: $FIXTURES}",
+    );
+    std::fs::write(dir.path().join("own/basics/hello.yaml"), uses).unwrap();
+    std::fs::write(dir.path().join("streamcheck.toml"), CONFIG).unwrap();
+    // The fixtures install into the machine's cache, as the catalogue's MCP scenarios do.
+    let (code, out, err) = outcome(
+        common::streamcheck()
+            .current_dir(dir.path())
+            .env_remove("STREAMCHECK_CONFIG")
+            .arg("--root")
+            .arg(common::repo())
+            .arg("run"),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("1 passed, 0 failed"), "{out}");
+}

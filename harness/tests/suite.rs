@@ -8,7 +8,7 @@ use streamcheck::report::ReportWriter;
 use streamcheck::runner::{Status, Trial};
 use streamcheck::scenario::Scenario;
 use streamcheck::suite::{self, Completion, Plan, RunEnd, Tee, TrialSink};
-use streamcheck::target::{Dialect, NotInstalled, Target};
+use streamcheck::target::{Cause, Dialect, NotInstalled, Project, Target};
 
 fn scenario(id: &str) -> Scenario {
     let root = Path::new("/nonexistent-root");
@@ -30,6 +30,9 @@ fn target() -> Target {
         tools: Default::default(),
         env: Default::default(),
         conforms_to: None,
+        project: Project {
+            root: "/nonexistent-root".into(),
+        },
     }
 }
 
@@ -110,6 +113,7 @@ async fn a_target_that_cannot_run_gives_unavailable_trials_and_no_planned_ones()
     let mut sink = Collect::default();
     let missing = NotInstalled {
         target: "caliban".into(),
+        cause: Cause::NotInstalled,
         reason: "not built".into(),
         install: "streamcheck install --target caliban".into(),
     };

@@ -1,7 +1,7 @@
 //! `streamcheck audit`: how many protocol mutations each scenario would catch.
 
 use super::args::{ExecArgs, ReportArgs, TargetArgs};
-use super::{Context, Verdict};
+use super::{term, Context, Verdict};
 use std::path::PathBuf;
 use streamcheck::commands::audit::{self, AuditOptions};
 use streamcheck::error::{Error, Result};
@@ -25,8 +25,9 @@ pub fn audit(
         jobs: ctx.jobs(exec),
         run: exec.run_options(),
         command: super::provenance::command_line(),
+        project: ctx.project.clone(),
     };
-    let summary = super::args::runtime()?.block_on(audit::command(
+    let (audited, summary) = super::args::runtime()?.block_on(audit::command(
         ctx.scenarios.clone(),
         &resolved,
         &opts,
@@ -36,5 +37,17 @@ pub fn audit(
             .map_err(|e| Error::io(&opts.report_dir, e))?;
     }
     print!("{summary}");
+    if audited.scenarios.is_empty() {
+        // A score of nothing is no score: say why the first trials were left out.
+        let reasons: Vec<String> = (audited.not_audited.iter().take(3))
+            .map(|n| format!("{} on {}: {}", n.scenario, n.target, n.reason))
+            .collect();
+        let why = match reasons.is_empty() {
+            true => "no passing saved trial of the selected scenarios".to_string(),
+            false => reasons.join("; "),
+        };
+        term::error(&Error::Failed(format!("audit: nothing audited ({why})")));
+        return Ok(Verdict::SetupError);
+    }
     Ok(ctx.verdict(Verdict::AllGood))
 }

@@ -93,6 +93,12 @@ impl Context {
             let found = catalogue::discover(dir);
             errors.extend(found.errors);
             let own = i > 0;
+            if !own {
+                let ids: Vec<String> = (found.paths.iter())
+                    .map(|p| scenario::id_of(p, dir))
+                    .collect();
+                setup.check_bundled(&ids)?;
+            }
             for path in &found.paths {
                 let id = scenario::id_of(path, dir);
                 if !own && !setup.takes_bundled(&id) {

@@ -78,6 +78,16 @@ impl Setup {
             .is_none_or(|c| c.scenarios.bundled.takes(id))
     }
 
+    /// The project file's `bundled` topics and scenarios each name some of the catalogue's
+    /// scenario `ids`.
+    pub fn check_bundled(&self, ids: &[String]) -> Result<()> {
+        let Some(c) = &self.config else {
+            return Ok(());
+        };
+        (c.scenarios.bundled.check(ids))
+            .map_err(|e| Error::Usage(format!("{}: {e}", c.path.display())))
+    }
+
     /// `<home>/<report_dir or reports>/<kind>/<timestamp>`.
     pub fn report_dir(&self, kind: &str) -> PathBuf {
         let reports = (self.config.as_ref())

@@ -23,8 +23,6 @@ use crate::pattern::PatternValue;
 use crate::pattern::{Captures, Pattern, Vars};
 use crate::runner::output::Frame;
 use crate::scenario::expect::{Applied, FrameEntry, RequestsExpect, TargetExpect};
-use crate::scenario::Scenario;
-use crate::target::project::Project;
 use crate::version_range::{parse_version, VersionRange};
 use serde::Deserialize;
 use serde_json::Value;
@@ -165,21 +163,18 @@ fn attach(expect: &mut TargetExpect, applied: &[Applied]) {
     }
 }
 
-/// `expect` (resolved for `version`) with the rules of the project holding `scenario`
-/// applied (as [`Rules::apply_printed_by`]), for the target whose expectations are keyed
-/// `key`: for re-checking a saved trial, which has no resolved target. Each project's rules
-/// are read once per process.
+/// `expect` (resolved for `version`) with the rules of the project at `root` applied (as
+/// [`Rules::apply_printed_by`]), for the target whose expectations are keyed `key`: for
+/// re-checking a saved trial and for bisect's planning, which have no resolved target. Each
+/// project's rules are read once per process.
 pub fn applied(
-    scenario: &Scenario,
+    root: &Path,
     key: &str,
     expect: &TargetExpect,
     version: &str,
     printed_by: &str,
 ) -> Result<TargetExpect, String> {
-    let Some(project) = Project::discover(&scenario.path) else {
-        return Ok(expect.clone());
-    };
-    let rules = cached(&project.root, key)?;
+    let rules = cached(root, key)?;
     Ok(rules.apply_printed_by(expect, version, printed_by).0)
 }
 

@@ -152,8 +152,21 @@ pub fn merge_as(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Result
         return Err("merge: name the report folders to merge".into());
     }
     let mut merged: Option<Results> = None;
+    // Which folder holds each (scenario, target): a shard merged twice would count twice.
+    let mut holder: std::collections::HashMap<(String, String), &Path> = Default::default();
     for d in dirs {
         let r = Results::read(d)?;
+        for t in &r.trials {
+            if let Some(first) = holder.insert((t.scenario.clone(), t.target.clone()), d) {
+                return Err(format!(
+                    "merge: {} and {} both hold {} on {}: the same run (or shard) named twice would count it twice",
+                    first.display(),
+                    d.display(),
+                    t.scenario,
+                    t.target
+                ));
+            }
+        }
         for t in &r.trials {
             // Carry the per-trial report files and the saved output over.
             let stem = trial_stem(t);
@@ -188,6 +201,12 @@ pub fn merge_as(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Result
         });
     }
     let mut m = merged.expect("at least one folder");
+    if m.trials.is_empty() {
+        return Err(format!(
+            "merge: the {} folder(s) hold no trial: nothing to merge",
+            dirs.len()
+        ));
+    }
     m.trials
         .sort_by(|a, b| (&a.scenario, &a.target).cmp(&(&b.scenario, &b.target)));
     m.counts = Counts::of(&m.trials, m.scenario_errors.len());

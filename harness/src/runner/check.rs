@@ -80,14 +80,27 @@ pub struct Recheck {
 }
 
 impl Recheck {
-    pub fn new(scenario: &Scenario, trial: &Trial, version: &str) -> Result<Recheck, String> {
+    /// `trial`'s expectation at `version`, for its dialect (saved with it, never read from
+    /// the target's name), in the project at `root`.
+    pub fn new(
+        scenario: &Scenario,
+        trial: &Trial,
+        version: &str,
+        root: &Path,
+    ) -> Result<Recheck, String> {
         if trial.output.raw_truncated {
             return Err("its stdout was too long to be saved whole".into());
         }
-        let resolved = crate::fixtures::resolve(scenario);
-        let key = trial.target.split('@').next().unwrap_or_default();
-        let printed_by = &trial.target_version;
-        let Some(expect) = super::plan::expectation_at(&resolved, key, version, printed_by)? else {
+        let Some(dialect) = trial.dialect else {
+            return Err(
+                "its saved output does not say the target's dialect (saved by an older streamcheck): run it again".into(),
+            );
+        };
+        let resolved = crate::fixtures::resolve(scenario, root);
+        let key = dialect.expect_key();
+        let printed_by = trial.printed_by();
+        let Some(expect) = super::plan::expectation_at(&resolved, key, root, version, printed_by)?
+        else {
             return Err(format!("the scenario has no expectation for {key}"));
         };
         let (scenario, expect) = run_of(&resolved, &expect, trial.run)?;
@@ -110,8 +123,9 @@ pub fn recheck(
     scenario: &Scenario,
     trial: &Trial,
     version: &str,
+    root: &Path,
 ) -> Result<Vec<Divergence>, String> {
-    Ok(Recheck::new(scenario, trial, version)?.divergences(trial))
+    Ok(Recheck::new(scenario, trial, version, root)?.divergences(trial))
 }
 
 /// The scenario and expectation of run `number` (1-based) of a multi-run scenario, else

@@ -38,7 +38,7 @@ pub async fn run(scenario: &Scenario, target: &Target, opts: &RunOptions) -> Tri
 
 /// Runs a resolved plan and gives its verdict.
 pub async fn execute_plan(plan: &TrialPlan, target: &Target, opts: &RunOptions) -> Trial {
-    let mut trial = Trial::new(&plan.scenario, &target.name, &target.version);
+    let mut trial = Trial::new(&plan.scenario, &target.name, &target.version).of(target);
     trial.held_to = plan.held_to.clone();
     trial.notes = plan.notes.clone();
     let started = Instant::now();

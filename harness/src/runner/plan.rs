@@ -40,7 +40,7 @@ pub fn resolve(
     target: &Target,
     opts: &RunOptions,
 ) -> Result<TrialPlan, Decided> {
-    let scenario = crate::fixtures::prepare(scenario)
+    let scenario = crate::fixtures::prepare(scenario, &target.project.root)
         .map_err(|why| failed(scenario, target, Divergence::new(Kind::Fixture, why)))?
         .into_owned();
     let key = target.dialect.expect_key();
@@ -92,21 +92,22 @@ pub fn resolve(
 pub fn expectation_at(
     scenario: &Scenario,
     key: &str,
+    root: &std::path::Path,
     version: &str,
     printed_by: &str,
 ) -> Result<Option<TargetExpect>, String> {
     let Some(expect) = crate::expectation::for_version(&scenario.file.expect, key, version) else {
         return Ok(None);
     };
-    crate::expectation::rules::applied(scenario, key, expect, version, printed_by).map(Some)
+    crate::expectation::rules::applied(root, key, expect, version, printed_by).map(Some)
 }
 
 fn skipped(scenario: &Scenario, target: &Target, why: String) -> Decided {
-    Box::new(Trial::skipped(scenario, &target.name, &target.version, why))
+    Box::new(Trial::skipped(scenario, &target.name, &target.version, why).of(target))
 }
 
 fn failed(scenario: &Scenario, target: &Target, why: Divergence) -> Decided {
-    let mut trial = Trial::new(scenario, &target.name, &target.version);
+    let mut trial = Trial::new(scenario, &target.name, &target.version).of(target);
     trial.status = crate::runner::trial::Status::Failed;
     trial.divergences.push(why);
     Box::new(trial)

@@ -8,6 +8,7 @@ use super::exit::Exit;
 use super::output::{Output, Stderr};
 use super::trial::{Status, Trial};
 use crate::pattern::Vars;
+use crate::target::Dialect;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use stub_api::JournalEntry;
@@ -20,6 +21,15 @@ pub struct SavedTrial {
     pub scenario: String,
     pub target: String,
     pub target_version: String,
+    /// See [`Trial::dialect`]; `None` in files saved before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialect: Option<Dialect>,
+    /// See [`Trial::held_to`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_to: Option<String>,
+    /// See [`Trial::conforms_to`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conforms_to: Option<String>,
     #[serde(flatten)]
     pub status: Status,
     pub exit: Exit,
@@ -55,6 +65,9 @@ impl SavedTrial {
             scenario: trial.scenario.clone(),
             target: trial.target.clone(),
             target_version: trial.target_version.clone(),
+            dialect: trial.dialect,
+            held_to: trial.held_to.clone(),
+            conforms_to: trial.conforms_to.clone(),
             status: trial.status.clone(),
             exit: trial.exit.clone(),
             stdout: trial.output.text(),
@@ -118,6 +131,9 @@ impl Trial {
     /// command line, notes) is empty.
     pub fn from_saved(saved: &SavedTrial) -> Trial {
         let mut trial = Trial {
+            dialect: saved.dialect,
+            held_to: saved.held_to.clone(),
+            conforms_to: saved.conforms_to.clone(),
             status: saved.status.clone(),
             exit: saved.exit.clone(),
             ..Trial::blank(&saved.scenario, &saved.target, &saved.target_version)
@@ -185,7 +201,15 @@ mod tests {
             home: "/h".into(),
         };
         trial.run = Some(2);
+        trial.dialect = Some(Dialect::QwenCode);
+        trial.held_to = Some("2.1.330".into());
+        trial.conforms_to = Some("2.1.330".into());
         let back = Trial::from_saved(&SavedTrial::of(&trial));
+        assert_eq!(
+            (back.dialect, back.expect_version(), back.printed_by()),
+            (Some(Dialect::QwenCode), "2.1.330", "2.1.330"),
+            "which expectations a saved trial is checked against comes back with it"
+        );
         let at = |t: &Trial| -> Vec<(usize, u64)> {
             let frames = t.output.frames.iter().map(|f| (f.line, f.at_ms));
             let bad = t.output.bad_lines.iter().map(|b| (b.line, b.at_ms));

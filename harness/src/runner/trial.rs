@@ -6,6 +6,7 @@ use crate::client::ClientLog;
 use crate::divergence::Divergence;
 use crate::pattern::Vars;
 use crate::scenario::Scenario;
+use crate::target::{Dialect, Target};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 use stub_api::JournalEntry;
@@ -100,10 +101,18 @@ pub struct Trial {
     pub description: String,
     pub target: String,
     pub target_version: String,
+    /// The target's dialect: which expectations are its (never read from its name, which
+    /// a project file chooses). `None` for a target that could not be resolved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialect: Option<Dialect>,
     /// The release whose expectation the trial was held to, when not the target's own
     /// version (a wrapper conforming to a Claude Code release).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub held_to: Option<String>,
+    /// The dialect's release a command target stands for (see [`Target::conforms_to`]):
+    /// the release whose printed frames the rules judge its output as.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conforms_to: Option<String>,
     #[serde(flatten)]
     pub status: Status,
     pub divergences: Vec<Divergence>,
@@ -149,6 +158,19 @@ impl Trial {
         self.held_to.as_deref().unwrap_or(&self.target_version)
     }
 
+    /// The release that printed its output, as the rules know releases (as
+    /// [`Target::expect_version`]).
+    pub fn printed_by(&self) -> &str {
+        self.conforms_to.as_deref().unwrap_or(&self.target_version)
+    }
+
+    /// This trial as one of `target`: its dialect and the release it stands for.
+    pub(crate) fn of(mut self, target: &Target) -> Trial {
+        self.dialect = Some(target.dialect);
+        self.conforms_to.clone_from(&target.conforms_to);
+        self
+    }
+
     pub(crate) fn new(scenario: &Scenario, target: &str, version: &str) -> Trial {
         Trial {
             scenario_path: scenario.display_path(),
@@ -165,7 +187,9 @@ impl Trial {
             description: String::new(),
             target: target.to_string(),
             target_version: version.to_string(),
+            dialect: None,
             held_to: None,
+            conforms_to: None,
             status: Status::Passed,
             divergences: Vec::new(),
             notes: Vec::new(),

@@ -230,6 +230,14 @@ impl Scenario {
             }
         }
         check_runs(&file).map_err(|m| err(None, None, m))?;
+        check_refs(text, client_names(&file)).map_err(|(name, m)| {
+            let at = text.lines().enumerate().find_map(|(n, line)| {
+                let c = line.find("$ref")?;
+                line[c..].contains(name.as_str()).then_some((n + 1, c + 1))
+            });
+            let (line, column) = at.unzip();
+            err(line, column, m)
+        })?;
         check_features(&file).map_err(|(name, m)| {
             let (line, column) = locate_text(text, &name).unzip();
             err(line, column, m)
@@ -273,6 +281,103 @@ fn check_runs(file: &ScenarioFile) -> Result<(), String> {
         return Err(format!(
             "expect.{target}.runs: {got} expectations for {want} runs: give one per run"
         ));
+    }
+    Ok(())
+}
+
+/// The names the scripted client gives its requests' ids: `initialize` (a profile's, unless
+/// `initialize: false`) and each `request` line's `as`.
+fn client_names(file: &ScenarioFile) -> std::collections::BTreeSet<String> {
+    use crate::client::script::Line;
+    let Some(client) = &file.client else {
+        return Default::default();
+    };
+    let initialize =
+        client.profile.is_some() && client.initialize != Some(serde_json::Value::Bool(false));
+    let requests = client.conversation.iter().filter_map(|l| match l {
+        Line::Request { name, .. } => name.clone(),
+        _ => None,
+    });
+    (initialize.then(|| "initialize".to_string()))
+        .into_iter()
+        .chain(requests)
+        .collect()
+}
+
+/// Every `{$ref: name}` names a value the scenario binds: a `{$capture: name}` in an
+/// expectation of the same target (any of its version blocks) or outside `expect`, or one
+/// of the client's request names. An unbound name fails every trial that gets there, so
+/// it is the file's error, found without running anything. Err: the name and the message.
+fn check_refs(
+    text: &str,
+    client: std::collections::BTreeSet<String>,
+) -> Result<(), (String, String)> {
+    use serde_yaml::Value;
+    use std::collections::BTreeSet;
+    #[derive(Default)]
+    struct Names {
+        bound: BTreeSet<String>,
+        refs: Vec<String>,
+    }
+    fn walk(v: &Value, names: &mut Names) {
+        match v {
+            Value::Mapping(m) => {
+                let text = |key: &str| m.get(key).and_then(Value::as_str).map(str::to_string);
+                names.refs.extend(text("$ref"));
+                names.bound.extend(text("$capture"));
+                m.values().for_each(|v| walk(v, names));
+            }
+            Value::Sequence(items) => items.iter().for_each(|v| walk(v, names)),
+            Value::Tagged(t) => walk(&t.value, names),
+            _ => {}
+        }
+    }
+    let Ok(Value::Mapping(doc)) = serde_yaml::from_str::<Value>(text) else {
+        return Ok(());
+    };
+    let mut shared = Names {
+        bound: client,
+        refs: Vec::new(),
+    };
+    let mut targets: BTreeMap<String, Names> = BTreeMap::new();
+    let mut keys: Vec<(String, Names)> = Vec::new();
+    for (k, v) in &doc {
+        match (k.as_str(), v) {
+            (Some("expect"), Value::Mapping(expect)) => {
+                for (key, e) in expect {
+                    let key = key.as_str().unwrap_or_default().to_string();
+                    let mut names = Names::default();
+                    walk(e, &mut names);
+                    let base = key.split('@').next().unwrap_or_default().to_string();
+                    let all = targets.entry(base).or_default();
+                    all.bound.extend(names.bound.iter().cloned());
+                    keys.push((key, names));
+                }
+            }
+            _ => walk(v, &mut shared),
+        }
+    }
+    let unbound = |name: &String, own: Option<&Names>| {
+        !shared.bound.contains(name) && own.is_none_or(|n| !n.bound.contains(name))
+    };
+    let outside = shared
+        .refs
+        .iter()
+        .find(|n| unbound(n, None) && targets.values().all(|t| !t.bound.contains(n.as_str())));
+    if let Some(name) = outside {
+        return Err((
+            name.clone(),
+            format!("`{{$ref: {name}}}` refers to nothing: no `{{$capture: {name}}}` and no client request named `{name}` in the file"),
+        ));
+    }
+    for (key, names) in &keys {
+        let base = key.split('@').next().unwrap_or_default();
+        if let Some(name) = names.refs.iter().find(|n| unbound(n, targets.get(base))) {
+            return Err((
+                name.clone(),
+                format!("expect.{key}: `{{$ref: {name}}}` refers to nothing: no `{{$capture: {name}}}` in {base}'s expectations and no client request named `{name}`"),
+            ));
+        }
     }
     Ok(())
 }

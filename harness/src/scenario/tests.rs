@@ -159,3 +159,37 @@ fn an_expectation_needs_one_block_per_run() {
     let e = parse(&one).unwrap_err().to_string();
     assert!(e.contains("1 expectations for 2 runs"), "{e}");
 }
+
+#[test]
+fn a_ref_needs_a_capture_of_its_target_or_a_named_client_request() {
+    let with = |client: &str, frames: &str| {
+        let client = match client {
+            "" => String::new(),
+            c => format!("client: {c}\n"),
+        };
+        parse(&format!(
+            "description: d\n{client}expect:\n  claude-code:\n    frames: {frames}\n  claude-code@>=2:\n    frames_patch: {{0: {{$merge: {{id: {{$ref: late}}}}}}}}\n  caliban:\n    frames: [{{id: {{$capture: late}}}}]\n"
+        ))
+    };
+    let err = with("", "[{id: {$ref: nope}}]").unwrap_err();
+    assert!(
+        err.message.contains("`{$ref: nope}` refers to nothing"),
+        "{err}"
+    );
+    assert_eq!(err.line, Some(4), "{err}");
+    // `late` is captured by caliban's expectation only: not this target's.
+    let err = with("", "[{id: {$capture: x}}]").unwrap_err();
+    assert!(err.message.starts_with("expect.claude-code@>=2:"), "{err}");
+    with("", "[{id: {$capture: late}}]").unwrap();
+    let named = "{conversation: [{request: {subtype: interrupt}, as: late}]}";
+    with(named, "[{id: {$ref: late}}]").unwrap();
+    let profile = "{profile: sdk-ts}";
+    with(
+        profile,
+        "[{id: {$ref: initialize}}, {id: {$capture: late}}]",
+    )
+    .unwrap();
+    let none = "{profile: sdk-ts, initialize: false}";
+    let err = with(none, "[{id: {$ref: initialize}}, {id: {$capture: late}}]").unwrap_err();
+    assert!(err.message.contains("initialize"), "{err}");
+}

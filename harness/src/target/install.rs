@@ -3,40 +3,50 @@
 use super::dialect::{CargoPin, Dialect, Distribution, NpmPin};
 use super::invocation::features;
 use super::project::Project;
-use super::spec::{NotInstalled, Source, Target, TargetSpec};
+use super::spec::{Cause, NotInstalled, Source, Target, TargetSpec};
 use crate::known::KnownList;
+use crate::supported::Versions;
 use crate::toolmap::ToolMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// A missing target's reason and the command that installs it.
-type Missing = (String, String);
+/// A missing target's cause, reason and the command that installs it.
+type Missing = (Cause, String, String);
 
 /// Installs a target when `install` allows it and it is missing, then reads its version.
+/// Its dialect's data files are read first: one that does not load makes the target
+/// [`Cause::Broken`] whether or not its CLI is installed.
 pub fn resolve(
     spec: &TargetSpec,
     project: &Project,
     install: bool,
 ) -> Result<Target, NotInstalled> {
-    let not = |(reason, install): Missing| NotInstalled {
+    let broken = |reason: String| NotInstalled::broken(&spec.name, reason);
+    let not = |(cause, reason, install): Missing| NotInstalled {
         target: spec.name.clone(),
+        cause,
         reason,
         install,
     };
+    let key = spec.dialect.expect_key();
+    let known = load_known(project, spec.dialect).map_err(broken)?;
+    let tools = ToolMap::load(&project.root, key).map_err(broken)?;
+    let versions = load_versions(project, key).map_err(broken)?;
+    let rules = crate::expectation::rules::Rules::load(&project.root, key).map_err(broken)?;
     let (program, lead_args, version) = match &spec.source {
         Source::PinnedNpm => {
-            let pin = NpmPin::of(spec.dialect).map_err(|e| not((e, "-".into())))?;
+            let pin = NpmPin::of(spec.dialect).map_err(broken)?;
             pinned_npm(pin, project, install).map_err(not)?
         }
         Source::Npm { version } => {
-            let pin = NpmPin::of(spec.dialect).map_err(|e| not((e, "-".into())))?;
+            let pin = NpmPin::of(spec.dialect).map_err(broken)?;
             cached_npm(pin, version, project, install).map_err(not)?
         }
         Source::Cargo { version } => {
             let Distribution::Cargo(pin) = spec.dialect.distribution() else {
-                return Err(not((
-                    format!("{} is not built from crates.io", spec.dialect),
-                    "-".into(),
+                return Err(broken(format!(
+                    "{} is not built from crates.io",
+                    spec.dialect
                 )));
             };
             let program = cargo_install(pin, version, project, install).map_err(not)?;
@@ -45,8 +55,8 @@ pub fn resolve(
         Source::Command { path, .. } => {
             // Trials run in their own working directory: make the path absolute.
             let path = std::fs::canonicalize(path)
-                .map_err(|e| not((format!("{}: {e}", path.display()), "-".into())))?;
-            let version = command_version(&path).map_err(|e| not((e, "-".into())))?;
+                .map_err(|e| broken(format!("{}: {e}", path.display())))?;
+            let version = command_version(&path).map_err(broken)?;
             (
                 path,
                 Vec::new(),
@@ -54,11 +64,6 @@ pub fn resolve(
             )
         }
     };
-    let known = load_known(project, spec.dialect).map_err(|e| not((e, "-".into())))?;
-    let tools = ToolMap::load(&project.root, spec.dialect.expect_key())
-        .map_err(|e| not((e, "-".into())))?;
-    let rules = crate::expectation::rules::Rules::load(&project.root, spec.dialect.expect_key())
-        .map_err(|e| not((e, "-".into())))?;
     Ok(Target {
         name: spec.name.clone(),
         dialect: spec.dialect,
@@ -74,13 +79,21 @@ pub fn resolve(
             _ => Vec::new(),
         },
         conforms_to: match &spec.source {
-            Source::Command { conforms_to, .. } => conforms_to.clone().or_else(|| {
-                let pin = crate::supported::Versions::load(project, spec.dialect.expect_key());
-                pin.ok().map(|v| v.pinned)
-            }),
+            Source::Command { conforms_to, .. } => {
+                conforms_to.clone().or_else(|| versions.map(|v| v.pinned))
+            }
             _ => None,
         },
+        project: project.clone(),
     })
+}
+
+/// `targets/<dialect>/versions.yaml` when the dialect has one.
+fn load_versions(project: &Project, key: &str) -> Result<Option<Versions>, String> {
+    match Versions::file(project, key).exists() {
+        true => Versions::load(project, key).map(Some),
+        false => Ok(None),
+    }
 }
 
 type Installed = (PathBuf, Vec<String>, String);
@@ -92,7 +105,7 @@ fn pinned_npm(pin: &NpmPin, project: &Project, install: bool) -> Result<Installe
     let (program, lead_args) = pin.launch(&dir);
     if !program.exists() {
         if !install {
-            return Err(("not installed".into(), cmd));
+            return Err((Cause::NotInstalled, "not installed".into(), cmd));
         }
         eprintln!(
             "streamcheck: installing the pinned {} ({cmd}) ...",
@@ -103,9 +116,9 @@ fn pinned_npm(pin: &NpmPin, project: &Project, install: bool) -> Result<Installe
                 .args(["ci", "--no-audit", "--no-fund", "--prefix"])
                 .arg(&dir),
         )
-        .map_err(|e| (e, cmd.clone()))?;
+        .map_err(|e| (Cause::Broken, e, cmd.clone()))?;
     }
-    let version = npm_package_version(&dir, pin.package).map_err(|e| (e, cmd))?;
+    let version = npm_package_version(&dir, pin.package).map_err(|e| (Cause::Broken, e, cmd))?;
     Ok((program, lead_args, version))
 }
 
@@ -126,16 +139,16 @@ fn cached_npm(
     let (program, lead_args) = pin.launch(&dir);
     if !program.exists() {
         if !install {
-            return Err(("not installed".into(), cmd));
+            return Err((Cause::NotInstalled, "not installed".into(), cmd));
         }
         eprintln!(
             "streamcheck: installing {} {version} from npm into {} ...",
             pin.title,
             dir.display()
         );
-        std::fs::create_dir_all(&dir).map_err(|e| (e.to_string(), cmd.clone()))?;
+        std::fs::create_dir_all(&dir).map_err(|e| (Cause::Broken, e.to_string(), cmd.clone()))?;
         std::fs::write(dir.join("package.json"), "{\"private\":true}\n")
-            .map_err(|e| (e.to_string(), cmd.clone()))?;
+            .map_err(|e| (Cause::Broken, e.to_string(), cmd.clone()))?;
         run_install(
             Command::new("npm")
                 .args([
@@ -149,9 +162,9 @@ fn cached_npm(
                 .arg(format!("{}@{version}", pin.package))
                 .args(pin.runtime),
         )
-        .map_err(|e| (e, cmd.clone()))?;
+        .map_err(|e| (Cause::Broken, e, cmd.clone()))?;
     }
-    let installed = npm_package_version(&dir, pin.package).map_err(|e| (e, cmd))?;
+    let installed = npm_package_version(&dir, pin.package).map_err(|e| (Cause::Broken, e, cmd))?;
     Ok((program, lead_args, installed))
 }
 
@@ -172,7 +185,7 @@ fn cargo_install(
     let program = dir.join("bin").join(pin.bin);
     if !program.exists() {
         if !install {
-            return Err(("not built yet".into(), cmd));
+            return Err((Cause::NotInstalled, "not built yet".into(), cmd));
         }
         eprintln!(
             "streamcheck: building {} {version} from crates.io (can take 20 minutes or more, once) ...",
@@ -185,7 +198,7 @@ fn cargo_install(
                 .arg("--root")
                 .arg(&dir),
         )
-        .map_err(|e| (e, cmd.clone()))?;
+        .map_err(|e| (Cause::Broken, e, cmd.clone()))?;
     }
     Ok(program)
 }

@@ -200,6 +200,9 @@ mod tests {
             tools,
             env: Vec::new(),
             conforms_to: None,
+            project: crate::target::Project {
+                root: PathBuf::from("proj"),
+            },
         }
     }
 

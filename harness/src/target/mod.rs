@@ -16,4 +16,4 @@ pub use dialect::{Dialect, NpmPin};
 pub use install::resolve;
 pub use invocation::{shell_quote, Invocation, Sandbox};
 pub use project::{Project, CLAUDE_CODE_DIR};
-pub use spec::{version_lt, NotInstalled, Source, Target, TargetSpec, DUMMY_API_KEY};
+pub use spec::{version_lt, Cause, NotInstalled, Source, Target, TargetSpec, DUMMY_API_KEY};

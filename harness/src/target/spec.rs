@@ -158,6 +158,8 @@ pub struct Target {
     /// The version whose expectations hold for it, when not its own (a wrapper or a
     /// re-implementation conforming to a Claude Code release).
     pub conforms_to: Option<String>,
+    /// The project it was resolved in: its data, and the fixtures `$FIXTURES` names.
+    pub project: super::project::Project,
 }
 
 impl Target {
@@ -167,13 +169,37 @@ impl Target {
     }
 }
 
-/// Why a target cannot run; its scenarios are skipped with this.
+/// Why a target cannot run; its trials are unavailable with this.
 #[derive(Debug, Clone)]
 pub struct NotInstalled {
     pub target: String,
+    pub cause: Cause,
     pub reason: String,
     /// The command that installs it.
     pub install: String,
+}
+
+/// What kind of reason a target cannot run for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    /// Its CLI is not installed and installing was not allowed: `install` says how. The
+    /// only cause `cargo test` may ignore a target's trials for.
+    NotInstalled,
+    /// Anything else: a data file of its dialect that does not load, an install that
+    /// failed, a command that cannot start.
+    Broken,
+}
+
+impl NotInstalled {
+    /// A target that cannot run for a reason installing would not fix.
+    pub fn broken(target: &str, reason: String) -> NotInstalled {
+        NotInstalled {
+            target: target.to_string(),
+            cause: Cause::Broken,
+            reason,
+            install: "-".into(),
+        }
+    }
 }
 
 impl fmt::Display for NotInstalled {

@@ -22,20 +22,21 @@ use crate::runner::saved::SavedTrial;
 use crate::runner::{RunOptions, Status, Trial};
 use crate::scenario::Scenario;
 use crate::suite;
-use crate::target::{NotInstalled, Target};
+use crate::target::{NotInstalled, Project, Target};
 use mutate::Printed;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// Audits every passing saved trial whose scenario is in `scenarios`.
-pub fn audit(scenarios: &[Scenario], saved: &[SavedTrial]) -> Audit {
+/// Audits every passing saved trial whose scenario is in `scenarios`, of the project at
+/// `root`.
+pub fn audit(scenarios: &[Scenario], saved: &[SavedTrial], root: &Path) -> Audit {
     let started = Instant::now();
     let (mut audited, mut not_audited) = (Vec::new(), Vec::new());
     for s in saved {
         let Some(scenario) = scenarios.iter().find(|x| x.id == s.scenario) else {
             continue;
         };
-        match audit_one(scenario, s) {
+        match audit_one(scenario, s, root) {
             Ok(a) => audited.push(a),
             Err(reason) => not_audited.push(NotAudited {
                 scenario: s.scenario.clone(),
@@ -70,13 +71,18 @@ pub fn audit(scenarios: &[Scenario], saved: &[SavedTrial]) -> Audit {
 }
 
 /// The scenario against its unmutated output (which must pass), then each mutation.
-pub fn audit_one(scenario: &Scenario, saved: &SavedTrial) -> Result<ScenarioAudit, String> {
+pub fn audit_one(
+    scenario: &Scenario,
+    saved: &SavedTrial,
+    root: &Path,
+) -> Result<ScenarioAudit, String> {
     if saved.status != Status::Passed {
         return Err("the trial did not pass, so there is nothing to mutate".into());
     }
     let trial = Trial::from_saved(saved);
-    // The expectation the trial ran against: its version's block, if one holds it.
-    let check = Recheck::new(scenario, &trial, &trial.target_version)?;
+    // The expectation the trial ran against: the release it was held to's block, if one
+    // holds it.
+    let check = Recheck::new(scenario, &trial, trial.expect_version(), root)?;
     if let Some(d) = first_divergence(&check, &trial) {
         return Err(format!("its saved output no longer passes: {d}"));
     }
@@ -142,15 +148,17 @@ pub struct AuditOptions {
     pub run: RunOptions,
     /// The command line, written at the top of audit.md.
     pub command: String,
+    /// The project the scenarios are of.
+    pub project: Project,
 }
 
 /// Runs the scenarios (or reads an earlier run), audits them, writes audit.md and
-/// audit.json, and returns the summary to print.
+/// audit.json, and returns the audit and the summary to print.
 pub async fn command(
     scenarios: Vec<Scenario>,
     targets: &[Result<Target, NotInstalled>],
     opts: &AuditOptions,
-) -> Result<String, String> {
+) -> Result<(Audit, String), String> {
     let run_dir = match &opts.from {
         Some(dir) => dir.clone(),
         None => {
@@ -171,11 +179,12 @@ pub async fn command(
     let saved = SavedTrial::read_all(&run_dir)?;
     let audit = Audit {
         command: opts.command.clone(),
-        ..audit(&scenarios, &saved)
+        ..audit(&scenarios, &saved, &opts.project.root)
     };
     render::write(&opts.report_dir, &audit)
         .map_err(|e| format!("{}: {e}", opts.report_dir.display()))?;
-    Ok(render::summary(&audit, &opts.report_dir))
+    let summary = render::summary(&audit, &opts.report_dir);
+    Ok((audit, summary))
 }
 
 #[cfg(test)]

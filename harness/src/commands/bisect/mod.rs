@@ -22,7 +22,7 @@ use crate::supported::{self, Versions};
 use crate::target::{self, version_lt, Project, Source, Target, TargetSpec};
 use search::{Outcome, Search, Seen};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Options of `streamcheck bisect`.
@@ -78,7 +78,7 @@ pub async fn command(
         .map(|s| Search::new(&s.id, versions.len()))
         .collect();
     for (scenario, search) in scenarios.iter().zip(&mut searches) {
-        if same_expectation(scenario, &opts.target, &opts.from, &opts.to) {
+        if same_expectation(scenario, &project.root, &opts.target, &opts.from, &opts.to) {
             search.stop(Outcome::Identical);
         }
     }
@@ -120,7 +120,13 @@ fn next_round(searches: &[Search]) -> Option<BTreeMap<usize, Vec<usize>>> {
 }
 
 /// Whether `from` and `to` get the very same expectation (the same block, or none).
-fn same_expectation(scenario: &Scenario, target: &str, from: &str, to: &str) -> bool {
+fn same_expectation(
+    scenario: &Scenario,
+    root: &std::path::Path,
+    target: &str,
+    from: &str,
+    to: &str,
+) -> bool {
     let key = TargetSpec::parse(target)
         .map_or(target.to_string(), |s| s.dialect.expect_key().to_string());
     let expect = &scenario.file.expect;
@@ -133,20 +139,20 @@ fn same_expectation(scenario: &Scenario, target: &str, from: &str, to: &str) -> 
         (None, None) => true,
         _ => false,
     };
-    same_block && rule_names(scenario, &key, a, from) == rule_names(scenario, &key, b, to)
+    same_block && rule_names(root, &key, a, from) == rule_names(root, &key, b, to)
 }
 
 /// The release-wide rules that rewrite `expect` at `version` (a rule's boundary is a
 /// change to bisect as a block's is). Rules that only let frames through are left out:
 /// they hold in every scenario, whose own patterns do not change with them.
 fn rule_names(
-    scenario: &Scenario,
+    root: &std::path::Path,
     key: &str,
     expect: Option<&crate::scenario::TargetExpect>,
     version: &str,
 ) -> Vec<String> {
     expect
-        .and_then(|e| crate::expectation::rules::applied(scenario, key, e, version, version).ok())
+        .and_then(|e| crate::expectation::rules::applied(root, key, e, version, version).ok())
         .map(|e| {
             e.rules
                 .into_iter()
@@ -271,7 +277,9 @@ impl<'a> Prober<'a> {
                 .map(|(id, trial)| {
                     let seen = match trial {
                         Err(why) => Seen::NotRun(why),
-                        Ok(t) => classify(&t, self.scenario(id), &self.opts.from),
+                        Ok(t) => {
+                            classify(&t, self.scenario(id), &self.opts.from, &self.project.root)
+                        }
                     };
                     (seen, false)
                 })
@@ -382,12 +390,12 @@ fn first_divergence(trial: &Trial) -> Option<Divergence> {
 }
 
 /// A trial run against `to`'s expectation, also checked against `from`'s.
-fn classify(trial: &Trial, scenario: &Scenario, from: &str) -> Seen {
+fn classify(trial: &Trial, scenario: &Scenario, from: &str, root: &Path) -> Seen {
     if let Some(why) = trial.status.did_not_run() {
         return Seen::NotRun(format!("skipped: {why}"));
     }
     let against_new = first_divergence(trial);
-    let against_old = match check::recheck(scenario, trial, from) {
+    let against_old = match check::recheck(scenario, trial, from, root) {
         Ok(found) => found.into_iter().next(),
         Err(e) => Some(Divergence::new(
             Kind::HarnessError,

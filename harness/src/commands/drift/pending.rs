@@ -11,7 +11,7 @@ use crate::report::write_atomic;
 use crate::runner::{Status, Trial};
 use crate::scenario::Scenario;
 use crate::supported::Versions;
-use crate::target::{Project, TargetSpec};
+use crate::target::Project;
 use std::collections::BTreeSet;
 
 /// Writes the pending blocks of every pair into `reports/pending/` and lists them (paths
@@ -51,14 +51,17 @@ fn open_one(
     scenario: &Scenario,
     trial: &Trial,
 ) -> Result<Option<String>, String> {
-    let Ok(spec) = TargetSpec::parse(&trial.target) else {
-        return Ok(None);
-    };
     if trial.status != Status::Failed || trial.exit.termination.by_harness() {
         return Ok(None);
     }
-    let key = spec.dialect.expect_key();
-    let profile = RecordProfile::load(project, spec.dialect)?;
+    let Some(dialect) = trial.dialect else {
+        return Err(format!(
+            "{} on {}: the trial does not say its target's dialect: no pending block can be written for it",
+            trial.scenario, trial.target
+        ));
+    };
+    let key = dialect.expect_key();
+    let profile = RecordProfile::load(project, dialect)?;
     let pinned = Versions::load(project, key).ok().map(|v| v.pinned);
     let rec = Recorder {
         project,

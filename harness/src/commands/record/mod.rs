@@ -224,10 +224,19 @@ pub async fn record(
         let Some(scenario) = scenarios.iter().find(|s| s.id == id) else {
             continue;
         };
-        let dialect = dialects
-            .get(&target)
-            .copied()
-            .unwrap_or(Dialect::ClaudeCode);
+        let Some(dialect) = trials[0].dialect else {
+            // Only a target that could not be resolved leaves its trials without one.
+            let why = trials[0]
+                .status
+                .did_not_run()
+                .unwrap_or("its dialect is unknown");
+            out.push(Recording {
+                scenario: id,
+                target,
+                outcome: Outcome::Skipped(why.to_string()),
+            });
+            continue;
+        };
         let (profile, pinned) = profiles
             .get(dialect.expect_key())
             .cloned()

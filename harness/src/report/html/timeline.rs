@@ -251,6 +251,9 @@ mod tests {
             scenario: "t/x".into(),
             target: "claude-code".into(),
             target_version: "1".into(),
+            dialect: None,
+            held_to: None,
+            conforms_to: None,
             status: Status::Failed,
             exit: Exit {
                 code: Some(1),

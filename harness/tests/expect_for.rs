@@ -35,3 +35,19 @@ fn a_version_without_a_block_of_its_own_gets_the_general_one() {
     let (code, stdout) = run(&["--expect-for", "1.0.0"]);
     assert_eq!(code, Some(0), "{stdout}");
 }
+
+/// Output held to another release's expectation gets that release's rules only: a frame
+/// the printing release's rule lets through is a divergence for a catalogue written on a
+/// release before the rule ("would it have caught this?").
+#[test]
+fn the_held_to_releases_rules_apply_not_the_printing_releases() {
+    let (code, stdout) = run(&["--filter", "notice"]);
+    assert_eq!(
+        code,
+        Some(0),
+        "1.2.0's own rule lets the notice through: {stdout}"
+    );
+    let (code, stdout) = run(&["--filter", "notice", "--expect-for", "0.9.0"]);
+    assert_eq!(code, Some(1), "0.9.0 has no such rule: {stdout}");
+    assert!(stdout.contains("unexpected frame"), "{stdout}");
+}

@@ -47,6 +47,9 @@ pub enum Kind {
     ClientScript,
     /// The output breaks what an Agent SDK requires of it (client-profile scenarios).
     SdkContract,
+    /// An expectation skips the release for a reason its run no longer shows (a flag it
+    /// now takes, a tool it now offers, a frame it now prints).
+    SkipNoLongerHolds,
 }
 
 impl Kind {
@@ -73,6 +76,7 @@ impl Kind {
             Kind::UnansweredControlRequest => "unanswered control request",
             Kind::ClientScript => "client script error",
             Kind::SdkContract => "SDK contract broken",
+            Kind::SkipNoLongerHolds => "skip no longer holds",
         }
     }
 }

@@ -95,7 +95,8 @@ fn main() {
     libtest_mimic::run(&args, trials).exit();
 }
 
-/// One scenario on one resolved target as a test, ignored when the target cannot run it.
+/// One scenario on one resolved target as a test, ignored when the target cannot run it (a
+/// `skip:` is not such a case: its run confirms the reason, or fails).
 fn trial_of(name: String, s: Scenario, t: Arc<Target>) -> Trial {
     let expect = expectation::for_version(&s.file.expect, t.dialect.expect_key(), &t.version);
     let unmet = expect.map_or_else(

@@ -130,7 +130,7 @@ fn recorded_expectations_pass_and_catch_a_changed_frame() {
     let hello = &after["hello"];
     for kept in [
         "# A fixture for record/review: comments and the other target must survive a rewrite.\n",
-        "    skip: \"the fake speaks claude-code only\"   # caliban's own comment\n    frames:\n      - {type: system, subtype: init}\n  # the fake speaks claude-code\n  claude-code:\n    mode: subsequence\n    frames:\n",
+        "    skip: {flag_refused: --caliban-only, because: \"the fake speaks claude-code only\"}   # caliban's own comment\n    frames:\n      - {type: system, subtype: init}\n  # the fake speaks claude-code\n  claude-code:\n    mode: subsequence\n    frames:\n",
         "    exit_code: 0\n    timeout: 20\n",
         "{type: system, subtype: init, cwd: $WORKSPACE, session_id: {$capture: session}, tools: [Bash, Read], model: fake-model, claude_code_version: $string, uuid: $uuid, memory_paths: {auto: $string}, tmp: $string, $$schema: $$literal, slash_commands: [clear], skills: [s1], agents: [a1]}",
         "timestamp: $string",
@@ -365,7 +365,7 @@ prompt: say hello
 expect:
   # caliban's block, kept byte for byte
   caliban:
-    skip: \"the fake speaks claude-code only\"   # its own comment
+    skip: {flag_refused: --caliban-only, because: \"the fake speaks claude-code only\"}   # its own comment
     frames:
       - {type: system, subtype: init}
 
@@ -453,7 +453,7 @@ fn first_blocks_are_general_blocks_and_say_when_the_cli_refused_the_command_line
     std::fs::write(dir.join("first.yaml"), FIRST).unwrap();
     let refused = "description: d\nprompt: p\nenv: {FAKE_MODE: usage}\nexpect:\n  caliban:\n    exit_code: 0\n";
     std::fs::write(dir.join("refused.yaml"), refused).unwrap();
-    let two_runs = "description: d\nruns: [{prompt: one}, {prompt: two}]\nexpect:\n  caliban:\n    skip: not here\n";
+    let two_runs = "description: d\nruns: [{prompt: one}, {prompt: two}]\nexpect:\n  caliban:\n    skip: {flag_refused: --caliban-only, because: not here}\n";
     std::fs::write(dir.join("tworuns.yaml"), two_runs).unwrap();
 
     // 9.8.0 is not the pinned version, but with no claude-code block at all the recording

@@ -10,7 +10,7 @@ use crate::expectation::rules;
 use crate::invariants::{self, Invariant};
 use crate::matcher::{self, FrameRules};
 use crate::pattern::{Captures, Vars};
-use crate::scenario::{FileExpect, OutputFormat, RequestsExpect, Scenario, TargetExpect};
+use crate::scenario::{FileExpect, Hang, OutputFormat, RequestsExpect, Scenario, TargetExpect};
 use std::path::Path;
 use std::time::Duration;
 use stub_api::{Answer, JournalEntry};
@@ -26,6 +26,7 @@ pub fn expectation(
     let format = scenario.file.output_format;
     let mut out: Vec<Divergence> = termination(trial.exit.termination, timeout)
         .into_iter()
+        .chain(pinned_hang(expect, trial))
         .collect();
     if format != OutputFormat::Text {
         let enabled = enabled_invariants(expect, format);
@@ -180,15 +181,32 @@ fn termination(how: Termination, timeout: Duration) -> Option<Divergence> {
     }
 }
 
+/// A hang the expectation pins (`hangs: after_result`) that did not happen: the CLI
+/// exited by itself. (A timeout or a held stdout is reported as that.)
+fn pinned_hang(expect: &TargetExpect, trial: &Trial) -> Option<Divergence> {
+    let Some(Hang::AfterResult) = expect.hangs else {
+        return None;
+    };
+    (trial.exit.termination == Termination::Exited).then(|| {
+        Divergence::new(
+            Kind::ExitCode,
+            format!("the CLI exited by itself ({}) where the expectation pins a hang after its last result (`hangs: after_result`): drop `hangs` and write its exit", trial.exit),
+        )
+    })
+}
+
 fn enabled_invariants(expect: &TargetExpect, format: OutputFormat) -> Vec<Invariant> {
     let skip = expect
         .invariants
         .as_ref()
         .map(|o| o.skip.as_slice())
         .unwrap_or(&[]);
+    let pinned = |i: &Invariant| {
+        *i == Invariant::ExitsAfterResult && expect.hangs == Some(Hang::AfterResult)
+    };
     let mut enabled: Vec<Invariant> = Invariant::ALL
         .into_iter()
-        .filter(|i| !skip.contains(i))
+        .filter(|i| !skip.contains(i) && !pinned(i))
         .collect();
     if format == OutputFormat::Json {
         enabled.retain(|i| {

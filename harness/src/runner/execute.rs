@@ -35,6 +35,35 @@ pub(super) async fn execute_in(
     opts: &RunOptions,
     trial: &mut Trial,
 ) -> Result<(), Divergence> {
+    let timeout = drive(sandbox, run, target, opts, trial).await?;
+    let (scenario, expect) = (&run.scenario, &run.expect);
+    let divergences = check::expectation(scenario, expect, trial, timeout);
+    trial.divergences.extend(divergences);
+    trial.rules = check::rules_held(expect, trial);
+    Ok(())
+}
+
+/// One CLI run of a plan in a sandbox of its own, its output kept and not checked: the
+/// run that confirms a skip's reason.
+pub(super) async fn probe(
+    run: &RunPlan,
+    target: &Target,
+    opts: &RunOptions,
+    trial: &mut Trial,
+) -> Result<(), Divergence> {
+    let sandbox = SandboxDir::create(&run.scenario).map_err(|e| spawn_error(&e))?;
+    drive(&sandbox, run, target, opts, trial).await.map(drop)
+}
+
+/// Runs the CLI in `sandbox` to its end and keeps what it did in `trial`. Returns the
+/// timeout it had.
+async fn drive(
+    sandbox: &SandboxDir,
+    run: &RunPlan,
+    target: &Target,
+    opts: &RunOptions,
+    trial: &mut Trial,
+) -> Result<Duration, Divergence> {
     let (scenario, expect) = (&run.scenario, &run.expect);
     trial.vars = sandbox.vars();
     target
@@ -74,8 +103,5 @@ pub(super) async fn execute_in(
             "writing stdin failed: {e} (the CLI closed it early)"
         ));
     }
-    let divergences = check::expectation(scenario, expect, trial, limits.timeout);
-    trial.divergences.extend(divergences);
-    trial.rules = check::rules_held(expect, trial);
-    Ok(())
+    Ok(limits.timeout)
 }

@@ -5,7 +5,8 @@
 //! - [`output`]: stdout split into frames and bad lines; stderr kept at both ends
 //! - [`plan`]: a scenario and a target resolved into one plan before anything runs
 //! - [`execute`]: one CLI run of a plan; [`runs`]: several in one sandbox
-//! - [`check`]: the finished trial against its expectation
+//! - [`check`]: the finished trial against its expectation; [`skip`]: a skip's reason
+//!   against the run that confirms it
 
 pub mod check;
 mod execute;
@@ -16,6 +17,7 @@ pub mod process;
 mod runs;
 pub mod sandbox;
 pub mod saved;
+pub mod skip;
 pub mod trial;
 
 pub use exit::{Exit, Termination};
@@ -42,14 +44,33 @@ pub async fn execute_plan(plan: &TrialPlan, target: &Target, opts: &RunOptions) 
     trial.held_to = plan.held_to.clone();
     trial.notes = plan.notes.clone();
     let started = Instant::now();
-    let executed = match plan.runs.as_slice() {
-        [one] => execute::execute(one, target, opts, &mut trial).await,
-        runs => runs::execute_all(&plan.scenario, runs, target, opts, &mut trial).await,
+    let executed = match (&plan.expect.skip, plan.runs.as_slice()) {
+        (Some(_), [first, ..]) => execute::probe(first, target, opts, &mut trial).await,
+        (_, [one]) => execute::execute(one, target, opts, &mut trial).await,
+        (_, runs) => runs::execute_all(&plan.scenario, runs, target, opts, &mut trial).await,
     };
     if let Err(d) = executed {
         trial.divergences.push(d);
     }
     trial.duration_ms = started.elapsed().as_millis() as u64;
+    if let (Some(s), true) = (&plan.expect.skip, trial.divergences.is_empty()) {
+        match skip::confirm(&s.reason, &trial) {
+            Ok(evidence) => {
+                trial.status = Status::Skipped(format!(
+                    "{} (skip confirmed: {}; {evidence})",
+                    s.because, s.reason
+                ));
+                return trial;
+            }
+            Err(shown) => trial.divergences.push(Divergence::new(
+                Kind::SkipNoLongerHolds,
+                format!(
+                    "the expectation skips this release for \"{}\" ({}), but {shown}: write what it does instead",
+                    s.because, s.reason
+                ),
+            )),
+        }
+    }
     trial.status = verdict(&mut trial, target, opts.strict_known);
     trial
 }

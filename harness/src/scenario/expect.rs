@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct TargetExpect {
-    /// Skip this target, with the reason.
-    pub skip: Option<String>,
+    /// Skip this target for a reason its run shows (see `Skip`).
+    pub skip: Option<super::skip::Skip>,
     /// Oldest version of the target this expectation holds for.
     pub min_version: Option<String>,
     pub max_version: Option<String>,
@@ -49,6 +49,8 @@ pub struct TargetExpect {
     pub files: BTreeMap<String, FileExpect>,
     /// Seconds before the CLI is killed (default 60).
     pub timeout: Option<u64>,
+    /// The behaviour pinned is a hang (see `Hang`); by default the CLI exits by itself.
+    pub hangs: Option<Hang>,
     /// How many turns (result frames) the run has; default 1, or the number of user frames on stdin.
     pub turns: Option<usize>,
     /// Protocol invariants this scenario turns off, with the reason.
@@ -59,6 +61,16 @@ pub struct TargetExpect {
     #[serde(skip)]
     #[schemars(skip)]
     pub rules: Vec<Applied>,
+}
+
+/// A hang pinned as a release's behaviour, so that it is checked rather than skipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Hang {
+    /// The CLI prints its last result and does not exit: the harness kills it after the
+    /// grace period. Exiting by itself is then a divergence (`exit code`); the
+    /// `exits_after_result` invariant is not reported; leave `exit_code` out.
+    AfterResult,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

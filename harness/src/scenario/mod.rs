@@ -11,9 +11,11 @@ use std::path::{Component, Path, PathBuf};
 
 pub mod expect;
 pub mod input;
+pub mod skip;
 
 pub use expect::*;
 pub use input::*;
+pub use skip::{Skip, SkipReason};
 
 /// A scenario as written in its file.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -205,6 +207,13 @@ impl Scenario {
                 check_relative(name).map_err(|m| {
                     err(None, None, format!("expect.{target}.files: `{name}`: {m}"))
                 })?;
+            }
+            if exp.hangs.is_some() && exp.exit_code.is_some() {
+                return Err(err(
+                    None,
+                    None,
+                    format!("expect.{target}: `hangs` and `exit_code`: a CLI killed for hanging has no exit code; write `exit_code: null`"),
+                ));
             }
             if let Some(opt) = &exp.invariants {
                 if opt.reason.trim().is_empty() {

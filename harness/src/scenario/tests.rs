@@ -193,3 +193,58 @@ fn a_ref_needs_a_capture_of_its_target_or_a_named_client_request() {
     let err = with(none, "[{id: {$ref: initialize}}, {id: {$capture: late}}]").unwrap_err();
     assert!(err.message.contains("initialize"), "{err}");
 }
+
+fn with_block(block: &str) -> String {
+    format!("{MINIMAL}  claude-code@<1.0.0:\n{block}\n")
+}
+
+#[test]
+fn a_plain_string_skip_is_refused_naming_the_file_and_the_reasons_to_write() {
+    let e = parse(&with_block("    skip: \"no such flag\"")).unwrap_err();
+    assert_eq!(e.path, Path::new("scenarios/t/x.yaml"));
+    assert!(e.line.is_some(), "{e}");
+    for form in [
+        "not free text",
+        "flag_refused",
+        "tool_absent",
+        "frame_absent",
+    ] {
+        assert!(e.message.contains(form), "{form}: {e}");
+    }
+}
+
+#[test]
+fn a_skip_takes_exactly_one_reason_and_says_why() {
+    let two = parse(&with_block(
+        "    skip: {flag_refused: --x, tool_absent: T, because: both}",
+    ))
+    .unwrap_err();
+    assert!(two.message.contains("exactly one reason"), "{two}");
+    let no_because = parse(&with_block("    skip: {tool_absent: T}")).unwrap_err();
+    assert!(
+        no_because.message.contains("needs `because`"),
+        "{no_because}"
+    );
+    let unknown = parse(&with_block("    skip: {os: windows, because: x}")).unwrap_err();
+    assert!(
+        unknown.message.contains("`skip.os` is not a skip reason"),
+        "{unknown}"
+    );
+    let ok = parse(&with_block(
+        "    skip: {flag_refused: \"--permission-mode manual\", because: an older release}",
+    ))
+    .unwrap();
+    let skip = ok.file.expect["claude-code@<1.0.0"].skip.clone().unwrap();
+    assert!(matches!(skip.reason, SkipReason::FlagRefused(f) if f == "--permission-mode manual"));
+}
+
+#[test]
+fn a_pinned_hang_has_no_exit_code() {
+    let e = parse(&with_block("    hangs: after_result")).unwrap_err();
+    assert!(e.message.contains("`hangs` and `exit_code`"), "{e}");
+    let ok = parse(&with_block("    hangs: after_result\n    exit_code: null")).unwrap();
+    assert_eq!(
+        ok.file.expect["claude-code@<1.0.0"].hangs,
+        Some(Hang::AfterResult)
+    );
+}

@@ -68,11 +68,9 @@ pub struct Sandbox<'a> {
 }
 
 impl Target {
-    /// Skip reason, if this target cannot run `scenario` as expected by `expect`.
+    /// Skip reason, if this target cannot run `scenario` as expected by `expect` (a
+    /// version or feature it lacks; a `skip:` is confirmed by running it, `runner::skip`).
     pub fn unmet(&self, scenario: &Scenario, expect: &TargetExpect) -> Option<String> {
-        if let Some(reason) = &expect.skip {
-            return Some(reason.clone());
-        }
         if let Some(min) = &expect.min_version {
             if version_lt(&self.version, min) {
                 return Some(format!(

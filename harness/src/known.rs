@@ -100,7 +100,7 @@ impl Entry {
     }
 
     /// Whether the trial printed the frame the entry's symptom names (no symptom: yes).
-    fn shows_symptom(&self, printed: &[Value]) -> bool {
+    fn shows_symptom(&self, printed: &[&Value]) -> bool {
         self.printed.as_ref().is_none_or(|p| {
             let (vars, caps) = (Vars::default(), Captures::new());
             printed.iter().any(|f| p.is_match(f, &vars, &caps))
@@ -174,7 +174,7 @@ pub struct Ran<'a> {
     pub dialect: &'a str,
     pub version: &'a str,
     /// The frames it printed (an entry's `printed` symptom is looked for here).
-    pub printed: &'a [Value],
+    pub printed: &'a [&'a Value],
 }
 
 /// A target's known divergences, and the file they came from (for messages).
@@ -367,14 +367,14 @@ mod tests {
     #[test]
     fn a_printed_symptom_limits_the_entry_to_trials_that_show_it() {
         let known = list("- scenario: s\n  kind: missing_frame\n  printed: {type: system, subtype: init, permissionMode: auto}\n  versions: \">=2.1.285, <2.1.300\"\n  observed: [2.1.290]\n  reason: auto mode\n");
-        let auto = [json!({"type": "system", "subtype": "init", "permissionMode": "auto"})];
-        let default = [json!({"type": "system", "subtype": "init", "permissionMode": "default"})];
-        for (printed, hidden) in [(&auto, true), (&default, false)] {
+        let auto = json!({"type": "system", "subtype": "init", "permissionMode": "auto"});
+        let default = json!({"type": "system", "subtype": "init", "permissionMode": "default"});
+        for (printed, hidden) in [([&auto], true), ([&default], false)] {
             let target = Ran {
                 name: "claude-code",
                 dialect: "claude-code",
                 version: "2.1.290",
-                printed,
+                printed: &printed,
             };
             let mut found = vec![Divergence::new(Kind::MissingFrame, "no prompt")];
             let stale = known.judge("s", &target, &mut found);

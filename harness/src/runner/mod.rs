@@ -80,9 +80,7 @@ pub async fn execute_plan(plan: &TrialPlan, target: &Target, opts: &RunOptions) 
 /// of its own under `strict`.
 fn verdict(trial: &mut Trial, target: &Target, strict: bool) -> Status {
     let dialect = target.dialect.expect_key();
-    let printed: Vec<serde_json::Value> = (trial.output.frames.iter())
-        .map(|f| f.value.clone())
-        .collect();
+    let printed: Vec<&serde_json::Value> = trial.output.frames.iter().map(|f| &f.value).collect();
     let ran = crate::known::Ran {
         name: &target.name,
         dialect,

@@ -59,11 +59,28 @@ fn all() -> Bundled {
     Bundled::All(true)
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Bundled {
     All(bool),
     Topics(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for Bundled {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Form {
+            All(bool),
+            Topics(Vec<String>),
+        }
+        match Form::deserialize(d) {
+            Ok(Form::All(all)) => Ok(Bundled::All(all)),
+            Ok(Form::Topics(topics)) => Ok(Bundled::Topics(topics)),
+            Err(_) => Err(serde::de::Error::custom(
+                "`bundled` takes true, false, or a list of topics and scenario ids ([\"basics\", \"tools/bash-single-call\"])",
+            )),
+        }
+    }
 }
 
 impl Bundled {
@@ -199,6 +216,14 @@ mod tests {
         let path = dir.path().join(FILE_NAME);
         std::fs::write(&path, text).unwrap();
         Config::load(&path).map_err(|e| e.replace(&path.display().to_string(), "streamcheck.toml"))
+    }
+
+    #[test]
+    fn a_bundled_value_of_the_wrong_form_names_the_forms_it_takes() {
+        let e = load("[scenarios]\nbundled = \"yes\"\n").unwrap_err();
+        assert!(e.starts_with("streamcheck.toml:2:"), "{e}");
+        assert!(e.contains("takes true, false, or a list"), "{e}");
+        assert!(!e.contains("untagged"), "{e}");
     }
 
     #[test]

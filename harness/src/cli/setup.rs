@@ -88,11 +88,48 @@ impl Setup {
             .map_err(|e| Error::Usage(format!("{}: {e}", c.path.display())))
     }
 
-    /// `<home>/<report_dir or reports>/<kind>/<timestamp>`.
+    /// `<home>/<report_dir or reports>/<kind>/<timestamp>`, made here (`<timestamp>-2`, ...
+    /// when another run of the same second has it).
     pub fn report_dir(&self, kind: &str) -> PathBuf {
         let reports = (self.config.as_ref())
             .and_then(|c| c.report_dir.as_ref().map(|d| c.resolve(d)))
             .unwrap_or_else(|| self.home.join("reports"));
-        reports.join(kind).join(super::provenance::stamp())
+        fresh_dir(&reports.join(kind), &super::provenance::stamp())
+    }
+}
+
+/// `parent/name`, or `parent/name-2`, `-3`, ... when it exists: made with one `create_dir`
+/// each, so two runs started in the same second never share a report folder. A folder
+/// that cannot be made is returned as it is, for the writer to report.
+fn fresh_dir(parent: &Path, name: &str) -> PathBuf {
+    let _ = std::fs::create_dir_all(parent);
+    let mut n = 1;
+    loop {
+        let dir = match n {
+            1 => parent.join(name),
+            n => parent.join(format!("{name}-{n}")),
+        };
+        match std::fs::create_dir(&dir) {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => n += 1,
+            _ => return dir,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fresh_dir;
+
+    #[test]
+    fn runs_of_the_same_second_get_folders_of_their_own() {
+        let reports = tempfile::tempdir().unwrap();
+        let parent = reports.path().join("runs");
+        let first = fresh_dir(&parent, "2026-11-26T185532Z");
+        let second = fresh_dir(&parent, "2026-11-26T185532Z");
+        let third = fresh_dir(&parent, "2026-11-26T185532Z");
+        assert_eq!(first, parent.join("2026-11-26T185532Z"));
+        assert_eq!(second, parent.join("2026-11-26T185532Z-2"));
+        assert_eq!(third, parent.join("2026-11-26T185532Z-3"));
+        assert!(first.is_dir() && second.is_dir() && third.is_dir());
     }
 }

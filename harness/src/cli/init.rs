@@ -45,7 +45,40 @@ fn files(ci: Ci, pinned: &str) -> Vec<(PathBuf, String)> {
     ]
     .into_iter()
     .map(|(path, text)| (PathBuf::from(path), fill(text)))
+    .chain([(
+        PathBuf::from(SCHEMA),
+        streamcheck::scenario::json_schema_string(),
+    )])
     .collect()
+}
+
+/// The scenario schema beside the scenarios, for the editor line each scenario starts with.
+const SCHEMA: &str = "streamcheck/scenarios/schema.json";
+
+/// What `.gitignore` gains: the reports folder of the project file `init` writes.
+const IGNORED: &str = "/reports/streamcheck/";
+
+/// Adds [`IGNORED`] to `dir/.gitignore` (made when missing) unless a line says it already;
+/// whether it wrote.
+fn ignore_reports(dir: &Path) -> Result<bool> {
+    let path = dir.join(".gitignore");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(Error::io(&path, e)),
+    };
+    if text.lines().any(|l| l.trim() == IGNORED) {
+        return Ok(false);
+    }
+    let sep = if text.is_empty() || text.ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    };
+    let added =
+        format!("{text}{sep}# streamcheck's reports (streamcheck.toml: report_dir)\n{IGNORED}\n");
+    std::fs::write(&path, added).map_err(|e| Error::io(&path, e))?;
+    Ok(true)
 }
 
 pub fn init(loc: &Location, dir: &Path, ci: Ci, force: bool) -> Result<Verdict> {
@@ -79,6 +112,9 @@ pub fn init(loc: &Location, dir: &Path, ci: Ci, force: bool) -> Result<Verdict> 
             path.strip_prefix(dir).unwrap_or(&path).display()
         );
     }
+    if ignore_reports(dir)? {
+        println!("added {IGNORED} to .gitignore");
+    }
     if env!("CARGO_PKG_REPOSITORY").is_empty() {
         println!("\nIn the CI workflow, set STREAMCHECK_GIT to the git URL you install streamcheck from.");
     }
@@ -89,6 +125,21 @@ pub fn init(loc: &Location, dir: &Path, ci: Ci, force: bool) -> Result<Verdict> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_reports_folder_is_ignored_once_and_the_users_lines_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(ignore_reports(dir.path()).unwrap(), "made when missing");
+        std::fs::write(dir.path().join(".gitignore"), "target\nnode_modules").unwrap();
+        assert!(ignore_reports(dir.path()).unwrap());
+        assert!(!ignore_reports(dir.path()).unwrap(), "not twice");
+        let text = std::fs::read_to_string(dir.path().join(".gitignore")).unwrap();
+        assert!(
+            text.starts_with("target\nnode_modules\n# streamcheck"),
+            "{text}"
+        );
+        assert_eq!(text.matches(IGNORED).count(), 1, "{text}");
+    }
 
     #[test]
     fn the_templates_are_filled_and_the_project_file_reads() {
@@ -115,6 +166,15 @@ mod tests {
             .entries
             .is_empty());
         assert!(files.iter().any(|(p, _)| p.ends_with("streamcheck.yml")));
+        let schema = dir.path().join(SCHEMA);
+        let schema: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(schema).unwrap()).unwrap();
+        assert!(schema.get("properties").is_some(), "a JSON Schema");
+        let hello = std::fs::read_to_string(&example).unwrap();
+        assert!(
+            hello.starts_with("# yaml-language-server: $schema=../schema.json"),
+            "the example names the schema beside it"
+        );
         assert!(super::files(Ci::Gitlab, "1")
             .iter()
             .any(|(p, _)| p.ends_with(".gitlab-ci.yml")));

@@ -295,3 +295,42 @@ fn own_scenarios_get_the_fixtures_of_the_project() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("1 passed, 0 failed"), "{out}");
 }
+
+/// `--target-command NAME` finds a bare name on `PATH`, as a shell would; a name that is
+/// neither a file nor on `PATH` is a setup error naming it.
+#[test]
+fn a_bare_target_command_is_looked_up_on_path() {
+    let dir = repo();
+    let cache = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("streamcheck.toml"),
+        "[scenarios]\nbundled = false\nfolders = [\"own\"]\n",
+    )
+    .unwrap();
+    let bin = tempfile::tempdir().unwrap();
+    std::fs::rename(dir.path().join("mycli"), bin.path().join("mycli-on-path")).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let run = |name: &str| {
+        outcome(
+            common::streamcheck()
+                .current_dir(dir.path())
+                .env("STREAMCHECK_CACHE", cache.path())
+                .env("PATH", &path)
+                .env_remove("STREAMCHECK_CONFIG")
+                .args(["run", "--target-command", name]),
+        )
+    };
+    let (code, out, err) = run("mycli-on-path");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("1 passed, 0 failed"), "{out}");
+    let (code, _, err) = run("no-such-cli-anywhere");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("no-such-cli-anywhere") && err.contains("PATH"),
+        "{err}"
+    );
+}

@@ -54,8 +54,7 @@ pub fn resolve(
         }
         Source::Command { path, .. } => {
             // Trials run in their own working directory: make the path absolute.
-            let path = std::fs::canonicalize(path)
-                .map_err(|e| broken(format!("{}: {e}", path.display())))?;
+            let path = command_path(path).map_err(broken)?;
             let version = command_version(&path).map_err(broken)?;
             (
                 path,
@@ -86,6 +85,22 @@ pub fn resolve(
         },
         project: project.clone(),
     })
+}
+
+/// A command target's program as an absolute path: `path` as it is when it names a file
+/// (`./mycli`, `bin/mycli`), else a bare name (`claude`) looked up on `PATH`, as a shell
+/// would.
+fn command_path(path: &Path) -> Result<PathBuf, String> {
+    let bare = path.components().count() == 1 && !path.exists();
+    if bare {
+        return which::which(path).map_err(|_| {
+            format!(
+                "{}: no such file here, and no executable of that name on PATH",
+                path.display()
+            )
+        });
+    }
+    std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// `targets/<dialect>/versions.yaml` when the dialect has one.

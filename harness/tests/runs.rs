@@ -9,6 +9,7 @@ use common::{fixture_root, read_json, run_fixture, text};
 fn a_divergence_in_run_2_is_reported_as_run_2s() {
     let reports = tempfile::tempdir().unwrap();
     let out = run_fixture(&fixture_root("runs"), reports.path())
+        .args(["--filter", "second-run-differs"])
         .output()
         .unwrap();
     let stdout = text(&out.stdout);
@@ -46,4 +47,27 @@ fn a_divergence_in_run_2_is_reported_as_run_2s() {
     assert_eq!(divergences[0]["run"], 2);
     assert_eq!(divergences[0]["kind"], "field_mismatch");
     assert_eq!(divergences[0]["path"], "$.result");
+}
+
+/// A scenario whose `runs:` has one entry is saved with its run number, so `audit` can
+/// check it again against that run's expectation.
+#[test]
+fn a_scenario_of_one_run_is_audited() {
+    let reports = tempfile::tempdir().unwrap();
+    let out = run_fixture(&fixture_root("runs"), reports.path())
+        .args(["--filter", "one-run"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let audit = tempfile::tempdir().unwrap();
+    let out = common::streamcheck_at(&fixture_root("runs"))
+        .args(["audit", "--from"])
+        .arg(reports.path())
+        .arg("--report-dir")
+        .arg(audit.path())
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("0 not audited"), "{stdout}");
 }

@@ -46,7 +46,11 @@ pub async fn execute_plan(plan: &TrialPlan, target: &Target, opts: &RunOptions) 
     let started = Instant::now();
     let executed = match (&plan.expect.skip, plan.runs.as_slice()) {
         (Some(_), [first, ..]) => execute::probe(first, target, opts, &mut trial).await,
-        (_, [one]) => execute::execute(one, target, opts, &mut trial).await,
+        (_, [one]) => {
+            // A scenario of one `runs:` entry is still a multi-run one: say which run.
+            trial.run = (!plan.scenario.file.runs.is_empty()).then_some(1);
+            execute::execute(one, target, opts, &mut trial).await
+        }
         (_, runs) => runs::execute_all(&plan.scenario, runs, target, opts, &mut trial).await,
     };
     if let Err(d) = executed {

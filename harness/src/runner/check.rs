@@ -57,10 +57,9 @@ pub fn expectation(
         }
         out.extend(frames(expect, trial, &mut caps));
         out.extend(rule_shapes(expect, trial));
-    }
-    if format == OutputFormat::StreamJson {
-        let enabled = enabled_invariants(expect, format);
-        out.extend(turns(scenario, expect, trial, &enabled));
+        if format == OutputFormat::StreamJson {
+            out.extend(turns(scenario, expect, trial, &enabled));
+        }
     }
     out.extend(exit_code(expect, trial));
     out.extend(texts(expect, trial));

@@ -1,5 +1,5 @@
-//! Stages the catalogue (`scenarios/`) and the target data (`targets/`, without
-//! `node_modules`) into `$OUT_DIR/bundle`, which the binary embeds, so an installed
+//! Stages the catalogue (`scenarios/`), the target data (`targets/`) and the test fixtures
+//! (`fixtures/`), without `node_modules`, into `$OUT_DIR/bundle`, which the binary embeds, so an installed
 //! `streamcheck` works in any folder. `STREAMCHECK_BUNDLE_HASH` keys its unpacked copy.
 
 use std::hash::{Hash, Hasher};
@@ -11,8 +11,8 @@ fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("bundle");
     let _ = std::fs::remove_dir_all(&out);
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    // scenarios/ is watched whole; targets/ file by file, since a watched folder is
-    // scanned recursively and targets/ holds the installed CLIs' node_modules.
+    // scenarios/ is watched whole; targets/ and fixtures/ file by file, since a watched
+    // folder is scanned recursively and both hold installed node_modules.
     println!(
         "cargo:rerun-if-changed={}",
         repo.join("scenarios").display()
@@ -25,6 +25,7 @@ fn main() {
         &mut hasher,
     );
     stage(&repo.join("targets"), &out, "targets", true, &mut hasher);
+    stage(&repo.join("fixtures"), &out, "fixtures", true, &mut hasher);
     println!(
         "cargo:rustc-env=STREAMCHECK_BUNDLE_HASH={:016x}",
         hasher.finish()

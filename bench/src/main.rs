@@ -32,7 +32,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::str::FromStr;
-use streamcheck::target::Project;
+use streamcheck::install::Project;
 
 /// Measure streamcheck against the CLI's own run time, and stub-api against aimock.
 /// Use release builds: `cargo build --release --workspace`.

@@ -11,11 +11,12 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use streamcheck::catalogue;
+use streamcheck::install::{self, Project, Target, TargetSpec};
+use streamcheck::plan::launch::Invocation;
 use streamcheck::runner::process::{self, kill_group};
 use streamcheck::runner::sandbox::SandboxDir;
 use streamcheck::runner::{self, RunOptions, Status};
 use streamcheck::scenario::{CloseStdin, OutputFormat, Scenario, StdinLine};
-use streamcheck::target::{self, Invocation, Project, Target, TargetSpec};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// How long a bare run may take before the bench gives up on it.
@@ -170,7 +171,7 @@ pub fn part(project: &Project, opts: &Options) -> Result<String> {
 /// The pinned Claude Code, installed already.
 pub fn claude_code(project: &Project) -> Result<Target> {
     let spec = TargetSpec::parse("claude-code").map_err(|e| anyhow!(e))?;
-    target::resolve(&spec, project, false).map_err(|e| anyhow!("{e}"))
+    install::resolve(&spec, project, false).map_err(|e| anyhow!("{e}"))
 }
 
 fn header(target: &Target, reps: usize) -> String {
@@ -306,7 +307,7 @@ fn bare_runnable<'a>(
     let expect = s
         .file
         .expect
-        .get(target.dialect.expect_key())
+        .get(target.dialect.conventions().expect_key())
         .ok_or_else(|| format!("no expectation for {}", target.name))?;
     if let Some(why) = target.unmet(s, expect) {
         return Err(format!("skipped on {}: {why}", target.name));
@@ -339,7 +340,7 @@ fn in_process(rt: &tokio::runtime::Runtime, s: &Scenario, target: &Target) -> Sa
 /// stub are made first, then the clock runs from spawn until the CLI exited and its
 /// stdout and stderr closed. `ok` means it printed a result (or, for text, anything).
 fn bare_run(rt: &tokio::runtime::Runtime, s: &Scenario, target: &Target) -> Result<Sample> {
-    let expect = (s.file.expect.get(target.dialect.expect_key()))
+    let expect = (s.file.expect.get(target.dialect.conventions().expect_key()))
         .context("no expectation for the target")?;
     let sandbox = SandboxDir::create(s)?;
     let script = sandbox.stub_script(s, target.dialect, &target.tools);

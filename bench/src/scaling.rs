@@ -10,9 +10,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 use streamcheck::catalogue;
+use streamcheck::install::{Project, Target};
 use streamcheck::report::Counts;
 use streamcheck::scenario::Scenario;
-use streamcheck::target::{Project, Target};
 
 /// One `streamcheck run` of the subset.
 struct SuiteRun {
@@ -146,7 +146,7 @@ fn spread_subset(all: &[Scenario], target: &Target, n: usize) -> (Vec<String>, u
         .filter(|s| {
             s.file
                 .expect
-                .get(target.dialect.expect_key())
+                .get(target.dialect.conventions().expect_key())
                 .is_some_and(|e| target.unmet(s, e).is_none())
         })
         .map(|s| s.id.as_str())

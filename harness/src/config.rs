@@ -3,7 +3,7 @@
 //! folders), which targets (a command or a pinned package, its dialect and the release it
 //! conforms to), the known-divergences file, the report folder and the jobs.
 
-use crate::target::dialect::Dialect;
+use crate::dialect::Dialect;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -152,10 +152,10 @@ impl TargetEntry {
         };
         let dialect = self.dialect.unwrap_or_default();
         match spec.split_once('@') {
-            Some((d, v)) if d == dialect.expect_key() && !v.is_empty() => Ok(Some(v.to_string())),
+            Some((d, v)) if d == dialect.conventions().expect_key() && !v.is_empty() => Ok(Some(v.to_string())),
             _ => Err(format!(
                 "targets.{name}.conforms_to: write `{}@VERSION` (the dialect's release it conforms to), not `{spec}`",
-                dialect.expect_key()
+                dialect.conventions().expect_key()
             )),
         }
     }

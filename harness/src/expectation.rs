@@ -13,8 +13,8 @@
 
 pub mod rules;
 
+use crate::dialect::Dialect;
 use crate::scenario::expect::TargetExpect;
-use crate::target::dialect::Dialect;
 use crate::version_range::{parse_version, VersionRange};
 use serde_yaml::{Mapping, Value};
 use std::collections::BTreeMap;

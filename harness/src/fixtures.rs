@@ -1,9 +1,9 @@
 //! `$FIXTURES` in what a scenario hands the CLI: its args, env values, and the text of
 //! `files` / `home_files`. It names an absolute folder holding the project's
-//! `targets/fixtures` (the MCP server in `mcp-server/`), so a scenario can start a test
+//! `fixtures` (the MCP server in `mcp-server/`), so a scenario can start a test
 //! fixture from the trial's sandbox. The stub script and the expectations do not see it.
 //!
-//! Fixtures are installed like the CLIs: a copy of `targets/fixtures` in the cache, keyed
+//! Fixtures are installed like the CLIs: a copy of `fixtures` in the cache, keyed
 //! by its content, with `npm ci` run in each folder that has a `package-lock.json`, and
 //! each such folder's `main` started once to see that it starts. That happens on the first
 //! trial that needs it, once per process; a fixture that cannot be installed or started
@@ -21,15 +21,15 @@ use std::time::{Duration, Instant};
 pub const VARIABLE: &str = "$FIXTURES";
 
 /// The fixture sources of the project at `root` (the checkout, `--root`, or the bundled
-/// catalogue): `<root>/targets/fixtures`. The project, not the scenario's folder: a
+/// catalogue): `<root>/fixtures`. The project, not the scenario's folder: a
 /// project's own scenarios (`[scenarios] folders` in `streamcheck.toml`) use them too.
 pub fn source(root: &Path) -> PathBuf {
-    root.join("targets").join("fixtures")
+    root.join("fixtures")
 }
 
 /// Where the fixtures of the project at `root` are installed: `<cache>/fixtures-<hash>`.
 pub fn location(root: &Path) -> PathBuf {
-    let project = crate::target::project::Project {
+    let project = crate::install::project::Project {
         root: root.to_path_buf(),
     };
     project
@@ -321,7 +321,7 @@ mod tests {
 
     #[test]
     fn the_sources_are_the_projects_targets_fixtures_installed_in_the_cache() {
-        assert!(source(Path::new("proj")).ends_with("proj/targets/fixtures"));
+        assert!(source(Path::new("proj")).ends_with("proj/fixtures"));
         let name = location(Path::new("proj"))
             .file_name()
             .unwrap()

@@ -405,7 +405,7 @@ mod tests {
     #[test]
     fn the_repositorys_lists_load_and_each_range_is_in_the_nightly_sample() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-        let project = crate::target::Project {
+        let project = crate::install::Project {
             root: root.to_path_buf(),
         };
         for dir in std::fs::read_dir(root.join("targets")).unwrap() {
@@ -416,7 +416,7 @@ mod tests {
             }
             let list = KnownList::load(&file, &file.display().to_string()).unwrap();
             let dialect = dir.file_name().unwrap().to_str().unwrap();
-            let Ok(versions) = crate::supported::Versions::load(&project, dialect) else {
+            let Ok(versions) = crate::install::supported::Versions::load(&project, dialect) else {
                 assert!(
                     list.entries.iter().all(|e| e.versions.is_none()),
                     "{dialect}: ranges need a supported sample"

@@ -1,10 +1,10 @@
 //! A suite: which trials run (filters, shards), on which targets, how many at once.
 
 use crate::divergence::{Divergence, Kind};
+use crate::install::{NotInstalled, Target};
 use crate::report::{ReportWriter, Results, TargetInfo};
 use crate::runner::{self, RunOptions, Status, Trial};
 use crate::scenario::Scenario;
-use crate::target::{NotInstalled, Target};
 use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
@@ -396,7 +396,7 @@ impl Plan {
         self.every_scenario
             || crate::expectation::for_version(
                 &scenario.file.expect,
-                t.dialect.expect_key(),
+                t.dialect.conventions().expect_key(),
                 t.expect_version(),
             )
             .is_some()

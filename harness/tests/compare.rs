@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use streamcheck::commands::compare::{
     self, compare, Aspect, Comparison, Parity, Recorded, ScenarioParity, Side, TargetSide, Verdict,
 };
+use streamcheck::dialect::{Dialect, Event, Neutral};
+use streamcheck::install::{Project, Target};
 use streamcheck::runner::{self, AsWritten, Exit, RunOptions, Status, Termination, Trial};
 use streamcheck::scenario::Scenario;
-use streamcheck::target::dialect::{Dialect, Event, Neutral};
-use streamcheck::target::{Project, Target};
 
 const CLAUDE: &str = "claude-code-2.1.197";
 const CALIBAN: &str = "caliban-0.15.0";
@@ -35,7 +35,7 @@ fn caliban(case: &str) -> Recorded {
 }
 
 fn adapt(dialect: Dialect, r: &Recorded) -> Neutral {
-    dialect.neutral(&r.frames)
+    dialect.conventions().neutral(&r.frames)
 }
 
 /// Compares one case captured on both CLIs.
@@ -156,7 +156,7 @@ fn caliban_message_tool_use_without_progress_frame_still_counts_once() {
         json!({"type": "message", "role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]}),
         json!({"type": "result", "subtype": "max_turns", "is_error": true}),
     ];
-    let n = Dialect::Caliban.neutral(&frames);
+    let n = Dialect::Caliban.conventions().neutral(&frames);
     assert_eq!(kinds(&n), ["call Bash t1", "end max_turns error=true"]);
 }
 

@@ -15,9 +15,9 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use std::sync::{Arc, OnceLock};
 use streamcheck::catalogue;
 use streamcheck::expectation;
+use streamcheck::install::{self, Cause, Project, Target, TargetSpec};
 use streamcheck::runner::{self, RunOptions, Status};
 use streamcheck::scenario::Scenario;
-use streamcheck::target::{self, Cause, Project, Target, TargetSpec};
 
 fn runtime() -> &'static tokio::runtime::Runtime {
     static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
@@ -63,9 +63,9 @@ fn main() {
                 continue;
             }
         };
-        let allow_install =
-            install && (spec.dialect == target::Dialect::ClaudeCode || asked.is_some());
-        let resolved = target::resolve(&spec, &project, allow_install).map(Arc::new);
+        let allow_install = install
+            && (spec.dialect == streamcheck::dialect::Dialect::ClaudeCode || asked.is_some());
+        let resolved = install::resolve(&spec, &project, allow_install).map(Arc::new);
         match &resolved {
             Err(e) if e.cause == Cause::NotInstalled => {
                 eprintln!("{}: its trials are ignored: {e}", spec.name)
@@ -75,10 +75,11 @@ fn main() {
             Err(e) => eprintln!("{}: its trials fail: {e}", spec.name),
             Ok(_) => {}
         }
-        for s in scenarios
-            .iter()
-            .filter(|s| s.file.expect.contains_key(spec.dialect.expect_key()))
-        {
+        for s in scenarios.iter().filter(|s| {
+            s.file
+                .expect
+                .contains_key(spec.dialect.conventions().expect_key())
+        }) {
             let trial_name = format!("{}::{}", spec.name, s.id);
             trials.push(match &resolved {
                 Err(e) if e.cause == Cause::NotInstalled => {
@@ -98,7 +99,11 @@ fn main() {
 /// One scenario on one resolved target as a test, ignored when the target cannot run it (a
 /// `skip:` is not such a case: its run confirms the reason, or fails).
 fn trial_of(name: String, s: Scenario, t: Arc<Target>) -> Trial {
-    let expect = expectation::for_version(&s.file.expect, t.dialect.expect_key(), &t.version);
+    let expect = expectation::for_version(
+        &s.file.expect,
+        t.dialect.conventions().expect_key(),
+        &t.version,
+    );
     let unmet = expect.map_or_else(
         || Some("no expectation for this target".to_string()),
         |e| t.unmet(&s, e),

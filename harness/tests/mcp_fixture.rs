@@ -1,4 +1,4 @@
-//! The MCP fixture server (`targets/fixtures/mcp-server/server.mjs`, started by the
+//! The MCP fixture server (`fixtures/mcp-server/server.mjs`, started by the
 //! scenarios in `scenarios/mcp/`) answers the MCP handshake, lists its tools and runs
 //! them over stdio. It is installed into the cache first, as `run` installs it: a fixture
 //! that cannot be installed fails the test, naming why.

@@ -264,15 +264,16 @@ fn a_known_divergence_that_would_hide_anything_exits_2_naming_the_file() {
 /// not the CLI is there. The two are told apart by their type, not their wording.
 #[test]
 fn a_broken_data_file_is_a_broken_target_and_only_a_missing_cli_is_not_installed() {
-    use streamcheck::target::{self, Cause, Dialect, TargetSpec};
+    use streamcheck::dialect::Dialect;
+    use streamcheck::install::{self, Cause, TargetSpec};
     let p = Project::new(&[]);
-    let project = streamcheck::target::Project {
+    let project = streamcheck::install::Project {
         root: p.root().to_path_buf(),
     };
     let on_fake = TargetSpec::command(&fake_cli(), Dialect::ClaudeCode);
     let missing = TargetSpec::parse("claude-code@0.0.1-never-installed").unwrap();
-    target::resolve(&on_fake, &project, false).unwrap();
-    let e = target::resolve(&missing, &project, false).unwrap_err();
+    install::resolve(&on_fake, &project, false).unwrap();
+    let e = install::resolve(&missing, &project, false).unwrap_err();
     assert_eq!(e.cause, Cause::NotInstalled, "{e}");
     assert!(
         e.install.contains("claude-code@0.0.1-never-installed"),
@@ -284,14 +285,14 @@ fn a_broken_data_file_is_a_broken_target_and_only_a_missing_cli_is_not_installed
     let typo = "- scenario: basics/good\n  kind: exit_code\n  version: '>=1'\n  reason: r\n";
     std::fs::write(&known, typo).unwrap();
     for spec in [&on_fake, &missing] {
-        let e = target::resolve(spec, &project, false).unwrap_err();
+        let e = install::resolve(spec, &project, false).unwrap_err();
         assert_eq!(e.cause, Cause::Broken, "{e}");
         assert!(e.reason.contains("known-divergences.yaml"), "{e}");
     }
     std::fs::remove_file(&known).unwrap();
     let tools = p.root().join("targets/claude-code/tools.yaml");
     std::fs::write(&tools, "Bash: [not, a, tool]\n").unwrap();
-    let e = target::resolve(&on_fake, &project, false).unwrap_err();
+    let e = install::resolve(&on_fake, &project, false).unwrap_err();
     assert_eq!(e.cause, Cause::Broken, "{e}");
     assert!(e.reason.contains("tools.yaml"), "{e}");
 }
@@ -302,18 +303,19 @@ fn a_broken_data_file_is_a_broken_target_and_only_a_missing_cli_is_not_installed
 #[test]
 fn every_dialects_data_files_in_the_repository_load() {
     use streamcheck::commands::record::profile::RecordProfile;
-    use streamcheck::target::{self, Dialect, TargetSpec};
+    use streamcheck::dialect::Dialect;
+    use streamcheck::install::{self, TargetSpec};
     let root = common::repo();
-    let project = streamcheck::target::Project { root: root.clone() };
+    let project = streamcheck::install::Project { root: root.clone() };
     let dir = tempfile::tempdir().unwrap();
     let cli = dir.path().join("cli.sh");
     write_executable(&cli, "#!/bin/sh\necho 1.0.0\n");
     let mut checked = Vec::new();
     for &dialect in Dialect::ALL {
-        let key = dialect.expect_key();
+        let key = dialect.conventions().expect_key();
         // known-divergences.yaml, tools.yaml, versions.yaml and rules.yaml.
         let spec = TargetSpec::command(&cli, dialect);
-        if let Err(e) = target::resolve(&spec, &project, false) {
+        if let Err(e) = install::resolve(&spec, &project, false) {
             panic!("{key}: {e}");
         }
         RecordProfile::load(&project, dialect).unwrap_or_else(|e| panic!("{key}: {e}"));

@@ -3,12 +3,13 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use streamcheck::dialect::Dialect;
 use streamcheck::divergence::Kind;
+use streamcheck::install::{Cause, NotInstalled, Project, Target};
 use streamcheck::report::ReportWriter;
 use streamcheck::runner::{Status, Trial};
 use streamcheck::scenario::Scenario;
 use streamcheck::suite::{self, Completion, Plan, RunEnd, Tee, TrialSink};
-use streamcheck::target::{Cause, Dialect, NotInstalled, Project, Target};
 
 fn scenario(id: &str) -> Scenario {
     let root = Path::new("/nonexistent-root");

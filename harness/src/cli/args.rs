@@ -4,11 +4,23 @@ use super::setup::Setup;
 use std::path::PathBuf;
 use std::time::Duration;
 use streamcheck::config::{Config, TargetEntry};
+use streamcheck::dialect::Dialect;
 use streamcheck::error::{Error, Result};
+use streamcheck::install::{self, NotInstalled, Source, Target, TargetSpec};
 use streamcheck::known::KnownList;
 use streamcheck::report::{Formats, ReportOptions};
 use streamcheck::runner::RunOptions;
-use streamcheck::target::{self, Dialect, NotInstalled, Source, Target, TargetSpec};
+
+/// What every command that runs trials takes: which scenarios, on which targets, and how.
+#[derive(clap::Args, Clone)]
+pub struct SuiteArgs {
+    #[command(flatten)]
+    pub select: SelectArgs,
+    #[command(flatten)]
+    pub targets: TargetArgs,
+    #[command(flatten)]
+    pub exec: ExecArgs,
+}
 
 /// Which scenarios a command takes.
 #[derive(clap::Args, Clone, Default)]
@@ -52,7 +64,7 @@ impl TargetArgs {
         for t in &self.targets {
             match config.and_then(|c| c.targets.get(t).map(|entry| (c, entry))) {
                 Some((c, entry)) => specs.push(configured(c, t, entry)?),
-                None => specs.extend(streamcheck::supported::expand(t, &setup.project)?),
+                None => specs.extend(streamcheck::install::supported::expand(t, &setup.project)?),
             }
         }
         if let Some(path) = &self.target_command {
@@ -154,7 +166,7 @@ impl ExecArgs {
             None => KnownList::default(),
         };
         let resolve = |s: &TargetSpec| {
-            let mut t = target::resolve(s, &setup.project, !self.no_install)?;
+            let mut t = install::resolve(s, &setup.project, !self.no_install)?;
             if matches!(s.source, Source::Command { .. }) {
                 t.known = project_known.clone();
             } else {

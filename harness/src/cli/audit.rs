@@ -1,12 +1,37 @@
 //! `streamcheck audit`: how many protocol mutations each scenario would catch.
 
-use super::args::{ExecArgs, ReportArgs, TargetArgs};
+use super::args::{ExecArgs, ReportArgs, SuiteArgs, TargetArgs};
+use super::setup::Location;
 use super::{term, Context, Verdict};
 use std::path::PathBuf;
 use streamcheck::commands::audit::{self, AuditOptions};
 use streamcheck::error::{Error, Result};
 
-pub fn audit(
+/// Grade the suite: mutate saved CLI output and re-check each scenario against it
+/// (audit.md, audit.json), without running the CLI again per mutation.
+#[derive(clap::Args)]
+pub struct AuditArgs {
+    #[command(flatten)]
+    suite: SuiteArgs,
+    /// Audit the saved outputs of an earlier run (its report folder) instead of running.
+    #[arg(long)]
+    from: Option<PathBuf>,
+    /// Where audit.md and audit.json go (default reports/audit/<timestamp>/).
+    #[arg(long)]
+    report_dir: Option<PathBuf>,
+    #[command(flatten)]
+    report: ReportArgs,
+}
+
+impl AuditArgs {
+    pub fn exec(self, loc: &Location) -> Result<Verdict> {
+        let ctx = Context::load(loc, &self.suite.select)?;
+        let SuiteArgs { targets, exec, .. } = &self.suite;
+        audit(ctx, targets, exec, self.from, self.report_dir, &self.report)
+    }
+}
+
+fn audit(
     ctx: Context,
     targets: &TargetArgs,
     exec: &ExecArgs,

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use streamcheck::error::{Error, Result};
-use streamcheck::target::Project;
+use streamcheck::install::Project;
 
 static BUNDLE: include_dir::Dir<'static> = include_dir::include_dir!("$OUT_DIR/bundle");
 
@@ -56,7 +56,7 @@ mod tests {
             "scenarios/basics",
             "targets/claude-code/package-lock.json",
             "targets/claude-code/versions.yaml",
-            "targets/fixtures/mcp-server/server.mjs",
+            "fixtures/mcp-server/server.mjs",
         ] {
             assert!(super::BUNDLE.get_entry(path).is_some(), "{path}");
         }

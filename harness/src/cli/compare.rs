@@ -1,14 +1,51 @@
 //! `streamcheck compare`: parity of two targets, live or from captured runs.
 
-use super::args::{ExecArgs, ReportArgs, TargetArgs};
+use super::args::{ExecArgs, ReportArgs, SuiteArgs, TargetArgs};
+use super::setup::Location;
 use super::{term, Context, Verdict};
 use std::path::{Path, PathBuf};
 use streamcheck::commands::compare;
 use streamcheck::error::{Error, Result};
 
+/// Run each scenario on two targets and report where they differ in substance
+/// (parity.md, parity.json); or compare two folders of captured runs (--observed).
+#[derive(clap::Args)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    suite: SuiteArgs,
+    /// Where parity.md, parity.json and the runs' reports go (default reports/parity/<timestamp>/).
+    #[arg(long)]
+    report_dir: Option<PathBuf>,
+    /// Compare two capture folders, each named DIALECT-VERSION (claude-code-2.1.197) and holding NAME.stdout.jsonl, NAME.exit_code, ..., instead of running anything.
+    #[arg(long, num_args = 2, value_names = ["DIR_A", "DIR_B"])]
+    observed: Option<Vec<PathBuf>>,
+    #[command(flatten)]
+    report: ReportArgs,
+}
+
+impl CompareArgs {
+    pub fn exec(self, loc: &Location) -> Result<Verdict> {
+        let SuiteArgs {
+            select,
+            targets,
+            exec,
+        } = &self.suite;
+        match self.observed {
+            Some(dirs) => observed(loc, &dirs, &select.filters, self.report_dir, &self.report),
+            None => live(
+                Context::load(loc, select)?,
+                targets,
+                exec,
+                self.report_dir,
+                &self.report,
+            ),
+        }
+    }
+}
+
 /// Two capture folders: nothing runs, so no project is needed.
-pub fn observed(
-    loc: &super::Location,
+fn observed(
+    loc: &Location,
     dirs: &[PathBuf],
     filters: &[String],
     report_dir: Option<PathBuf>,
@@ -26,7 +63,7 @@ pub fn observed(
     Ok(Verdict::AllGood)
 }
 
-pub fn live(
+fn live(
     ctx: Context,
     targets: &TargetArgs,
     exec: &ExecArgs,

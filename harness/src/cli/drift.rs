@@ -1,26 +1,49 @@
 //! `streamcheck drift`: the suite on several versions, drift between neighbours.
 
-use super::args::{ExecArgs, TargetArgs};
+use super::args::{ExecArgs, ReportArgs, SelectArgs, SuiteArgs, TargetArgs};
+use super::setup::Location;
 use super::{Context, Verdict};
 use std::path::PathBuf;
 use streamcheck::commands::drift::{self, DriftOptions};
 use streamcheck::error::{Error, Result};
 use streamcheck::report::Formats;
 
+/// Run the suite on several versions and report protocol drift between neighbours.
+#[derive(clap::Args)]
 pub struct DriftArgs {
-    pub report_dir: Option<PathBuf>,
-    pub run_dir: Option<PathBuf>,
-    pub replay: Option<PathBuf>,
-    pub notes: Vec<String>,
-    pub formats: Formats,
+    #[command(flatten)]
+    suite: SuiteArgs,
+    /// Where drift.md and drift.json go (default reports/drift/<timestamp>/).
+    #[arg(long)]
+    report_dir: Option<PathBuf>,
+    /// Where the runs' own reports and saved trials go (default reports/runs/<timestamp>/).
+    #[arg(long)]
+    run_dir: Option<PathBuf>,
+    /// Diff the run folder of an earlier drift (its --run-dir) instead of running anything.
+    #[arg(long)]
+    replay: Option<PathBuf>,
+    /// A line to add to the report's notes. Repeatable.
+    #[arg(long = "note")]
+    notes: Vec<String>,
+    #[command(flatten)]
+    report: ReportArgs,
 }
 
-pub fn drift(
-    ctx: Context,
-    targets: &TargetArgs,
-    exec: &ExecArgs,
-    args: DriftArgs,
-) -> Result<Verdict> {
+impl DriftArgs {
+    pub fn exec(self, loc: &Location) -> Result<Verdict> {
+        // A replay re-diffs saved outputs: scenarios only add pending blocks.
+        let select = SelectArgs {
+            allow_empty: self.suite.select.allow_empty || self.replay.is_some(),
+            ..self.suite.select.clone()
+        };
+        let ctx = Context::load(loc, &select)?;
+        let (targets, exec) = (self.suite.targets.clone(), self.suite.exec.clone());
+        drift(ctx, &targets, &exec, self)
+    }
+}
+
+fn drift(ctx: Context, targets: &TargetArgs, exec: &ExecArgs, args: DriftArgs) -> Result<Verdict> {
+    let formats: Formats = args.report.formats;
     let opts = DriftOptions {
         jobs: ctx.jobs(exec),
         run: exec.run_options(),
@@ -43,7 +66,7 @@ pub fn drift(
             &opts,
         ))?,
     };
-    if args.formats.html {
+    if formats.html {
         let run_page = args.replay.is_none().then(|| {
             streamcheck::report::html::relative_link(
                 &opts.report_dir,

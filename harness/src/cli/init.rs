@@ -5,7 +5,7 @@ use super::setup::Location;
 use super::Verdict;
 use std::path::{Path, PathBuf};
 use streamcheck::error::{Error, Result};
-use streamcheck::supported::Versions;
+use streamcheck::install::supported::Versions;
 
 /// Which CI the workflow is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -79,6 +79,25 @@ fn ignore_reports(dir: &Path) -> Result<bool> {
         format!("{text}{sep}# streamcheck's reports (streamcheck.toml: report_dir)\n{IGNORED}\n");
     std::fs::write(&path, added).map_err(|e| Error::io(&path, e))?;
     Ok(true)
+}
+
+/// Write a project file (streamcheck.toml), an example scenario, an empty
+/// known-divergences file and a CI workflow into the current folder.
+#[derive(clap::Args)]
+pub struct InitArgs {
+    /// The CI the workflow is for.
+    #[arg(long, value_enum, default_value = "github")]
+    ci: Ci,
+    /// Overwrite files that exist.
+    #[arg(long)]
+    force: bool,
+}
+
+impl InitArgs {
+    pub fn exec(self, loc: &Location) -> Result<Verdict> {
+        let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+        init(loc, &cwd, self.ci, self.force)
+    }
 }
 
 pub fn init(loc: &Location, dir: &Path, ci: Ci, force: bool) -> Result<Verdict> {

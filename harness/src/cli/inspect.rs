@@ -1,12 +1,26 @@
 //! The commands that run nothing: `list`, `check`, `schema`, `merge`.
 
-use super::args::ReportArgs;
+use super::args::{ReportArgs, SelectArgs};
+use super::setup::Location;
 use super::{Context, Verdict};
 use std::path::{Path, PathBuf};
 use streamcheck::error::Result;
 use streamcheck::scenario;
 
-pub fn list(ctx: &Context) -> Verdict {
+/// List scenarios (id, the targets they have expectations for, description).
+#[derive(clap::Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    select: SelectArgs,
+}
+
+impl ListArgs {
+    pub fn exec(self, loc: &Location) -> Result<Verdict> {
+        Ok(list(&Context::load(loc, &self.select)?))
+    }
+}
+
+fn list(ctx: &Context) -> Verdict {
     for s in &ctx.scenarios {
         let targets: Vec<&str> = s.file.expect.keys().map(String::as_str).collect();
         println!(
@@ -20,7 +34,7 @@ pub fn list(ctx: &Context) -> Verdict {
 }
 
 /// Every scenario file, whatever a filter says: the files that do not load are errors.
-pub fn check(loc: &super::Location) -> Result<Verdict> {
+pub fn check(loc: &Location) -> Result<Verdict> {
     let ctx = Context::load(loc, &Default::default())?;
     println!(
         "{} scenario file(s) valid, {} with errors",
@@ -35,7 +49,24 @@ pub fn schema() -> Verdict {
     Verdict::AllGood
 }
 
-pub fn merge(dirs: &[PathBuf], out: &Path, report: &ReportArgs) -> Result<Verdict> {
+/// Merge the results of several runs (e.g. CI shards) into one report folder.
+#[derive(clap::Args)]
+pub struct MergeArgs {
+    #[arg(required = true)]
+    dirs: Vec<PathBuf>,
+    #[arg(long)]
+    out: PathBuf,
+    #[command(flatten)]
+    report: ReportArgs,
+}
+
+impl MergeArgs {
+    pub fn exec(self) -> Result<Verdict> {
+        merge(&self.dirs, &self.out, &self.report)
+    }
+}
+
+fn merge(dirs: &[PathBuf], out: &Path, report: &ReportArgs) -> Result<Verdict> {
     let merged = streamcheck::report::merge_as(dirs, out, &report.options())?;
     println!("merged {} run(s) into {}", dirs.len(), out.display());
     println!("{}", merged.counts.line());

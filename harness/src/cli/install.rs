@@ -2,15 +2,28 @@
 //! run itself never spends its time budget building one.
 
 use super::args::TargetArgs;
-use super::setup::Setup;
+use super::setup::{Location, Setup};
 use super::Verdict;
 use streamcheck::error::{Error, Result};
-use streamcheck::target;
+use streamcheck::install;
 
-pub fn install(setup: &Setup, targets: &TargetArgs) -> Result<Verdict> {
+/// Install targets into place (npm ci, or build caliban into the cache) without running anything.
+#[derive(clap::Args)]
+pub struct InstallArgs {
+    #[command(flatten)]
+    targets: TargetArgs,
+}
+
+impl InstallArgs {
+    pub fn exec(self, loc: &Location) -> Result<Verdict> {
+        install(&loc.setup()?, &self.targets)
+    }
+}
+
+fn install(setup: &Setup, targets: &TargetArgs) -> Result<Verdict> {
     let mut failed = Vec::new();
     for spec in targets.specs(setup)? {
-        match target::resolve(&spec, &setup.project, true) {
+        match install::resolve(&spec, &setup.project, true) {
             Ok(t) => println!("{}: {} at {}", t.name, t.version, t.program.display()),
             Err(e) => {
                 eprintln!("error: {e}");

@@ -29,9 +29,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use streamcheck::catalogue;
 use streamcheck::error::{Error, Result};
+use streamcheck::install::{NotInstalled, Project};
 use streamcheck::scenario::{self, Scenario, ScenarioError};
 use streamcheck::suite::Selection;
-use streamcheck::target::{NotInstalled, Project};
 
 /// How a command ended, before it becomes an exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -13,7 +13,7 @@ pub fn command_line() -> String {
             if i == 0 {
                 "streamcheck".into()
             } else {
-                streamcheck::target::shell_quote(&a)
+                streamcheck::plan::launch::shell_quote(&a)
             }
         })
         .collect::<Vec<_>>()

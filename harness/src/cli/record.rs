@@ -1,24 +1,46 @@
 //! `streamcheck record` and `streamcheck review` (what they print is in [`super::review`]).
 
-use super::args::{ExecArgs, TargetArgs};
+use super::args::{ExecArgs, SuiteArgs, TargetArgs};
 use super::review::{self, ReviewMode};
+use super::setup::Location;
 use super::{Context, Verdict};
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use streamcheck::commands::record::{self as rec, RecordOptions};
 use streamcheck::error::Result;
 
+/// Run scenarios and record what the CLI printed as pending expectations (reports/pending/).
+#[derive(clap::Args)]
 pub struct RecordArgs {
-    pub runs: usize,
-    pub failing_only: bool,
-    pub full: bool,
-    pub report_dir: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    suite: SuiteArgs,
+    /// Where the runs' reports go (default reports/runs/<timestamp>/).
+    #[arg(long)]
+    report_dir: Option<PathBuf>,
+    /// Run each scenario this many times; values that differ between runs are generalised.
+    #[arg(long, default_value_t = 1)]
+    runs: usize,
+    /// Record only scenarios whose current expectation fails.
+    #[arg(long)]
+    failing_only: bool,
+    /// Record every key the CLI printed (catalogues, usage, model names...), not only
+    /// the protocol `targets/<dialect>/record-profile.yaml` keeps.
+    #[arg(long)]
+    full: bool,
 }
 
-pub fn record(
+impl RecordArgs {
+    pub fn exec(self, loc: &Location) -> Result<Verdict> {
+        let ctx = Context::load(loc, &self.suite.select)?;
+        record(ctx, &self.suite.targets, &self.suite.exec, &self)
+    }
+}
+
+fn record(
     ctx: Context,
     targets: &TargetArgs,
     exec: &ExecArgs,
-    args: RecordArgs,
+    args: &RecordArgs,
 ) -> Result<Verdict> {
     let resolved = exec.resolve(&targets.specs(&ctx.setup)?, &ctx.setup)?;
     let opts = RecordOptions {
@@ -29,9 +51,7 @@ pub fn record(
         full: args.full,
         // A target named on the command line gets first blocks; the default one does not.
         first_blocks: !targets.targets.is_empty() || targets.target_command.is_some(),
-        report_dir: args
-            .report_dir
-            .unwrap_or_else(|| ctx.default_report_dir("runs")),
+        report_dir: (args.report_dir.clone()).unwrap_or_else(|| ctx.default_report_dir("runs")),
     };
     let runs = opts.runs.max(1);
     let scenarios = ctx.scenarios.clone();
@@ -46,8 +66,28 @@ pub fn record(
     Ok(ctx.verdict(Verdict::AllGood))
 }
 
-pub fn review(
-    loc: &super::Location,
+/// Show pending recordings as diffs and accept or reject them.
+#[derive(clap::Args)]
+pub struct ReviewArgs {
+    /// Accept every pending recording (rewrites the scenario files).
+    #[arg(long, conflicts_with = "reject_all")]
+    accept_all: bool,
+    /// Reject (delete) every pending recording.
+    #[arg(long)]
+    reject_all: bool,
+    /// Review only scenarios whose id contains this. Repeatable.
+    #[arg(long = "filter", short = 'f')]
+    filters: Vec<String>,
+}
+
+impl ReviewArgs {
+    pub fn exec(self, loc: &Location) -> Result<Verdict> {
+        review(loc, &self.filters, self.accept_all, self.reject_all)
+    }
+}
+
+fn review(
+    loc: &Location,
     filters: &[String],
     accept_all: bool,
     reject_all: bool,

@@ -5,8 +5,8 @@ use std::io::{BufRead, Write as _};
 use std::path::Path;
 use streamcheck::commands::record::review::{scenario_of, Decision, PendingChange};
 use streamcheck::commands::record::{pending, Outcome, Recording};
+use streamcheck::install::Project;
 use streamcheck::runner::{Status, Trial};
-use streamcheck::target::Project;
 
 /// One line per finished trial while recording (`run` of `runs`).
 pub fn print_trial(t: &Trial, run: usize, runs: usize) {

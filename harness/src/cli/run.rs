@@ -1,6 +1,7 @@
 //! `streamcheck run`: the suite on its targets, reports written as trials finish.
 
-use super::args::{ExecArgs, ReportArgs, TargetArgs};
+use super::args::{ExecArgs, ReportArgs, SuiteArgs, TargetArgs};
+use super::setup::Location;
 use super::{term, Context, Verdict};
 use std::path::PathBuf;
 use streamcheck::error::{Error, Result};
@@ -8,7 +9,38 @@ use streamcheck::report::ReportWriter;
 use streamcheck::runner::RunOptions;
 use streamcheck::suite;
 
-pub fn run(
+/// Run scenarios against targets and write reports.
+#[derive(clap::Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    suite: SuiteArgs,
+    /// Where reports go (default reports/runs/<timestamp>/).
+    #[arg(long)]
+    report_dir: Option<PathBuf>,
+    #[command(flatten)]
+    report: ReportArgs,
+    /// Check each trial against the expectation this version of the target gets
+    /// instead of its own (e.g. a release's output against the last good release's).
+    #[arg(long, value_name = "VERSION")]
+    expect_for: Option<String>,
+}
+
+impl RunArgs {
+    pub fn exec(self, loc: &Location) -> Result<Verdict> {
+        let ctx = Context::load(loc, &self.suite.select)?;
+        let SuiteArgs { targets, exec, .. } = &self.suite;
+        run(
+            ctx,
+            targets,
+            exec,
+            self.report_dir,
+            &self.report,
+            self.expect_for,
+        )
+    }
+}
+
+fn run(
     ctx: Context,
     targets: &TargetArgs,
     exec: &ExecArgs,

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use streamcheck::config::Config;
 use streamcheck::error::{Error, Result};
-use streamcheck::target::Project;
+use streamcheck::install::Project;
 
 /// What the command line says about where to look (`--root`, `--config`).
 #[derive(Debug, Clone, Default)]

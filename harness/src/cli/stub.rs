@@ -1,12 +1,26 @@
 //! `streamcheck stub FILE`: serve one scenario's script for a person to point a CLI at.
 
 use super::Verdict;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use streamcheck::error::{Error, Result};
 use streamcheck::report::request_brief;
 
-pub fn serve(file: &Path, port: u16) -> Result<Verdict> {
+/// Serve one scenario's stub script for a person to point a CLI at.
+#[derive(clap::Args)]
+pub struct StubArgs {
+    file: PathBuf,
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+}
+
+impl StubArgs {
+    pub fn exec(self) -> Result<Verdict> {
+        serve(&self.file, self.port)
+    }
+}
+
+fn serve(file: &Path, port: u16) -> Result<Verdict> {
     let text = std::fs::read_to_string(file).map_err(|e| Error::io(file, e))?;
     let script = stub_api::Script::from_yaml_or_scenario(&text)
         .map_err(|e| Error::Usage(format!("{}: {e}", file.display())))?;

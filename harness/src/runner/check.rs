@@ -97,9 +97,9 @@ impl Recheck {
             );
         };
         let resolved = crate::fixtures::resolve(scenario, root);
-        let key = dialect.expect_key();
+        let key = dialect.conventions().expect_key();
         let printed_by = trial.printed_by();
-        let Some(expect) = super::plan::expectation_at(&resolved, key, root, version, printed_by)?
+        let Some(expect) = crate::plan::expectation_at(&resolved, key, root, version, printed_by)?
         else {
             return Err(format!("the scenario has no expectation for {key}"));
         };
@@ -150,7 +150,7 @@ fn run_of(
             "its saved output is from run {number}, which the scenario no longer has"
         ));
     };
-    Ok((super::plan::for_run(scenario, spec), run_expect.clone()))
+    Ok((crate::plan::for_run(scenario, spec), run_expect.clone()))
 }
 
 /// What stopped the process explains everything after it: say it first.

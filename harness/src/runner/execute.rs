@@ -1,13 +1,13 @@
 //! One CLI run in a sandbox: the stub started, the CLI driven to its end, the result checked.
 
 use super::check;
-use super::plan::{client_plan, RunPlan};
 use super::process::{self, Input, Limits};
 use super::sandbox::SandboxDir;
 use super::trial::{RunOptions, Trial};
 use crate::client::Client;
 use crate::divergence::{Divergence, Kind};
-use crate::target::Target;
+use crate::install::Target;
+use crate::plan::{client_plan, RunPlan};
 use std::time::{Duration, Instant};
 use stub_api::StubServer;
 

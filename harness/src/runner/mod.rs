@@ -3,7 +3,6 @@
 //! - [`sandbox`]: the trial's temp dir (work, home, tmp), its files, the stub script
 //! - [`process`]: spawning the CLI, feeding stdin, reading stdout/stderr, timeouts, kills
 //! - [`output`]: stdout split into frames and bad lines; stderr kept at both ends
-//! - [`plan`]: a scenario and a target resolved into one plan before anything runs
 //! - [`execute`]: one CLI run of a plan; [`runs`]: several in one sandbox
 //! - [`check`]: the finished trial against its expectation; [`skip`]: a skip's reason
 //!   against the run that confirms it
@@ -12,7 +11,6 @@ pub mod check;
 mod execute;
 pub mod exit;
 pub mod output;
-pub mod plan;
 pub mod process;
 mod runs;
 pub mod sandbox;
@@ -22,12 +20,12 @@ pub mod trial;
 
 pub use exit::{Exit, Termination};
 pub use output::Stderr;
-pub use plan::TrialPlan;
 pub use trial::{AsWritten, LetThrough, RunOptions, Status, Trial};
 
 use crate::divergence::{Divergence, Kind};
+use crate::install::Target;
+use crate::plan::{self, TrialPlan};
 use crate::scenario::Scenario;
-use crate::target::Target;
 use std::time::Instant;
 
 /// Runs `scenario` on `target`. Never panics on anything the CLI does.
@@ -83,7 +81,7 @@ pub async fn execute_plan(plan: &TrialPlan, target: &Target, opts: &RunOptions) 
 /// list names. A list entry that matches nothing here is stale: noted, and a divergence
 /// of its own under `strict`.
 fn verdict(trial: &mut Trial, target: &Target, strict: bool) -> Status {
-    let dialect = target.dialect.expect_key();
+    let dialect = target.dialect.conventions().expect_key();
     let printed: Vec<&serde_json::Value> = trial.output.frames.iter().map(|f| &f.value).collect();
     let ran = crate::known::Ran {
         name: &target.name,

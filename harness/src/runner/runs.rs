@@ -2,12 +2,12 @@
 //! workspace), each run with its own args, input, stub and expectation.
 
 use super::execute::{execute_in, spawn_error};
-use super::plan::RunPlan;
 use super::sandbox::SandboxDir;
 use super::trial::{RunOptions, Trial};
 use crate::divergence::Divergence;
+use crate::install::Target;
+use crate::plan::RunPlan;
 use crate::scenario::Scenario;
-use crate::target::Target;
 
 /// Runs every entry of `scenario.runs` in order; divergences name their run (1-based).
 /// The trial keeps the output of the first run that diverged, else of the last run.

@@ -3,10 +3,10 @@
 //! script as this sandbox needs it. The benchmark builds its bare runs with it too, so a
 //! bare run and a trial see the same layout.
 
+use crate::dialect::Dialect;
 use crate::pattern::Vars;
+use crate::plan::launch as invocation;
 use crate::scenario::{FileContent, Scenario};
-use crate::target::dialect::Dialect;
-use crate::target::invocation;
 use crate::toolmap::ToolMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -91,7 +91,7 @@ impl SandboxDir {
     /// request (Claude Code's session title, Qwen Code's memory extraction).
     pub fn stub_script(&self, scenario: &Scenario, dialect: Dialect, tools: &ToolMap) -> Script {
         let mut script = with_paths(&tools.translate(&scenario.file.stub), &self.vars());
-        let side = dialect.side_request_rule();
+        let side = dialect.conventions().side_request_rule();
         if let Some(rule) = side.filter(|r| !script.builtin_rules.contains(r)) {
             script.builtin_rules.push(rule);
         }

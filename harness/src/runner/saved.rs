@@ -7,8 +7,8 @@
 use super::exit::Exit;
 use super::output::{Output, Stderr};
 use super::trial::{Status, Trial};
+use crate::dialect::Dialect;
 use crate::pattern::Vars;
-use crate::target::Dialect;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use stub_api::JournalEntry;

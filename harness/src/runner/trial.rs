@@ -3,10 +3,11 @@
 use super::exit::Exit;
 use super::output::{Output, Stderr};
 use crate::client::ClientLog;
+use crate::dialect::Dialect;
 use crate::divergence::Divergence;
+use crate::install::Target;
 use crate::pattern::Vars;
 use crate::scenario::Scenario;
-use crate::target::{Dialect, Target};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 use stub_api::JournalEntry;

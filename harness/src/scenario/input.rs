@@ -5,7 +5,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 /// What the CLI is asked to print; a dialect's default command line needs it too.
-pub use crate::target::dialect::OutputFormat;
+pub use crate::dialect::OutputFormat;
 
 /// `{send: TERM, after_frames: 2}`: signal the CLI once it printed that many frames.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]

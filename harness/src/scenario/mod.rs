@@ -394,7 +394,7 @@ fn check_refs(
 /// Every `features:` name, the scenario's and each expectation's, is one some dialect offers:
 /// a typo would otherwise skip the scenario on every target. Err: the name and the message.
 fn check_features(file: &ScenarioFile) -> Result<(), (String, String)> {
-    let known = crate::target::dialect::Dialect::known_features();
+    let known = crate::dialect::Dialect::known_features();
     let all = file.features.iter().map(|f| ("features".to_string(), f));
     let per_target = (file.expect.iter()).flat_map(|(key, e)| {
         e.features

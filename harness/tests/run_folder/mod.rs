@@ -27,7 +27,7 @@ pub fn write(dir: &Path, versions: &[VersionOutputs]) {
                 scenario: id.clone(),
                 target: v.target.clone(),
                 target_version: v.version.clone().unwrap_or_default(),
-                dialect: Some(streamcheck::target::Dialect::ClaudeCode),
+                dialect: Some(streamcheck::dialect::Dialect::ClaudeCode),
                 held_to: None,
                 conforms_to: None,
                 status: o.status.clone(),

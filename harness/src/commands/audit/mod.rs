@@ -16,13 +16,13 @@ pub mod render;
 
 pub use model::*;
 
+use crate::install::{NotInstalled, Project, Target};
 use crate::pattern::Captures;
 use crate::runner::check::Recheck;
 use crate::runner::saved::SavedTrial;
 use crate::runner::{RunOptions, Status, Trial};
 use crate::scenario::Scenario;
 use crate::suite;
-use crate::target::{NotInstalled, Project, Target};
 use mutate::Printed;
 use std::path::{Path, PathBuf};
 use std::time::Instant;

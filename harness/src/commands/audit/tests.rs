@@ -40,7 +40,7 @@ fn saved() -> SavedTrial {
         scenario: "t/x".into(),
         target: "claude-code".into(),
         target_version: "1.0.0".into(),
-        dialect: Some(crate::target::Dialect::ClaudeCode),
+        dialect: Some(crate::dialect::Dialect::ClaudeCode),
         held_to: None,
         conforms_to: None,
         status: Status::Passed,

@@ -15,11 +15,11 @@ pub use model::{Bisect, InstallFailure, ScenarioBisect};
 
 use crate::divergence::{Divergence, Kind};
 use crate::error::{Error, Result};
+use crate::install::supported::{self, Versions};
+use crate::install::{self, version_lt, Project, Source, Target, TargetSpec};
 use crate::runner::{check, LetThrough, RunOptions, Status, Trial};
 use crate::scenario::Scenario;
 use crate::suite;
-use crate::supported::{self, Versions};
-use crate::target::{self, version_lt, Project, Source, Target, TargetSpec};
 use search::{Outcome, Search, Seen};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -127,8 +127,9 @@ fn same_expectation(
     from: &str,
     to: &str,
 ) -> bool {
-    let key = TargetSpec::parse(target)
-        .map_or(target.to_string(), |s| s.dialect.expect_key().to_string());
+    let key = TargetSpec::parse(target).map_or(target.to_string(), |s| {
+        s.dialect.conventions().expect_key().to_string()
+    });
     let expect = &scenario.file.expect;
     let (a, b) = (
         crate::expectation::for_version(expect, &key, from),
@@ -375,7 +376,7 @@ impl<'a> Prober<'a> {
         if matches!(spec.source, Source::Npm { .. } | Source::Cargo { .. }) && !cached.exists() {
             self.report.installed.push(version.to_string());
         }
-        target::resolve(&spec, self.project, true).map_err(|e| e.to_string())
+        install::resolve(&spec, self.project, true).map_err(|e| e.to_string())
     }
 }
 

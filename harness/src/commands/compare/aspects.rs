@@ -2,7 +2,7 @@
 //! then set side by side one [`Aspect`] at a time. Pure: frames and exit codes in, rows out.
 
 use super::recorded::Recorded;
-use crate::target::dialect::{Dialect, Event, Neutral};
+use crate::dialect::{Dialect, Event, Neutral};
 use crate::text::clip_line;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -215,8 +215,8 @@ impl Comparison {
 /// Compares two recorded runs of one scenario. Pure: frames and exit codes in, rows out.
 pub fn compare(a: Side, b: Side) -> Comparison {
     let (na, nb) = (
-        a.dialect.neutral(&a.run.frames),
-        b.dialect.neutral(&b.run.frames),
+        a.dialect.conventions().neutral(&a.run.frames),
+        b.dialect.conventions().neutral(&b.run.frames),
     );
     let (fa, fb) = (Facts::of(&a, &na), Facts::of(&b, &nb));
     let rows = Aspect::ALL.iter().map(|a| a.row(&fa, &fb)).collect();

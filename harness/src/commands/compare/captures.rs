@@ -4,7 +4,7 @@
 use super::aspects::Side;
 use super::parity::{Compared, ScenarioParity, TargetSide};
 use super::recorded::Recorded;
-use crate::target::Dialect;
+use crate::dialect::Dialect;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -16,7 +16,7 @@ pub fn capture_side(dir: &Path) -> Result<(TargetSide, Dialect), String> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| dir.display().to_string());
     let named = Dialect::ALL.iter().find_map(|&d| {
-        let rest = base.strip_prefix(d.expect_key())?;
+        let rest = base.strip_prefix(d.conventions().expect_key())?;
         match rest.strip_prefix('-') {
             Some(version) if !version.is_empty() => Some((d, version)),
             None if rest.is_empty() => Some((d, "unknown")),
@@ -31,7 +31,7 @@ pub fn capture_side(dir: &Path) -> Result<(TargetSide, Dialect), String> {
         ));
     };
     let side = TargetSide {
-        name: dialect.expect_key().to_string(),
+        name: dialect.conventions().expect_key().to_string(),
         version: version.to_string(),
         dialect: Some(dialect),
     };

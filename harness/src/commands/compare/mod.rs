@@ -10,7 +10,7 @@
 //! - [`observed`]: two folders of captured runs instead (`captures.rs`)
 //! - `recorded.rs`: what one run left behind ([`Recorded`]), from a trial or a capture
 //! - the adapters into neutral events are the dialects' own (`Dialect::neutral`, in
-//!   `target/dialect/`)
+//!   `dialect/`)
 //! - `aspects.rs`: the pure core ([`compare`]), two runs in, one row per [`Aspect`] out
 //! - `parity.rs`: the report model ([`Parity`], `parity.json`); the shape differences it
 //!   lists are each dialect's (`Conventions::shape_differences`)
@@ -34,11 +34,11 @@ pub use recorded::Recorded;
 pub use render::{render_md, summary};
 pub use trials::{as_written_hints, compare_trials, refusal};
 
+use crate::install::{NotInstalled, Target};
 use crate::report::write_atomic;
 use crate::runner::{AsWritten, RunOptions, Status, Trial};
 use crate::scenario::Scenario;
 use crate::suite;
-use crate::target::{NotInstalled, Target};
 use captures::Folder;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -145,7 +145,7 @@ fn has_expectation(
         t.name == trial.target
             && crate::expectation::for_version(
                 &scenario.file.expect,
-                t.dialect.expect_key(),
+                t.dialect.conventions().expect_key(),
                 t.expect_version(),
             )
             .is_some()

@@ -2,8 +2,8 @@
 //! (`parity.json`), with the counts and the shape differences said once.
 
 use super::aspects::{compare, Aspect, AspectRow, Side, Verdict};
+use crate::dialect::Dialect;
 use crate::report::timestamp;
-use crate::target::Dialect;
 use crate::text::clip_line;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -209,7 +209,7 @@ pub fn known_shape_differences(a: Option<Dialect>, b: Option<Dialect>) -> Vec<St
     match (a, b) {
         (Some(a), Some(b)) if a != b => [a, b]
             .iter()
-            .flat_map(|d| markdown_items(d.shape_differences()))
+            .flat_map(|d| markdown_items(d.conventions().shape_differences()))
             .collect(),
         _ => Vec::new(),
     }

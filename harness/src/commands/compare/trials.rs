@@ -6,10 +6,10 @@
 use super::aspects::Side;
 use super::parity::{Compared, ScenarioParity};
 use super::recorded::Recorded;
+use crate::dialect::{Dialect, Written};
 use crate::divergence::Kind;
 use crate::runner::{Status, Trial};
 use crate::scenario::{CloseStdin, Scenario, StdinLine};
-use crate::target::dialect::{Dialect, Written};
 use crate::text::clip_line;
 use serde_json::Value;
 
@@ -28,7 +28,9 @@ pub fn compare_trials(
 ) -> Compared {
     let no_protocol: Vec<&Trial> = [(x, dx), (y, dy)]
         .into_iter()
-        .filter(|(_, d)| scenario.file.client.is_some() && !d.speaks_control_protocol())
+        .filter(|(_, d)| {
+            scenario.file.client.is_some() && !d.conventions().speaks_control_protocol()
+        })
         .map(|(t, _)| t)
         .collect();
     if let Some(t) = no_protocol.first() {
@@ -53,7 +55,11 @@ pub fn compare_trials(
     let mut notes = Vec::new();
     for (this, other) in [(&ran[0], &ran[1]), (&ran[1], &ran[0])] {
         let t = this.trial;
-        if scenario.file.expect.contains_key(this.dialect.expect_key()) {
+        if scenario
+            .file
+            .expect
+            .contains_key(this.dialect.conventions().expect_key())
+        {
             notes.extend(own_expectation_note(t));
         } else {
             notes.push(as_written_note(scenario, this));
@@ -194,7 +200,7 @@ pub fn as_written_hints(scenario: &Scenario, dialect: Dialect) -> Vec<String> {
             _ => None,
         })
         .collect();
-    dialect.as_written_hints(&Written {
+    dialect.conventions().as_written_hints(&Written {
         user_frames,
         args: &scenario.file.args,
         default_args: scenario.file.default_args,
@@ -223,6 +229,9 @@ pub fn refusal(dialect: Dialect, r: &Recorded) -> Option<String> {
 
 /// The CLI refused the invocation itself: a usage error before any model request.
 fn rejected(dialect: Dialect, r: &Recorded) -> bool {
-    let usage = r.exit.code.is_some_and(|code| dialect.is_usage_exit(code));
+    let usage = r
+        .exit
+        .code
+        .is_some_and(|code| dialect.conventions().is_usage_exit(code));
     usage && r.requests.unwrap_or(0) == 0 && !r.stderr.trim().is_empty()
 }

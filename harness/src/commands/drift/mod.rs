@@ -27,11 +27,11 @@ pub use model::*;
 pub use render::render_md;
 pub use verdict::classify;
 
+use crate::install::{self, NotInstalled, Project, Source, Target, TargetSpec};
 use crate::report::{self, write_atomic, ReportWriter, Results};
 use crate::runner::{RunOptions, Status, Trial};
 use crate::scenario::Scenario;
 use crate::suite;
-use crate::target::{self, NotInstalled, Project, Source, Target, TargetSpec};
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
@@ -59,7 +59,7 @@ pub fn resolve(
 ) -> Result<Target, NotInstalled> {
     if let Source::Npm { version } = &spec.source {
         if let Ok(pinned) = TargetSpec::parse("claude-code") {
-            if let Ok(mut t) = target::resolve(&pinned, project, install) {
+            if let Ok(mut t) = install::resolve(&pinned, project, install) {
                 if &t.version == version {
                     t.name = spec.name.clone();
                     return Ok(t);
@@ -67,7 +67,7 @@ pub fn resolve(
             }
         }
     }
-    target::resolve(spec, project, install)
+    install::resolve(spec, project, install)
 }
 
 /// Runs the suite on every target and writes drift.md and drift.json.
@@ -90,7 +90,7 @@ pub async fn run(
             Ok(t) => eprintln!(
                 "streamcheck: {} is {} {}",
                 t.name,
-                t.dialect.title(),
+                t.dialect.conventions().title(),
                 t.version
             ),
             Err(e) => eprintln!("streamcheck: {e}"),

@@ -7,11 +7,11 @@ use super::model::Drift;
 use crate::commands::record::{
     pending_dir, pending_for, profile::RecordProfile, Outcome, Recorder,
 };
+use crate::install::supported::Versions;
+use crate::install::Project;
 use crate::report::write_atomic;
 use crate::runner::{Status, Trial};
 use crate::scenario::Scenario;
-use crate::supported::Versions;
-use crate::target::Project;
 use std::collections::BTreeSet;
 
 /// Writes the pending blocks of every pair into `reports/pending/` and lists them (paths
@@ -60,7 +60,7 @@ fn open_one(
             trial.scenario, trial.target
         ));
     };
-    let key = dialect.expect_key();
+    let key = dialect.conventions().expect_key();
     let profile = RecordProfile::load(project, dialect)?;
     let pinned = Versions::load(project, key).ok().map(|v| v.pinned);
     let rec = Recorder {

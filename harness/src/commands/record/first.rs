@@ -7,12 +7,12 @@ use super::frames::{frames_of, runs_agree};
 use super::model::{Outcome, Recorder};
 use super::pending::Pending;
 use crate::commands::compare::{self, as_written_hints};
+use crate::dialect::Dialect;
 use crate::divergence::Kind;
 use crate::expectation::ExpectKey;
 use crate::normalize::redact_str;
 use crate::runner::Trial;
 use crate::scenario::{OutputFormat, Scenario, TargetExpect};
-use crate::target::Dialect;
 use std::collections::BTreeMap;
 
 /// True when no key under `expect:` is for `target` (neither `target` nor `target@...`).

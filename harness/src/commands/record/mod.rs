@@ -25,12 +25,13 @@ pub mod yaml_edit;
 pub use model::{Outcome, PendingFile, Recorder, Recording};
 pub use pending::{pending_dir, pending_files, Pending};
 
+use crate::dialect::Dialect;
+use crate::install::supported::Versions;
+use crate::install::{NotInstalled, Project, Target};
 use crate::report::{write_atomic, ReportWriter};
 use crate::runner::{AsWritten, RunOptions, Status, Trial};
 use crate::scenario::{Scenario, TargetExpect};
 use crate::suite;
-use crate::supported::Versions;
-use crate::target::{Dialect, NotInstalled, Project, Target};
 use frames::{frames_of, kept_frames, runs_agree};
 use generalise::covers;
 use profile::RecordProfile;
@@ -198,10 +199,10 @@ pub async fn record(
             true => None,
             false => RecordProfile::load(project, *d)?,
         };
-        let pinned = Versions::load(project, d.expect_key())
+        let pinned = Versions::load(project, d.conventions().expect_key())
             .ok()
             .map(|v| v.pinned);
-        profiles.insert(d.expect_key(), (profile, pinned));
+        profiles.insert(d.conventions().expect_key(), (profile, pinned));
     }
     let mut runs: BTreeMap<(String, String), Vec<Trial>> = BTreeMap::new();
     for k in 1..=opts.runs.max(1) {
@@ -238,7 +239,7 @@ pub async fn record(
             continue;
         };
         let (profile, pinned) = profiles
-            .get(dialect.expect_key())
+            .get(dialect.conventions().expect_key())
             .cloned()
             .unwrap_or_default();
         let rec = Recorder {
@@ -246,7 +247,7 @@ pub async fn record(
             profile: profile.as_ref(),
             pinned: pinned.as_deref(),
         };
-        let outcome = pending_for(&rec, scenario, dialect.expect_key(), &trials);
+        let outcome = pending_for(&rec, scenario, dialect.conventions().expect_key(), &trials);
         let passed = trials[0].status == Status::Passed;
         let outcome = write_pending(&dir, outcome, opts.failing_only && passed)?;
         out.push(Recording {

@@ -1,7 +1,7 @@
 //! What `record` comes to per scenario and target, and what it needs besides the runs.
 
 use super::profile::RecordProfile;
-use crate::target::Project;
+use crate::install::Project;
 use crate::version_range::parse_version;
 use std::path::PathBuf;
 

@@ -2,10 +2,10 @@
 //! and target under `reports/pending/` (git-ignored).
 
 use super::yaml_edit::{to_yaml_flow, yaml_str};
+use crate::install::Project;
 use crate::report::timestamp;
 use crate::runner::Trial;
 use crate::scenario::Scenario;
-use crate::target::Project;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -3,9 +3,10 @@
 //! numbers, model names). One data file per dialect, `targets/<dialect>/record-profile.yaml`
 //! (its comments explain the format); `record --full` does without it.
 
+use crate::dialect::Dialect;
 use crate::frame::frame_kind;
+use crate::install::Project;
 use crate::pattern::is_operator;
-use crate::target::{Dialect, Project};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -33,7 +34,7 @@ impl RecordProfile {
     pub fn path(project: &Project, dialect: Dialect) -> PathBuf {
         project.root.join(format!(
             "targets/{}/record-profile.yaml",
-            dialect.expect_key()
+            dialect.conventions().expect_key()
         ))
     }
 

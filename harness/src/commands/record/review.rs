@@ -6,8 +6,8 @@ use super::yaml_edit::{
     recorded_fields, rewrite_expectation, validate_edit, version_block_fields, write_new_block,
     write_version_block,
 };
+use crate::install::Project;
 use crate::report::write_atomic;
-use crate::target::Project;
 use std::path::{Path, PathBuf};
 
 /// What to do with one pending file.

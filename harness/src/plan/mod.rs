@@ -2,13 +2,15 @@
 //! substituted, the version block chosen and the release-wide rules applied, the runs and
 //! each run's client laid out. The runner executes a plan and checks it; it decides nothing.
 
-use super::trial::{AsWritten, LetThrough, RunOptions, Trial};
+pub mod launch;
+
 use crate::client;
 use crate::client::script::Line;
 use crate::client::session::{ClosePolicy, Plan as ClientPlan};
 use crate::divergence::{Divergence, Kind};
+use crate::install::Target;
+use crate::runner::trial::{AsWritten, LetThrough, RunOptions, Trial};
 use crate::scenario::{CloseStdin, RunSpec, Scenario, StdinLine, TargetExpect};
-use crate::target::Target;
 
 /// One trial, resolved.
 pub struct TrialPlan {
@@ -44,7 +46,7 @@ pub fn resolve(
     let scenario = crate::fixtures::prepare(scenario, &target.project.root)
         .map_err(|why| failed(scenario, target, Divergence::new(Kind::Fixture, why)))?
         .into_owned();
-    let key = target.dialect.expect_key();
+    let key = target.dialect.conventions().expect_key();
     let version = opts
         .expect_for
         .as_deref()

@@ -2,9 +2,9 @@
 //! `targets/<target>/versions.yaml`, and the target names that stand for several or
 //! for the newest: `claude-code@supported`, `claude-code@latest`.
 
-use crate::target::dialect::{Dialect, NpmPin};
-use crate::target::project::Project;
-use crate::target::spec::TargetSpec;
+use crate::dialect::{Dialect, NpmPin};
+use crate::install::project::Project;
+use crate::install::spec::TargetSpec;
 use serde::Deserialize;
 use std::path::Path;
 use std::process::Command;
@@ -135,7 +135,7 @@ pub fn pinned_in_package_json(dir: &Path) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::target::{Source, CLAUDE_CODE_DIR};
+    use crate::install::{Source, CLAUDE_CODE_DIR};
 
     fn this_project() -> Project {
         Project::discover(Path::new(env!("CARGO_MANIFEST_DIR"))).expect("the repository")

@@ -27,14 +27,14 @@ use std::fmt;
 use std::str::FromStr;
 
 /// Declares the dialect files, the [`Dialect`] enum, [`Dialect::ALL`] and the one match
-/// that hands out each dialect's [`Conventions`], from one list: a variant can be in none
+/// that hands out each dialect's [`Conventions`] ([`Dialect::conventions`]), from one list: a variant can be in none
 /// of them without being in all.
 macro_rules! dialects {
     ($($(#[$doc:meta])* $variant:ident in $module:ident,)+) => {
         $(mod $module;)+
 
         /// A family of CLIs with one set of flags, environment and frames. Its
-        /// [`Conventions`] are its methods (`dialect.flags()`).
+        /// [`Conventions`] are what it does differently (`dialect.conventions().flags()`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[derive(serde::Serialize, serde::Deserialize)]
         #[serde(into = "&'static str", try_from = "String")]
@@ -46,10 +46,9 @@ macro_rules! dialects {
             pub const ALL: &'static [Dialect] = &[$(Dialect::$variant,)+];
         }
 
-        impl std::ops::Deref for Dialect {
-            type Target = dyn Conventions;
-
-            fn deref(&self) -> &(dyn Conventions + 'static) {
+        impl Dialect {
+            /// What this dialect does differently: its [`Conventions`].
+            pub fn conventions(self) -> &'static dyn Conventions {
                 match self {
                     $(Dialect::$variant => &$module::$variant,)+
                 }
@@ -72,12 +71,18 @@ dialects! {
 impl Dialect {
     /// The dialect a target name, a target file or an expectation key names.
     pub fn from_key(key: &str) -> Option<Dialect> {
-        Dialect::ALL.iter().copied().find(|d| d.expect_key() == key)
+        Dialect::ALL
+            .iter()
+            .copied()
+            .find(|d| d.conventions().expect_key() == key)
     }
 
     /// Every dialect's key, for messages that list the known names.
     pub fn known_keys() -> String {
-        let keys: Vec<&str> = Dialect::ALL.iter().map(|d| d.expect_key()).collect();
+        let keys: Vec<&str> = Dialect::ALL
+            .iter()
+            .map(|d| d.conventions().expect_key())
+            .collect();
         keys.join(", ")
     }
 
@@ -87,8 +92,12 @@ impl Dialect {
         Dialect::ALL
             .iter()
             .flat_map(|d| {
-                let tools = d.builtin_tools().iter().map(|t| format!("tool:{t}"));
-                tools.chain(d.flags().iter().map(|f| f.to_string()))
+                let tools = d
+                    .conventions()
+                    .builtin_tools()
+                    .iter()
+                    .map(|t| format!("tool:{t}"));
+                tools.chain(d.conventions().flags().iter().map(|f| f.to_string()))
             })
             .collect()
     }
@@ -97,7 +106,7 @@ impl Dialect {
 impl NpmPin {
     /// The dialect's npm pin; an error for a dialect built otherwise.
     pub fn of(dialect: Dialect) -> Result<&'static NpmPin, String> {
-        match dialect.distribution() {
+        match dialect.conventions().distribution() {
             Distribution::Npm(pin) => Ok(pin),
             Distribution::Cargo(_) => Err(format!("{dialect} is not installed from npm")),
         }
@@ -106,7 +115,7 @@ impl NpmPin {
 
 impl fmt::Display for Dialect {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.expect_key())
+        f.write_str(self.conventions().expect_key())
     }
 }
 
@@ -121,7 +130,7 @@ impl FromStr for Dialect {
 
 impl From<Dialect> for &'static str {
     fn from(d: Dialect) -> &'static str {
-        d.expect_key()
+        d.conventions().expect_key()
     }
 }
 
@@ -174,18 +183,26 @@ mod tests {
 
     #[test]
     fn every_dialect_has_its_own_name_and_folder() {
-        let keys: BTreeSet<&str> = Dialect::ALL.iter().map(|d| d.expect_key()).collect();
+        let keys: BTreeSet<&str> = Dialect::ALL
+            .iter()
+            .map(|d| d.conventions().expect_key())
+            .collect();
         assert_eq!(keys.len(), Dialect::ALL.len());
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .parent()
             .unwrap();
         for d in Dialect::ALL {
             assert!(
-                root.join("targets").join(d.expect_key()).is_dir(),
+                root.join("targets")
+                    .join(d.conventions().expect_key())
+                    .is_dir(),
                 "targets/{d}/ is missing"
             );
-            if let Distribution::Npm(pin) = d.distribution() {
-                assert_eq!((pin.target, pin.title), (d.expect_key(), d.title()));
+            if let Distribution::Npm(pin) = d.conventions().distribution() {
+                assert_eq!(
+                    (pin.target, pin.title),
+                    (d.conventions().expect_key(), d.conventions().title())
+                );
                 assert_eq!(pin.dir, format!("targets/{d}"));
             }
         }

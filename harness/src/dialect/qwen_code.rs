@@ -146,7 +146,7 @@ impl Conventions for QwenCode {
 fn tools() -> &'static ToolMap {
     static MAP: OnceLock<ToolMap> = OnceLock::new();
     MAP.get_or_init(|| {
-        ToolMap::parse(include_str!("../../../../targets/qwen-code/tools.yaml"))
+        ToolMap::parse(include_str!("../../../targets/qwen-code/tools.yaml"))
             .expect("targets/qwen-code/tools.yaml parses")
     })
 }

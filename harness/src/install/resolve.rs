@@ -1,12 +1,12 @@
 //! Installing a target and reading its version: [`resolve`], one function per [`Source`].
 
-use super::dialect::{CargoPin, Dialect, Distribution, NpmPin};
-use super::invocation::features;
 use super::project::Project;
 use super::spec::{Cause, NotInstalled, Source, Target, TargetSpec};
+use crate::dialect::{CargoPin, Dialect, Distribution, NpmPin};
+use crate::install::supported::Versions;
 use crate::known::KnownList;
-use crate::supported::Versions;
 use crate::toolmap::ToolMap;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -28,7 +28,7 @@ pub fn resolve(
         reason,
         install,
     };
-    let key = spec.dialect.expect_key();
+    let key = spec.dialect.conventions().expect_key();
     let known = load_known(project, spec.dialect).map_err(broken)?;
     let tools = ToolMap::load(&project.root, key).map_err(broken)?;
     let versions = load_versions(project, key).map_err(broken)?;
@@ -43,7 +43,7 @@ pub fn resolve(
             cached_npm(pin, version, project, install).map_err(not)?
         }
         Source::Cargo { version } => {
-            let Distribution::Cargo(pin) = spec.dialect.distribution() else {
+            let Distribution::Cargo(pin) = spec.dialect.conventions().distribution() else {
                 return Err(broken(format!(
                     "{} is not built from crates.io",
                     spec.dialect
@@ -225,7 +225,10 @@ fn load_known(project: &Project, dialect: Dialect) -> Result<KnownList, String> 
 }
 
 fn known_file(dialect: Dialect) -> String {
-    format!("targets/{}/known-divergences.yaml", dialect.expect_key())
+    format!(
+        "targets/{}/known-divergences.yaml",
+        dialect.conventions().expect_key()
+    )
 }
 
 fn run_install(cmd: &mut Command) -> Result<(), String> {
@@ -309,4 +312,19 @@ fn command_version(path: &Path) -> Result<Option<String>, String> {
         .split_whitespace()
         .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
         .map(str::to_string))
+}
+
+/// What a dialect's CLIs offer: its flags, and its tools (by the neutral names of its
+/// tool map where it has one). Versions that differ are told apart by the scenario's
+/// version blocks (`expect.claude-code@RANGE`), not here.
+fn features(dialect: Dialect, tools: &ToolMap) -> BTreeSet<String> {
+    let builtin = dialect
+        .conventions()
+        .builtin_tools()
+        .iter()
+        .map(|t| t.to_string());
+    (builtin.chain(tools.neutral_names().map(str::to_string)))
+        .map(|t| format!("tool:{t}"))
+        .chain(dialect.conventions().flags().iter().map(|f| f.to_string()))
+        .collect()
 }

@@ -1,5 +1,5 @@
 //! Where a dialect's CLI comes from: an npm package pinned in `targets/<name>/`, or a crate
-//! built from crates.io. `target/install.rs` installs either kind. A leaf.
+//! built from crates.io. `install/resolve.rs` installs either kind. A leaf.
 
 use std::path::{Path, PathBuf};
 

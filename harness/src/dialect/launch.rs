@@ -1,6 +1,6 @@
 //! What a dialect is given to build a trial's command line, and what it is asked about a
 //! scenario written for another dialect: plain data, filled in from a scenario by
-//! `target/invocation.rs` and `commands/compare/trials.rs`. A leaf.
+//! `plan/launch.rs` and `commands/compare/trials.rs`. A leaf.
 
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -1,23 +1,10 @@
 //! What a target offers (`features`) and the process one trial starts ([`Invocation`]):
 //! what every dialect shares, filled in by the dialect's own flags and environment.
 
-use super::dialect::{Dialect, PrintMode};
-use super::spec::{version_lt, Target, DUMMY_API_KEY};
+use crate::dialect::{Dialect, PrintMode};
+use crate::install::spec::{version_lt, Target, DUMMY_API_KEY};
 use crate::scenario::{Scenario, TargetExpect};
-use crate::toolmap::ToolMap;
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-
-/// What a dialect's CLIs offer: its flags, and its tools (by the neutral names of its
-/// tool map where it has one). Versions that differ are told apart by the scenario's
-/// version blocks (`expect.claude-code@RANGE`), not here.
-pub(super) fn features(dialect: Dialect, tools: &ToolMap) -> BTreeSet<String> {
-    let builtin = dialect.builtin_tools().iter().map(|t| t.to_string());
-    (builtin.chain(tools.neutral_names().map(str::to_string)))
-        .map(|t| format!("tool:{t}"))
-        .chain(dialect.flags().iter().map(|f| f.to_string()))
-        .collect()
-}
 
 /// The process to start for one trial.
 #[derive(Debug, Clone)]
@@ -36,7 +23,7 @@ impl Invocation {
             .env
             .iter()
             .filter(|(k, _)| {
-                let own = self.dialect.shown_env();
+                let own = self.dialect.conventions().shown_env();
                 k.starts_with("ANTHROPIC") || own.iter().any(|p| k.starts_with(p))
             })
             .map(|(k, v)| format!("{k}={}", shell_quote(v)))
@@ -112,16 +99,16 @@ impl Target {
         let d = self.dialect;
         let mut args = self.lead_args.clone();
         let own = expect.args.as_ref().unwrap_or(&file.args);
-        args.extend(d.lead_args(own));
+        args.extend(d.conventions().lead_args(own));
         let profile = file.client.as_ref().and_then(|c| {
             let p = crate::client::profile::get(c.profile.as_deref()?).ok()?;
             Some((p, p.argv(&c.options).ok()?))
         });
         if let Some((_, sdk_args)) = &profile {
             // The SDK's exact command line; the scenario's args come after it.
-            args.extend(d.translate_args(sdk_args, &self.tools));
+            args.extend(d.conventions().translate_args(sdk_args, &self.tools));
         } else if file.default_args {
-            args.extend(d.default_args(&PrintMode {
+            args.extend(d.conventions().default_args(&PrintMode {
                 prompt: scenario.prompt(expect).map(String::as_str),
                 stdin_stream: scenario.uses_stdin(expect),
                 output_format: file.output_format,
@@ -129,7 +116,7 @@ impl Target {
         }
         // The shared `args:` are in Claude Code's spelling; a block's own, in its dialect's.
         match expect.args {
-            None => args.extend(d.translate_args(own, &self.tools)),
+            None => args.extend(d.conventions().translate_args(own, &self.tools)),
             Some(_) => args.extend(own.iter().cloned()),
         }
         let mut env = self.base_env(sb);
@@ -140,7 +127,7 @@ impl Target {
             env.push((k.clone(), v.clone()));
         }
         // Whatever a scenario says, no trial may leave loopback.
-        for (k, v) in d.forced_env() {
+        for (k, v) in d.conventions().forced_env() {
             env.retain(|(key, _)| key != k);
             env.push((k.to_string(), v.to_string()));
         }
@@ -169,20 +156,22 @@ impl Target {
             ("ANTHROPIC_BASE_URL".into(), sb.base_url.to_string()),
             ("ANTHROPIC_API_KEY".into(), DUMMY_API_KEY.into()),
         ];
-        env.extend(self.dialect.env(sb.home));
+        env.extend(self.dialect.conventions().env(sb.home));
         env
     }
 
     /// Writes what the CLI needs in its HOME before a trial (Qwen Code's settings file),
     /// unless the scenario wrote it itself.
     pub fn prepare_home(&self, home: &Path) -> std::io::Result<()> {
-        self.dialect.prepare_home(home)
+        self.dialect.conventions().prepare_home(home)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::toolmap::ToolMap;
+    use std::collections::BTreeSet;
     use std::path::Path;
 
     fn target(dialect: Dialect, tools: ToolMap) -> Target {
@@ -198,7 +187,7 @@ mod tests {
             tools,
             env: Vec::new(),
             conforms_to: None,
-            project: crate::target::Project {
+            project: crate::install::Project {
                 root: PathBuf::from("proj"),
             },
         }

@@ -1,7 +1,7 @@
 //! What a target is: its name and where its binary comes from ([`TargetSpec`]), and the
 //! same once installed ([`Target`]). Data only: installing and invoking are beside it.
 
-use super::dialect::{Dialect, Distribution};
+use crate::dialect::{Dialect, Distribution};
 use crate::toolmap::ToolMap;
 use std::collections::BTreeSet;
 use std::fmt;
@@ -15,7 +15,7 @@ pub const DUMMY_API_KEY: &str = "sk-ant-streamcheck-dummy-key";
 pub enum Source {
     /// The version pinned in `targets/<name>/package-lock.json`.
     PinnedNpm,
-    /// Another version from npm, installed side by side in the cache ([`crate::target::Project::cache_dir`]).
+    /// Another version from npm, installed side by side in the cache ([`crate::install::Project::cache_dir`]).
     Npm { version: String },
     /// A crate from crates.io, built with `cargo install` into the cache.
     Cargo { version: String },
@@ -57,7 +57,7 @@ impl TargetSpec {
                 names.join(", ")
             )
         })?;
-        let (name, source) = match (dialect.distribution(), version) {
+        let (name, source) = match (dialect.conventions().distribution(), version) {
             (Distribution::Npm(_), None) => (s.to_string(), Source::PinnedNpm),
             (Distribution::Npm(_), Some(version)) => (s.to_string(), Source::Npm { version }),
             // The default version is the pin: it goes without saying.
@@ -279,11 +279,11 @@ mod tests {
 
     #[test]
     fn qwen_code_runs_on_its_pinned_node() {
-        let qwen = crate::target::NpmPin::of(Dialect::QwenCode).unwrap();
+        let qwen = crate::dialect::NpmPin::of(Dialect::QwenCode).unwrap();
         let (program, lead) = qwen.launch(Path::new("p"));
         assert_eq!(program, Path::new("p/node_modules/node/bin/node"));
         assert_eq!(lead, ["p/node_modules/@qwen-code/qwen-code/cli-entry.js"]);
-        let (program, lead) = crate::target::NpmPin::of(Dialect::ClaudeCode)
+        let (program, lead) = crate::dialect::NpmPin::of(Dialect::ClaudeCode)
             .unwrap()
             .launch(Path::new("p"));
         assert_eq!(program, Path::new("p/node_modules/.bin/claude"));

@@ -1,0 +1,14 @@
+//! Targets: naming one (`spec.rs`: [`TargetSpec`], [`Target`]), the project's folders
+//! (`project.rs`: [`Project`]), the releases a dialect supports (`supported.rs`), and
+//! installing a target with its per-dialect data (`resolve.rs`). What differs between
+//! families of CLIs is in [`crate::dialect`]; a trial's command line is decided in
+//! [`crate::plan`].
+
+pub mod project;
+mod resolve;
+pub mod spec;
+pub mod supported;
+
+pub use project::{Project, CLAUDE_CODE_DIR};
+pub use resolve::resolve;
+pub use spec::{version_lt, Cause, NotInstalled, Source, Target, TargetSpec, DUMMY_API_KEY};

@@ -43,8 +43,8 @@ pub fn install(root: &Path) -> Result<PathBuf, String> {
 }
 
 /// The scenario with `$FIXTURES` replaced by where the fixtures of the project at `root`
-/// are, or itself when it does not use the variable. Installs nothing: for checking saved
-/// output (`audit`); a trial uses [`prepare`].
+/// are, or itself when it does not use the variable. Installs nothing: the planner
+/// substitutes, the runner installs ([`install`]) before a trial that [`uses`] them.
 pub fn resolve<'a>(scenario: &'a Scenario, root: &Path) -> Cow<'a, Scenario> {
     if !uses_variable(scenario) {
         return Cow::Borrowed(scenario);
@@ -52,13 +52,9 @@ pub fn resolve<'a>(scenario: &'a Scenario, root: &Path) -> Cow<'a, Scenario> {
     substituted(scenario, &location(root))
 }
 
-/// [`resolve`], with the fixtures installed and checked first when the scenario uses them.
-pub fn prepare<'a>(scenario: &'a Scenario, root: &Path) -> Result<Cow<'a, Scenario>, String> {
-    if !uses_variable(scenario) {
-        return Ok(Cow::Borrowed(scenario));
-    }
-    let dir = install(root)?;
-    Ok(substituted(scenario, &dir))
+/// Whether the scenario hands the CLI `$FIXTURES`.
+pub fn uses(scenario: &Scenario) -> bool {
+    uses_variable(scenario)
 }
 
 fn substituted<'a>(scenario: &Scenario, dir: &Path) -> Cow<'a, Scenario> {

@@ -393,13 +393,7 @@ pub struct Plan {
 impl Plan {
     /// A scenario written for other targets only is not a trial of this one.
     fn takes(&self, scenario: &Scenario, t: &Target) -> bool {
-        self.every_scenario
-            || crate::expectation::for_version(
-                &scenario.file.expect,
-                t.dialect.conventions().expect_key(),
-                t.expect_version(),
-            )
-            .is_some()
+        self.every_scenario || crate::plan::block(scenario, t.dialect, t.expect_version()).is_some()
     }
 }
 

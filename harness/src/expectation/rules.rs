@@ -26,9 +26,7 @@ use crate::scenario::expect::{Applied, FrameEntry, RequestsExpect, TargetExpect}
 use crate::version_range::{parse_version, VersionRange};
 use serde::Deserialize;
 use serde_json::Value;
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::path::Path;
 
 /// `targets/<dialect>/rules.yaml`.
 #[derive(Debug, Clone, Default)]
@@ -161,34 +159,6 @@ fn attach(expect: &mut TargetExpect, applied: &[Applied]) {
     for run in &mut expect.runs {
         attach(run, applied);
     }
-}
-
-/// `expect` (resolved for `version`) with the rules of the project at `root` applied (as
-/// [`Rules::apply_printed_by`]), for the target whose expectations are keyed `key`: for
-/// re-checking a saved trial and for bisect's planning, which have no resolved target. Each
-/// project's rules are read once per process.
-pub fn applied(
-    root: &Path,
-    key: &str,
-    expect: &TargetExpect,
-    version: &str,
-    printed_by: &str,
-) -> Result<TargetExpect, String> {
-    let rules = cached(root, key)?;
-    Ok(rules.apply_printed_by(expect, version, printed_by).0)
-}
-
-fn cached(root: &Path, key: &str) -> Result<Arc<Rules>, String> {
-    type Cache = Mutex<HashMap<(PathBuf, String), Result<Arc<Rules>, String>>>;
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    let mut cache = CACHE
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    cache
-        .entry((root.to_path_buf(), key.to_string()))
-        .or_insert_with(|| Rules::load(root, key).map(Arc::new))
-        .clone()
 }
 
 impl Rule {

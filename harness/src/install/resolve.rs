@@ -317,7 +317,7 @@ fn command_version(path: &Path) -> Result<Option<String>, String> {
 /// What a dialect's CLIs offer: its flags, and its tools (by the neutral names of its
 /// tool map where it has one). Versions that differ are told apart by the scenario's
 /// version blocks (`expect.claude-code@RANGE`), not here.
-fn features(dialect: Dialect, tools: &ToolMap) -> BTreeSet<String> {
+pub fn features(dialect: Dialect, tools: &ToolMap) -> BTreeSet<String> {
     let builtin = dialect
         .conventions()
         .builtin_tools()

@@ -1,26 +1,142 @@
-//! A scenario and a target resolved into one trial plan before anything runs: fixtures
-//! substituted, the version block chosen and the release-wide rules applied, the runs and
-//! each run's client laid out. The runner executes a plan and checks it; it decides nothing.
+//! Everything decided for a trial, once, before anything runs: which trial it is
+//! ([`TrialId`]), whether and why it runs ([`Decision`]), and per CLI run everything the
+//! runner needs but the sandbox's paths ([`RunPlan`]: the scenario as that run sees it,
+//! its expectation with the release-wide rules applied, its limits and its client).
+//!
+//! A [`Planner`] holds the per-dialect rules, loaded once. [`Planner::plan`] plans a trial
+//! on an installed target; [`Planner::replan`] plans a finished trial again from its
+//! identity alone, so `audit` and `bisect` check saved output against the very plan the
+//! run would have made. The runner executes plans; it decides nothing.
 
 pub mod launch;
+mod options;
+
+pub use options::{AsWritten, LetThrough, RunOptions};
 
 use crate::client;
 use crate::client::script::Line;
 use crate::client::session::{ClosePolicy, Plan as ClientPlan};
-use crate::divergence::{Divergence, Kind};
-use crate::install::Target;
-use crate::runner::trial::{AsWritten, LetThrough, RunOptions, Trial};
+use crate::dialect::Dialect;
+use crate::expectation::rules::Rules;
+use crate::install::{Project, Target};
 use crate::scenario::{CloseStdin, RunSpec, Scenario, StdinLine, TargetExpect};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
 
-/// One trial, resolved.
+/// Which trial: a scenario on one target at one release, held to one release's
+/// expectation; in a multi-run scenario, one run of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrialId {
+    pub scenario: String,
+    /// The target's name (`claude-code`, a `[targets.NAME]`, a command's file name).
+    pub target: String,
+    pub dialect: Dialect,
+    /// The CLI's version.
+    pub version: String,
+    /// The release whose expectation the trial is held to.
+    pub held_to: String,
+    /// The release the output stands for, as the rules know releases: a command target's
+    /// `conforms_to`, else its own version.
+    pub printed_by: String,
+    /// In a multi-run scenario: the run (1-based).
+    pub run: Option<usize>,
+}
+
+impl TrialId {
+    /// The same trial held to `release`'s expectation instead.
+    pub fn held_to(&self, release: &str) -> TrialId {
+        TrialId {
+            held_to: release.to_string(),
+            ..self.clone()
+        }
+    }
+}
+
+/// Whether a trial runs, and why not.
+#[derive(Debug, Clone)]
+pub enum Decision {
+    /// It runs against its expectation (a `skip:` expectation runs once, to confirm its reason).
+    Run,
+    /// It runs as written, with an empty expectation: the scenario has none for the dialect.
+    AsWritten(AsWritten),
+    /// It does not run.
+    Skip(SkipReason),
+}
+
+/// Why a planned trial does not run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SkipReason {
+    /// The scenario has no expectation for the dialect (no trial of it, unless a command
+    /// runs it as written).
+    NoExpectation(Dialect),
+    /// The target lacks a feature the scenario needs (`features:`), or the expectation
+    /// asks for one it lacks.
+    Unmet(String),
+}
+
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SkipReason::NoExpectation(d) => write!(
+                f,
+                "the scenario has no expectation for {}",
+                d.conventions().expect_key()
+            ),
+            SkipReason::Unmet(why) => f.write_str(why),
+        }
+    }
+}
+
+/// Why a finished trial cannot be planned again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlanError {
+    NoDialect,
+    NoExpectation(Dialect),
+    RunUnknown,
+    RunGone(usize),
+    Rules(String),
+}
+
+impl std::fmt::Display for PlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlanError::NoDialect => f.write_str("its saved output does not say the target's dialect (saved by an older streamcheck): run it again"),
+            PlanError::NoExpectation(d) => write!(f, "the scenario has no expectation for {}", d.conventions().expect_key()),
+            PlanError::RunUnknown => f.write_str("it has several runs and its saved output does not say which one it is"),
+            PlanError::RunGone(n) => write!(f, "its saved output is from run {n}, which the scenario no longer has"),
+            PlanError::Rules(e) => f.write_str(e),
+        }
+    }
+}
+
+impl From<PlanError> for String {
+    fn from(e: PlanError) -> String {
+        e.to_string()
+    }
+}
+
+/// The clocks of one run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    pub timeout: Duration,
+    /// How long the CLI may keep running after its `turns`-th result (or after it
+    /// closed stdout).
+    pub grace: Duration,
+    pub turns: usize,
+}
+
+/// One trial, decided.
 pub struct TrialPlan {
+    pub id: TrialId,
+    pub decision: Decision,
     /// The scenario with `$FIXTURES` substituted.
     pub scenario: Scenario,
     /// The expectation: the version block for the release the trial is held to, with the
     /// release-wide rules applied (empty when the trial runs as written).
     pub expect: TargetExpect,
-    /// The release whose expectation the trial is held to, when not the target's own.
-    pub held_to: Option<String>,
+    /// The project whose fixtures the runner installs before the trial (`$FIXTURES`).
+    pub fixtures: Option<std::path::PathBuf>,
     /// Things to say in the trial's notes (it runs as written, or despite a missing feature).
     pub notes: Vec<String>,
     /// The CLI runs of the trial, in order: one, or a multi-run scenario's `runs`; only the
@@ -28,108 +144,219 @@ pub struct TrialPlan {
     pub runs: Vec<RunPlan>,
 }
 
-/// One CLI run: the scenario and expectation as that run sees them.
+impl TrialPlan {
+    /// The release the trial is held to, when not the target's own.
+    pub fn held_to(&self) -> Option<String> {
+        (self.id.held_to != self.id.version).then(|| self.id.held_to.clone())
+    }
+
+    /// The run a finished trial's output is from: its number in a multi-run scenario.
+    pub fn run(&self, number: Option<usize>) -> Result<&RunPlan, PlanError> {
+        if self.scenario.file.runs.is_empty() {
+            return self.runs.first().ok_or(PlanError::RunGone(1));
+        }
+        let number = number.ok_or(PlanError::RunUnknown)?;
+        let found = number.checked_sub(1).and_then(|i| self.runs.get(i));
+        found.ok_or(PlanError::RunGone(number))
+    }
+}
+
+/// One CLI run: the scenario and expectation as that run sees them, and its limits.
+#[derive(Debug, Clone)]
 pub struct RunPlan {
     pub scenario: Scenario,
     pub expect: TargetExpect,
+    pub limits: Limits,
 }
 
-/// A trial without a plan: already decided (skipped, or failed before it ran).
-pub type Decided = Box<Trial>;
-
-/// Resolves `scenario` on `target`, or the trial it already is (skipped, or failed).
-pub fn resolve(
-    scenario: &Scenario,
-    target: &Target,
-    opts: &RunOptions,
-) -> Result<TrialPlan, Decided> {
-    let scenario = crate::fixtures::prepare(scenario, &target.project.root)
-        .map_err(|why| failed(scenario, target, Divergence::new(Kind::Fixture, why)))?
-        .into_owned();
-    let key = target.dialect.conventions().expect_key();
-    let version = opts
-        .expect_for
-        .as_deref()
-        .unwrap_or(target.expect_version());
-    let held_to = (version != target.version).then(|| version.to_string());
-    let printed_by = match opts.let_through {
-        LetThrough::HeldTo => version,
-        LetThrough::AlsoPrinting => target.expect_version(),
-    };
-    let mut notes = Vec::new();
-    let found = crate::expectation::for_version(&scenario.file.expect, key, version)
-        .map(|e| target.rules.apply_printed_by(e, version, printed_by).0);
-    let expect = match found {
-        Some(expect) => expect,
-        None if opts.without_expectation != AsWritten::No => {
-            let why = match opts.without_expectation {
-                AsWritten::ToRecord => "to record its first one",
-                _ => "for comparison",
-            };
-            notes.push(format!("no expectation for {key}: ran as written, {why}"));
-            TargetExpect::default()
-        }
-        None => {
-            let why = format!("the scenario has no expectation for {key}");
-            return Err(skipped(&scenario, target, why));
-        }
-    };
-    if let Some(reason) = target.unmet(&scenario, &expect) {
-        if opts.without_expectation != AsWritten::ToCompare {
-            return Err(skipped(&scenario, target, reason));
-        }
-        notes.push(format!("ran for comparison although: {reason}"));
+impl RunPlan {
+    /// The scripted client of this run, `None` when stdin is not used at all.
+    pub fn client(&self) -> Option<ClientPlan> {
+        client_plan(&self.scenario, &self.expect)
     }
-    let mut runs = runs(&scenario, &expect);
-    if expect.skip.is_some() {
-        runs.truncate(1);
-    }
-    Ok(TrialPlan {
-        scenario,
-        expect,
-        held_to,
-        notes,
-        runs,
-    })
 }
 
-/// The expectation `key` gets at `version` for output `printed_by` printed: its version
-/// block with the release-wide rules applied; `None` when the scenario has none for `key`.
-pub fn expectation_at(
+/// Plans trials: holds each dialect's release-wide rules, read once.
+pub struct Planner {
+    project: Project,
+    rules: BTreeMap<Dialect, Arc<Rules>>,
+}
+
+impl Planner {
+    /// A planner for the project at `project`, every dialect's rules read from its
+    /// `targets/<dialect>/rules.yaml`.
+    pub fn new(project: &Project) -> Result<Planner, String> {
+        let mut rules = BTreeMap::new();
+        for &d in Dialect::ALL {
+            let loaded = Rules::load(&project.root, d.conventions().expect_key())?;
+            rules.insert(d, Arc::new(loaded));
+        }
+        Ok(Planner {
+            project: project.clone(),
+            rules,
+        })
+    }
+
+    /// A planner for one resolved target, with the rules it was resolved with.
+    pub fn for_target(target: &Target) -> Planner {
+        Planner {
+            project: target.project.clone(),
+            rules: BTreeMap::from([(target.dialect, target.rules.clone())]),
+        }
+    }
+
+    fn rules(&self, dialect: Dialect) -> Result<&Rules, PlanError> {
+        let missing = || {
+            PlanError::Rules(format!(
+                "no rules loaded for {}",
+                dialect.conventions().expect_key()
+            ))
+        };
+        self.rules.get(&dialect).map(|r| &**r).ok_or_else(missing)
+    }
+
+    /// Plans `scenario` on `target`.
+    pub fn plan(&self, scenario: &Scenario, target: &Target, opts: &RunOptions) -> TrialPlan {
+        let held_to = (opts.expect_for.as_deref())
+            .unwrap_or(target.expect_version())
+            .to_string();
+        let printed_by = match opts.let_through {
+            LetThrough::HeldTo => held_to.clone(),
+            LetThrough::AlsoPrinting => target.expect_version().to_string(),
+        };
+        let id = TrialId {
+            scenario: scenario.id.clone(),
+            target: target.name.clone(),
+            dialect: target.dialect,
+            version: target.version.clone(),
+            held_to,
+            printed_by,
+            run: None,
+        };
+        let root = &target.project.root;
+        let mut plan = TrialPlan {
+            decision: Decision::Run,
+            scenario: crate::fixtures::resolve(scenario, root).into_owned(),
+            expect: TargetExpect::default(),
+            fixtures: crate::fixtures::uses(scenario).then(|| root.clone()),
+            notes: Vec::new(),
+            runs: Vec::new(),
+            id,
+        };
+        let dialect = target.dialect;
+        let rules = &target.rules;
+        match expectation(
+            &plan.scenario,
+            rules,
+            dialect,
+            &plan.id.held_to,
+            &plan.id.printed_by,
+        ) {
+            Some(expect) => plan.expect = expect,
+            None if opts.without_expectation != AsWritten::No => {
+                let why = match opts.without_expectation {
+                    AsWritten::ToRecord => "to record its first one",
+                    _ => "for comparison",
+                };
+                let key = dialect.conventions().expect_key();
+                plan.notes
+                    .push(format!("no expectation for {key}: ran as written, {why}"));
+                plan.decision = Decision::AsWritten(opts.without_expectation);
+            }
+            None => {
+                plan.decision = Decision::Skip(SkipReason::NoExpectation(dialect));
+                return plan;
+            }
+        }
+        if let Some(reason) = target.unmet(&plan.scenario, &plan.expect) {
+            if opts.without_expectation != AsWritten::ToCompare {
+                plan.decision = Decision::Skip(SkipReason::Unmet(reason));
+                return plan;
+            }
+            plan.notes
+                .push(format!("ran for comparison although: {reason}"));
+        }
+        plan.runs = runs(&plan.scenario, &plan.expect, opts);
+        if plan.expect.skip.is_some() {
+            plan.runs.truncate(1);
+        }
+        plan
+    }
+
+    /// Plans a finished trial again from its identity, in this planner's project, with
+    /// default limits: what `audit` and `bisect` check saved output against.
+    pub fn replan(&self, scenario: &Scenario, id: &TrialId) -> Result<TrialPlan, PlanError> {
+        let root = &self.project.root;
+        let fixtures = crate::fixtures::uses(scenario).then(|| root.clone());
+        let scenario = crate::fixtures::resolve(scenario, root).into_owned();
+        let rules = self.rules(id.dialect)?;
+        let expect = expectation(&scenario, rules, id.dialect, &id.held_to, &id.printed_by)
+            .ok_or(PlanError::NoExpectation(id.dialect))?;
+        let runs = runs(&scenario, &expect, &RunOptions::default());
+        Ok(TrialPlan {
+            id: id.clone(),
+            decision: Decision::Run,
+            scenario,
+            expect,
+            fixtures,
+            notes: Vec::new(),
+            runs,
+        })
+    }
+
+    /// The expectation `dialect` gets at `version` for output `printed_by` printed, with
+    /// the rules applied; `None` when the scenario has none for it.
+    pub fn expectation(
+        &self,
+        scenario: &Scenario,
+        dialect: Dialect,
+        version: &str,
+        printed_by: &str,
+    ) -> Result<Option<TargetExpect>, PlanError> {
+        let rules = self.rules(dialect)?;
+        Ok(expectation(scenario, rules, dialect, version, printed_by))
+    }
+}
+
+/// The version block `dialect` gets at `version`, as written (no rules applied): the one
+/// place a scenario's `expect` keys are looked up for a trial.
+pub fn block<'a>(
+    scenario: &'a Scenario,
+    dialect: Dialect,
+    version: &str,
+) -> Option<&'a TargetExpect> {
+    let key = dialect.conventions().expect_key();
+    crate::expectation::for_version(&scenario.file.expect, key, version)
+}
+
+fn expectation(
     scenario: &Scenario,
-    key: &str,
-    root: &std::path::Path,
+    rules: &Rules,
+    dialect: Dialect,
     version: &str,
     printed_by: &str,
-) -> Result<Option<TargetExpect>, String> {
-    let Some(expect) = crate::expectation::for_version(&scenario.file.expect, key, version) else {
-        return Ok(None);
+) -> Option<TargetExpect> {
+    let found = block(scenario, dialect, version)?;
+    Some(rules.apply_printed_by(found, version, printed_by).0)
+}
+
+fn runs(scenario: &Scenario, expect: &TargetExpect, opts: &RunOptions) -> Vec<RunPlan> {
+    let one = |scenario: Scenario, expect: TargetExpect| RunPlan {
+        limits: Limits {
+            timeout: expect.timeout.map_or(opts.timeout, Duration::from_secs),
+            grace: opts.grace,
+            turns: scenario.turns(&expect),
+        },
+        scenario,
+        expect,
     };
-    crate::expectation::rules::applied(root, key, expect, version, printed_by).map(Some)
-}
-
-fn skipped(scenario: &Scenario, target: &Target, why: String) -> Decided {
-    Box::new(Trial::skipped(scenario, &target.name, &target.version, why).of(target))
-}
-
-fn failed(scenario: &Scenario, target: &Target, why: Divergence) -> Decided {
-    let mut trial = Trial::new(scenario, &target.name, &target.version).of(target);
-    trial.status = crate::runner::trial::Status::Failed;
-    trial.divergences.push(why);
-    Box::new(trial)
-}
-
-fn runs(scenario: &Scenario, expect: &TargetExpect) -> Vec<RunPlan> {
     if scenario.file.runs.is_empty() {
-        return vec![RunPlan {
-            scenario: scenario.clone(),
-            expect: expect.clone(),
-        }];
+        return vec![one(scenario.clone(), expect.clone())];
     }
     let each = scenario.file.runs.iter().enumerate();
-    each.map(|(index, spec)| RunPlan {
-        scenario: for_run(scenario, spec),
-        expect: expect.runs.get(index).cloned().unwrap_or_default(),
+    each.map(|(index, spec)| {
+        let run_expect = expect.runs.get(index).cloned().unwrap_or_default();
+        one(for_run(scenario, spec), run_expect)
     })
     .collect()
 }
@@ -189,3 +416,6 @@ pub fn client_plan(scenario: &Scenario, expect: &TargetExpect) -> Option<ClientP
         split_utf8_chars: false,
     })
 }
+
+#[cfg(test)]
+mod tests;

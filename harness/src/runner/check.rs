@@ -1,7 +1,7 @@
 //! A finished trial against its expectation: one function per part of the expectation
 //! (how the process ended, invariants, frames, turns, exit code, stderr and stdout text,
-//! requests, workspace files). Needs nothing but the trial and the workspace it left;
-//! [`recheck`] checks a finished trial again, as if the CLI had just printed its output.
+//! requests, workspace files). Needs nothing but the trial, its plan and the workspace it
+//! left: a finished trial is checked again against `Planner::replan`'s plan.
 
 use super::exit::Termination;
 use super::trial::Trial;
@@ -10,6 +10,7 @@ use crate::expectation::rules;
 use crate::invariants::{self, Invariant};
 use crate::matcher::{self, FrameRules};
 use crate::pattern::{Captures, Vars};
+use crate::plan::{Planner, RunPlan};
 use crate::scenario::{FileExpect, Hang, OutputFormat, RequestsExpect, Scenario, TargetExpect};
 use std::path::Path;
 use std::time::Duration;
@@ -70,87 +71,27 @@ pub fn expectation(
     out
 }
 
-/// A finished trial's expectation resolved again, for checking its output (or a changed
-/// copy of it) without running the CLI: the scenario, or in a multi-run scenario the run
-/// the output is from, and the expectation a version gets, workspace files aside (they
-/// went with the sandbox).
-pub struct Recheck {
-    pub scenario: Scenario,
-    pub expect: TargetExpect,
-}
-
-impl Recheck {
-    /// `trial`'s expectation at `version`, for its dialect (saved with it, never read from
-    /// the target's name), in the project at `root`.
-    pub fn new(
-        scenario: &Scenario,
-        trial: &Trial,
-        version: &str,
-        root: &Path,
-    ) -> Result<Recheck, String> {
-        if trial.output.raw_truncated {
-            return Err("its stdout was too long to be saved whole".into());
-        }
-        let Some(dialect) = trial.dialect else {
-            return Err(
-                "its saved output does not say the target's dialect (saved by an older streamcheck): run it again".into(),
-            );
-        };
-        let resolved = crate::fixtures::resolve(scenario, root);
-        let key = dialect.conventions().expect_key();
-        let printed_by = trial.printed_by();
-        let Some(expect) = crate::plan::expectation_at(&resolved, key, root, version, printed_by)?
-        else {
-            return Err(format!("the scenario has no expectation for {key}"));
-        };
-        let (scenario, expect) = run_of(&resolved, &expect, trial.run)?;
-        let expect = TargetExpect {
-            files: Default::default(),
-            ..expect
-        };
-        Ok(Recheck { scenario, expect })
-    }
-
-    /// Every divergence of `trial` from the expectation, as [`expectation`] finds them.
-    pub fn divergences(&self, trial: &Trial) -> Vec<Divergence> {
-        let timeout = Duration::from_secs(self.expect.timeout.unwrap_or(60));
-        expectation(&self.scenario, &self.expect, trial, timeout)
-    }
-}
-
-/// `trial` checked again against the expectation `version` gets (workspace files aside).
-pub fn recheck(
+/// The run of its plan a finished trial's output is checked against again, held to
+/// `held_to`'s expectation: [`Planner::replan`] from the trial's identity, the workspace
+/// files aside (they went with the sandbox).
+pub fn replanned(
+    planner: &Planner,
     scenario: &Scenario,
     trial: &Trial,
-    version: &str,
-    root: &Path,
-) -> Result<Vec<Divergence>, String> {
-    Ok(Recheck::new(scenario, trial, version, root)?.divergences(trial))
+    held_to: &str,
+) -> Result<RunPlan, String> {
+    if trial.output.raw_truncated {
+        return Err("its stdout was too long to be saved whole".into());
+    }
+    let plan = planner.replan(scenario, &trial.id()?.held_to(held_to))?;
+    let mut run = plan.run(trial.run)?.clone();
+    run.expect.files = Default::default();
+    Ok(run)
 }
 
-/// The scenario and expectation of run `number` (1-based) of a multi-run scenario, else
-/// the whole scenario.
-fn run_of(
-    scenario: &Scenario,
-    expect: &TargetExpect,
-    number: Option<usize>,
-) -> Result<(Scenario, TargetExpect), String> {
-    if scenario.file.runs.is_empty() {
-        return Ok((scenario.clone(), expect.clone()));
-    }
-    let Some(number) = number else {
-        return Err("it has several runs and its saved output does not say which one it is".into());
-    };
-    let index = number.checked_sub(1);
-    let (Some(spec), Some(run_expect)) = (
-        index.and_then(|i| scenario.file.runs.get(i)),
-        index.and_then(|i| expect.runs.get(i)),
-    ) else {
-        return Err(format!(
-            "its saved output is from run {number}, which the scenario no longer has"
-        ));
-    };
-    Ok((crate::plan::for_run(scenario, spec), run_expect.clone()))
+/// Every divergence of `trial` from what `run` planned for it.
+pub fn run(run: &RunPlan, trial: &Trial) -> Vec<Divergence> {
+    expectation(&run.scenario, &run.expect, trial, run.limits.timeout)
 }
 
 /// What stopped the process explains everything after it: say it first.

@@ -1,26 +1,25 @@
 //! One CLI run in a sandbox: the stub started, the CLI driven to its end, the result checked.
 
 use super::check;
-use super::process::{self, Input, Limits};
+use super::process::{self, Input};
 use super::sandbox::SandboxDir;
-use super::trial::{RunOptions, Trial};
+use super::trial::Trial;
 use crate::client::Client;
 use crate::divergence::{Divergence, Kind};
 use crate::install::Target;
-use crate::plan::{client_plan, RunPlan};
-use std::time::{Duration, Instant};
+use crate::plan::RunPlan;
+use std::time::Instant;
 use stub_api::StubServer;
 
 /// One run of a plan in a sandbox of its own.
 pub(super) async fn execute(
     run: &RunPlan,
     target: &Target,
-    opts: &RunOptions,
     trial: &mut Trial,
 ) -> Result<(), Divergence> {
     trial.expected_frames = run.expect.frames.iter().map(|e| e.0.source()).collect();
     let sandbox = SandboxDir::create(&run.scenario).map_err(|e| spawn_error(&e))?;
-    execute_in(&sandbox, run, target, opts, trial).await
+    execute_in(&sandbox, run, target, trial).await
 }
 
 pub(super) fn spawn_error(e: &dyn std::fmt::Display) -> Divergence {
@@ -32,14 +31,11 @@ pub(super) async fn execute_in(
     sandbox: &SandboxDir,
     run: &RunPlan,
     target: &Target,
-    opts: &RunOptions,
     trial: &mut Trial,
 ) -> Result<(), Divergence> {
-    let timeout = drive(sandbox, run, target, opts, trial).await?;
-    let (scenario, expect) = (&run.scenario, &run.expect);
-    let divergences = check::expectation(scenario, expect, trial, timeout);
-    trial.divergences.extend(divergences);
-    trial.rules = check::rules_held(expect, trial);
+    drive(sandbox, run, target, trial).await?;
+    trial.divergences.extend(check::run(run, trial));
+    trial.rules = check::rules_held(&run.expect, trial);
     Ok(())
 }
 
@@ -48,22 +44,19 @@ pub(super) async fn execute_in(
 pub(super) async fn probe(
     run: &RunPlan,
     target: &Target,
-    opts: &RunOptions,
     trial: &mut Trial,
 ) -> Result<(), Divergence> {
     let sandbox = SandboxDir::create(&run.scenario).map_err(|e| spawn_error(&e))?;
-    drive(&sandbox, run, target, opts, trial).await.map(drop)
+    drive(&sandbox, run, target, trial).await
 }
 
-/// Runs the CLI in `sandbox` to its end and keeps what it did in `trial`. Returns the
-/// timeout it had.
+/// Runs the CLI in `sandbox` to its end and keeps what it did in `trial`.
 async fn drive(
     sandbox: &SandboxDir,
     run: &RunPlan,
     target: &Target,
-    opts: &RunOptions,
     trial: &mut Trial,
-) -> Result<Duration, Divergence> {
+) -> Result<(), Divergence> {
     let (scenario, expect) = (&run.scenario, &run.expect);
     trial.vars = sandbox.vars();
     target
@@ -78,16 +71,11 @@ async fn drive(
     let inv = target.invocation(scenario, expect, &sandbox.for_target(&base_url));
     trial.command_line = inv.display();
 
-    let limits = Limits {
-        timeout: expect.timeout.map_or(opts.timeout, Duration::from_secs),
-        grace: opts.grace,
-        turns: scenario.turns(expect),
-    };
     let input = Input {
-        client: client_plan(scenario, expect).map(|p| Client::new(p, trial.vars.clone())),
+        client: run.client().map(|p| Client::new(p, trial.vars.clone())),
         signal: scenario.file.signal.clone(),
     };
-    let process = process::drive(input, &inv, &sandbox.workspace, &limits).await;
+    let process = process::drive(input, &inv, &sandbox.workspace, &run.limits).await;
     trial.journal = server.journal();
     server.shutdown().await;
 
@@ -103,5 +91,5 @@ async fn drive(
             "writing stdin failed: {e} (the CLI closed it early)"
         ));
     }
-    Ok(limits.timeout)
+    Ok(())
 }

@@ -24,32 +24,44 @@ pub use trial::{AsWritten, LetThrough, RunOptions, Status, Trial};
 
 use crate::divergence::{Divergence, Kind};
 use crate::install::Target;
-use crate::plan::{self, TrialPlan};
+use crate::plan::{Decision, Planner, TrialPlan};
 use crate::scenario::Scenario;
 use std::time::Instant;
 
 /// Runs `scenario` on `target`. Never panics on anything the CLI does.
 pub async fn run(scenario: &Scenario, target: &Target, opts: &RunOptions) -> Trial {
-    match plan::resolve(scenario, target, opts) {
-        Ok(plan) => execute_plan(&plan, target, opts).await,
-        Err(decided) => *decided,
-    }
+    let plan = Planner::for_target(target).plan(scenario, target, opts);
+    execute_plan(&plan, target, opts).await
 }
 
-/// Runs a resolved plan and gives its verdict.
+/// Runs a decided plan and gives its verdict.
 pub async fn execute_plan(plan: &TrialPlan, target: &Target, opts: &RunOptions) -> Trial {
     let mut trial = Trial::new(&plan.scenario, &target.name, &target.version).of(target);
-    trial.held_to = plan.held_to.clone();
+    match &plan.decision {
+        Decision::Run | Decision::AsWritten(_) => {}
+        Decision::Skip(why) => {
+            trial.status = Status::Skipped(why.to_string());
+            return trial;
+        }
+    }
+    if let Some(root) = &plan.fixtures {
+        if let Err(why) = crate::fixtures::install(root) {
+            trial.status = Status::Failed;
+            trial.divergences.push(Divergence::new(Kind::Fixture, why));
+            return trial;
+        }
+    }
+    trial.held_to = plan.held_to();
     trial.notes = plan.notes.clone();
     let started = Instant::now();
     let executed = match (&plan.expect.skip, plan.runs.as_slice()) {
-        (Some(_), [first, ..]) => execute::probe(first, target, opts, &mut trial).await,
+        (Some(_), [first, ..]) => execute::probe(first, target, &mut trial).await,
         (_, [one]) => {
             // A scenario of one `runs:` entry is still a multi-run one: say which run.
             trial.run = (!plan.scenario.file.runs.is_empty()).then_some(1);
-            execute::execute(one, target, opts, &mut trial).await
+            execute::execute(one, target, &mut trial).await
         }
-        (_, runs) => runs::execute_all(&plan.scenario, runs, target, opts, &mut trial).await,
+        (_, runs) => runs::execute_all(&plan.scenario, runs, target, &mut trial).await,
     };
     if let Err(d) = executed {
         trial.divergences.push(d);

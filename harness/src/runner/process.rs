@@ -9,6 +9,7 @@ use crate::client::pump::{self, Pump};
 use crate::client::{Client, ClientLog};
 use crate::divergence::{Divergence, Kind};
 use crate::plan::launch::Invocation;
+pub use crate::plan::Limits;
 use crate::scenario::SignalAt;
 use std::path::Path;
 use std::process::{ExitStatus, Stdio};
@@ -28,15 +29,6 @@ const STDIN_DRAIN: Duration = Duration::from_secs(1);
 pub struct Input {
     pub client: Option<Client>,
     pub signal: Option<SignalAt>,
-}
-
-/// The clocks of one run.
-pub struct Limits {
-    pub timeout: Duration,
-    /// How long the CLI may keep running after its `turns`-th result (or after it
-    /// closed stdout).
-    pub grace: Duration,
-    pub turns: usize,
 }
 
 /// Everything the process left: how it ended and what it printed.

@@ -3,7 +3,7 @@
 
 use super::execute::{execute_in, spawn_error};
 use super::sandbox::SandboxDir;
-use super::trial::{RunOptions, Trial};
+use super::trial::Trial;
 use crate::divergence::Divergence;
 use crate::install::Target;
 use crate::plan::RunPlan;
@@ -15,7 +15,6 @@ pub(super) async fn execute_all(
     scenario: &Scenario,
     runs: &[RunPlan],
     target: &Target,
-    opts: &RunOptions,
     trial: &mut Trial,
 ) -> Result<(), Divergence> {
     let sandbox = SandboxDir::create(scenario).map_err(|e| spawn_error(&e))?;
@@ -26,7 +25,7 @@ pub(super) async fn execute_all(
         let mut run_trial = trial.clone();
         run_trial.divergences.clear();
         run_trial.expected_frames = run.expect.frames.iter().map(|e| e.0.source()).collect();
-        let result = execute_in(&sandbox, run, target, opts, &mut run_trial).await;
+        let result = execute_in(&sandbox, run, target, &mut run_trial).await;
         if let Err(d) = result {
             run_trial.divergences.push(d);
         }

@@ -1,4 +1,4 @@
-//! What one trial is: its options, its status, and everything it produced.
+//! What one trial is: its status and everything it produced.
 
 use super::exit::Exit;
 use super::output::{Output, Stderr};
@@ -7,69 +7,11 @@ use crate::dialect::Dialect;
 use crate::divergence::Divergence;
 use crate::install::Target;
 use crate::pattern::Vars;
+pub use crate::plan::{AsWritten, LetThrough, RunOptions};
+use crate::plan::{PlanError, TrialId};
 use crate::scenario::Scenario;
 use serde::{Deserialize, Serialize};
-use std::time::Duration;
 use stub_api::JournalEntry;
-
-#[derive(Debug, Clone)]
-pub struct RunOptions {
-    /// How long a CLI may keep running after its last expected result.
-    pub grace: Duration,
-    /// Per-trial timeout when the scenario sets none.
-    pub timeout: Duration,
-    /// What to do with a target the scenario has no expectation for.
-    pub without_expectation: AsWritten,
-    /// Check against the expectation of this version rather than the target's own
-    /// (`bisect` asks whether version v already behaves as a later one is expected to).
-    pub expect_for: Option<String>,
-    /// With `expect_for`: which release's let-through rules (`anywhere`, `every` with
-    /// `shape`) keep frames out of the match.
-    pub let_through: LetThrough,
-    /// A known-divergence entry that matches nothing fails the trial (`--strict`).
-    pub strict_known: bool,
-}
-
-/// Whose release-wide let-through rules apply to output held to another release's
-/// expectation (`RunOptions::expect_for`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum LetThrough {
-    /// Only the rules of the release the output is held to: "would a catalogue written on
-    /// that release have caught this output?" (`run --expect-for`).
-    #[default]
-    HeldTo,
-    /// Also the printing release's: frames a release prints in every run say nothing about
-    /// where one scenario's behaviour changed (`bisect`'s probes).
-    AlsoPrinting,
-}
-
-/// Whether a target the scenario has no expectation for runs it as written (an empty
-/// expectation).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum AsWritten {
-    /// It is not a trial of that target.
-    #[default]
-    No,
-    /// To record the target's first expectation (`record`); features the target lacks
-    /// still skip it.
-    ToRecord,
-    /// For `compare`, which looks at what the CLI does, not at an expectation: also
-    /// despite features the target lacks. An explicit `skip` still skips.
-    ToCompare,
-}
-
-impl Default for RunOptions {
-    fn default() -> Self {
-        RunOptions {
-            grace: Duration::from_secs(3),
-            timeout: Duration::from_secs(60),
-            without_expectation: AsWritten::No,
-            expect_for: None,
-            let_through: LetThrough::HeldTo,
-            strict_known: false,
-        }
-    }
-}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", content = "reason", rename_all = "snake_case")]
@@ -163,6 +105,23 @@ impl Trial {
     /// [`Target::expect_version`]).
     pub fn printed_by(&self) -> &str {
         self.conforms_to.as_deref().unwrap_or(&self.target_version)
+    }
+
+    /// The identity it was saved with; `Err` when saved without its dialect (by an older
+    /// streamcheck).
+    pub fn id(&self) -> Result<TrialId, PlanError> {
+        let Some(dialect) = self.dialect else {
+            return Err(PlanError::NoDialect);
+        };
+        Ok(TrialId {
+            scenario: self.scenario.clone(),
+            target: self.target.clone(),
+            dialect,
+            version: self.target_version.clone(),
+            held_to: self.expect_version().to_string(),
+            printed_by: self.printed_by().to_string(),
+            run: self.run,
+        })
     }
 
     /// This trial as one of `target`: its dialect and the release it stands for.

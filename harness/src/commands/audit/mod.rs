@@ -18,25 +18,26 @@ pub use model::*;
 
 use crate::install::{NotInstalled, Project, Target};
 use crate::pattern::Captures;
-use crate::runner::check::Recheck;
+use crate::plan::{Planner, RunPlan};
+use crate::runner::check::replanned;
 use crate::runner::saved::SavedTrial;
 use crate::runner::{RunOptions, Status, Trial};
 use crate::scenario::Scenario;
 use crate::suite;
 use mutate::Printed;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
-/// Audits every passing saved trial whose scenario is in `scenarios`, of the project at
-/// `root`.
-pub fn audit(scenarios: &[Scenario], saved: &[SavedTrial], root: &Path) -> Audit {
+/// Audits every passing saved trial whose scenario is in `scenarios`, each checked against
+/// what `planner` plans for it again.
+pub fn audit(scenarios: &[Scenario], saved: &[SavedTrial], planner: &Planner) -> Audit {
     let started = Instant::now();
     let (mut audited, mut not_audited) = (Vec::new(), Vec::new());
     for s in saved {
         let Some(scenario) = scenarios.iter().find(|x| x.id == s.scenario) else {
             continue;
         };
-        match audit_one(scenario, s, root) {
+        match audit_one(scenario, s, planner) {
             Ok(a) => audited.push(a),
             Err(reason) => not_audited.push(NotAudited {
                 scenario: s.scenario.clone(),
@@ -74,7 +75,7 @@ pub fn audit(scenarios: &[Scenario], saved: &[SavedTrial], root: &Path) -> Audit
 pub fn audit_one(
     scenario: &Scenario,
     saved: &SavedTrial,
-    root: &Path,
+    planner: &Planner,
 ) -> Result<ScenarioAudit, String> {
     if saved.status != Status::Passed {
         return Err("the trial did not pass, so there is nothing to mutate".into());
@@ -82,7 +83,7 @@ pub fn audit_one(
     let trial = Trial::from_saved(saved);
     // The expectation the trial ran against: the release it was held to's block, if one
     // holds it.
-    let check = Recheck::new(scenario, &trial, trial.expect_version(), root)?;
+    let check = replanned(planner, scenario, &trial, trial.expect_version())?;
     if let Some(d) = first_divergence(&check, &trial) {
         return Err(format!("its saved output no longer passes: {d}"));
     }
@@ -125,8 +126,8 @@ const MESSAGE_CHARS: usize = 200;
 
 /// The first divergence of `trial` checked again, as the report words it: sandbox paths
 /// and ids redacted, clipped.
-fn first_divergence(check: &Recheck, trial: &Trial) -> Option<String> {
-    let first = check.divergences(trial).into_iter().next()?;
+fn first_divergence(check: &RunPlan, trial: &Trial) -> Option<String> {
+    let first = crate::runner::check::run(check, trial).into_iter().next()?;
     let mut message = crate::normalize::redact_sandbox_str(&first.message, &trial.vars);
     // Ids differ from run to run; the baseline should not.
     for span in crate::normalize::uuid_spans(&message).into_iter().rev() {
@@ -179,7 +180,7 @@ pub async fn command(
     let saved = SavedTrial::read_all(&run_dir)?;
     let audit = Audit {
         command: opts.command.clone(),
-        ..audit(&scenarios, &saved, &opts.project.root)
+        ..audit(&scenarios, &saved, &Planner::new(&opts.project)?)
     };
     render::write(&opts.report_dir, &audit)
         .map_err(|e| format!("{}: {e}", opts.report_dir.display()))?;

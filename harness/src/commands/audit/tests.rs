@@ -6,6 +6,11 @@ use std::path::Path;
 /// The project the test scenarios are of (nothing is read from it).
 const ROOT: &str = "proj";
 
+fn planner() -> crate::plan::Planner {
+    let project = crate::install::Project { root: ROOT.into() };
+    crate::plan::Planner::new(&project).unwrap()
+}
+
 const STDOUT: &str = concat!(
     r#"{"type":"system","subtype":"init","session_id":"s1","cwd":"/w"}"#,
     "\n",
@@ -95,8 +100,8 @@ stderr: {not_contains: [panicked]}
 
 #[test]
 fn a_loose_scenario_misses_what_a_tight_one_catches() {
-    let loose = audit_one(&scenario(LOOSE), &saved(), Path::new(ROOT)).unwrap();
-    let tight = audit_one(&scenario(TIGHT), &saved(), Path::new(ROOT)).unwrap();
+    let loose = audit_one(&scenario(LOOSE), &saved(), &planner()).unwrap();
+    let tight = audit_one(&scenario(TIGHT), &saved(), &planner()).unwrap();
     for m in [
         Mutation::DropFrame,
         Mutation::SwapFramesAfterInit,
@@ -129,7 +134,7 @@ fn a_loose_scenario_misses_what_a_tight_one_catches() {
 #[test]
 fn controls_never_fail_a_passing_scenario() {
     for expect in [LOOSE, TIGHT] {
-        let a = audit_one(&scenario(expect), &saved(), Path::new(ROOT)).unwrap();
+        let a = audit_one(&scenario(expect), &saved(), &planner()).unwrap();
         for m in Mutation::ALL.into_iter().filter(|m| m.is_control()) {
             assert_eq!(outcome(&a, m), &Outcome::Held, "{m}");
         }
@@ -141,7 +146,7 @@ fn a_stderr_rule_that_reads_everything_is_a_false_alarm() {
     let a = audit_one(
         &scenario("mode: subsequence\nstderr: {empty: true}\n"),
         &saved(),
-        Path::new(ROOT),
+        &planner(),
     )
     .unwrap();
     assert!(matches!(
@@ -151,7 +156,7 @@ fn a_stderr_rule_that_reads_everything_is_a_false_alarm() {
     let audit = audit(
         &[scenario("mode: subsequence\nstderr: {empty: true}\n")],
         &[saved()],
-        Path::new(ROOT),
+        &planner(),
     );
     assert_eq!(audit.false_alarms, 1);
     assert!(render::render_md(&audit).contains("false alarm: control: unrelated stderr"));
@@ -161,11 +166,11 @@ fn a_stderr_rule_that_reads_everything_is_a_false_alarm() {
 fn a_trial_that_did_not_pass_is_not_audited() {
     let mut s = saved();
     s.status = Status::Failed;
-    assert!(audit_one(&scenario(TIGHT), &s, Path::new(ROOT)).is_err());
+    assert!(audit_one(&scenario(TIGHT), &s, &planner()).is_err());
     let a = audit(
         &[scenario("frames: [{type: result, is_error: true}]\n")],
         &[saved()],
-        Path::new(ROOT),
+        &planner(),
     );
     assert_eq!(a.not_audited.len(), 1);
     assert!(a.not_audited[0].reason.contains("no longer passes"));
@@ -173,7 +178,7 @@ fn a_trial_that_did_not_pass_is_not_audited() {
 
 #[test]
 fn the_score_counts_caught_out_of_applied() {
-    let a = audit(&[scenario(TIGHT)], &[saved()], Path::new(ROOT));
+    let a = audit(&[scenario(TIGHT)], &[saved()], &planner());
     assert_eq!(
         a.missed + a.caught,
         a.scenarios[0].count(|o| matches!(o, Outcome::Caught(_) | Outcome::Missed))
@@ -188,12 +193,12 @@ fn the_score_counts_caught_out_of_applied() {
 fn the_version_block_of_the_saved_version_is_used() {
     let text = "description: x\nprompt: p\nexpect:\n  claude-code:\n    mode: subsequence\n    frames: [{type: result}]\n    exit_code: 1\n  claude-code@>=1.0.0:\n    exit_code: 0\n";
     let s = parse(text);
-    assert!(audit_one(&s, &saved(), Path::new(ROOT)).is_ok());
+    assert!(audit_one(&s, &saved(), &planner()).is_ok());
     let older = SavedTrial {
         target_version: "0.9.0".into(),
         ..saved()
     };
-    let err = audit_one(&s, &older, Path::new(ROOT)).unwrap_err();
+    let err = audit_one(&s, &older, &planner()).unwrap_err();
     assert!(err.contains("no longer passes"), "{err}");
 }
 
@@ -208,7 +213,7 @@ fn the_dialect_and_the_held_to_release_come_from_the_trial_not_its_name() {
         target: "mycc".into(),
         ..saved()
     };
-    assert!(audit_one(&s, &mycc, Path::new(ROOT)).is_ok());
+    assert!(audit_one(&s, &mycc, &planner()).is_ok());
     let wrapper = SavedTrial {
         target: "my-wrapper".into(),
         target_version: "0.3.0".into(),
@@ -216,12 +221,12 @@ fn the_dialect_and_the_held_to_release_come_from_the_trial_not_its_name() {
         conforms_to: Some("1.0.0".into()),
         ..saved()
     };
-    assert!(audit_one(&s, &wrapper, Path::new(ROOT)).is_ok());
+    assert!(audit_one(&s, &wrapper, &planner()).is_ok());
     let unsaid = SavedTrial {
         dialect: None,
         ..saved()
     };
-    let err = audit_one(&s, &unsaid, Path::new(ROOT)).unwrap_err();
+    let err = audit_one(&s, &unsaid, &planner()).unwrap_err();
     assert!(err.contains("dialect"), "{err}");
 }
 
@@ -235,7 +240,7 @@ fn a_multi_run_trial_is_checked_against_the_run_it_saved() {
         run: Some(2),
         ..saved()
     };
-    let a = audit_one(&s, &run2, Path::new(ROOT)).unwrap();
+    let a = audit_one(&s, &run2, &planner()).unwrap();
     assert!(matches!(
         outcome(&a, Mutation::DropFrame),
         Outcome::Caught(_)
@@ -244,16 +249,16 @@ fn a_multi_run_trial_is_checked_against_the_run_it_saved() {
         run: Some(1),
         ..saved()
     };
-    assert!(audit_one(&s, &run1, Path::new(ROOT))
+    assert!(audit_one(&s, &run1, &planner())
         .unwrap_err()
         .contains("no longer passes"));
-    let unknown = audit_one(&s, &saved(), Path::new(ROOT)).unwrap_err();
+    let unknown = audit_one(&s, &saved(), &planner()).unwrap_err();
     assert!(unknown.contains("does not say which one"), "{unknown}");
     let gone = SavedTrial {
         run: Some(3),
         ..saved()
     };
-    assert!(audit_one(&s, &gone, Path::new(ROOT))
+    assert!(audit_one(&s, &gone, &planner())
         .unwrap_err()
         .contains("run 3"));
 }
@@ -277,7 +282,7 @@ fn a_saved_client_log_seeds_the_request_captures() {
         stdout: stdout.into(),
         ..saved()
     };
-    let err = audit_one(&s, &without, Path::new(ROOT)).unwrap_err();
+    let err = audit_one(&s, &without, &planner()).unwrap_err();
     assert!(err.contains("initialize"), "{err}");
     let log: crate::client::ClientLog = serde_json::from_value(serde_json::json!({
         "requests": [{"name": "initialize", "id": "req_1", "subtype": "initialize"}],
@@ -288,14 +293,14 @@ fn a_saved_client_log_seeds_the_request_captures() {
         client: Some(log),
         ..without
     };
-    let a = audit_one(&s, &with, Path::new(ROOT)).unwrap();
+    let a = audit_one(&s, &with, &planner()).unwrap();
     assert!(matches!(
         outcome(&a, Mutation::ChangeResultText),
         Outcome::Caught(_)
     ));
     let round_trip: SavedTrial =
         serde_json::from_str(&serde_json::to_string(&with).unwrap()).unwrap();
-    assert!(audit_one(&s, &round_trip, Path::new(ROOT)).is_ok());
+    assert!(audit_one(&s, &round_trip, &planner()).is_ok());
 }
 
 /// Frames the scenario ignores are not what a mutation changes: swapping an ignored
@@ -323,7 +328,7 @@ fn mutations_leave_ignored_frames_alone() {
         stdout: stdout.into(),
         ..saved()
     };
-    let a = audit_one(&s, &t, Path::new(ROOT)).unwrap();
+    let a = audit_one(&s, &t, &planner()).unwrap();
     for m in [
         Mutation::SwapFramesAfterInit,
         Mutation::DropFrame,
@@ -342,14 +347,12 @@ fn mutations_leave_ignored_frames_alone() {
 fn audit_md_starts_with_the_command_that_made_it() {
     let a = Audit {
         command: "streamcheck audit --filter tools/".into(),
-        ..audit(&[scenario(TIGHT)], &[saved()], Path::new(ROOT))
+        ..audit(&[scenario(TIGHT)], &[saved()], &planner())
     };
     let md = render::render_md(&a);
     assert!(
         md.starts_with("# Suite audit\n\n```\nstreamcheck audit --filter tools/\n```\n"),
         "{md}"
     );
-    assert!(
-        !render::render_md(&audit(&[scenario(TIGHT)], &[saved()], Path::new(ROOT))).contains("```")
-    );
+    assert!(!render::render_md(&audit(&[scenario(TIGHT)], &[saved()], &planner())).contains("```"));
 }

@@ -13,16 +13,18 @@ pub mod search;
 
 pub use model::{Bisect, InstallFailure, ScenarioBisect};
 
+use crate::dialect::Dialect;
 use crate::divergence::{Divergence, Kind};
 use crate::error::{Error, Result};
 use crate::install::supported::{self, Versions};
 use crate::install::{self, version_lt, Project, Source, Target, TargetSpec};
+use crate::plan::Planner;
 use crate::runner::{check, LetThrough, RunOptions, Status, Trial};
 use crate::scenario::Scenario;
 use crate::suite;
 use search::{Outcome, Search, Seen};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// Options of `streamcheck bisect`.
@@ -72,13 +74,14 @@ pub async fn command(
 ) -> Result<Bisect> {
     let started = Instant::now();
     let versions = span(&opts.published, &opts.from, &opts.to)?;
-    let mut prober = Prober::new(project, opts, scenarios);
+    let planner = Planner::new(project).map_err(Error::Usage)?;
+    let mut prober = Prober::new(project, &planner, opts, scenarios);
     let mut searches: Vec<Search> = scenarios
         .iter()
         .map(|s| Search::new(&s.id, versions.len()))
         .collect();
     for (scenario, search) in scenarios.iter().zip(&mut searches) {
-        if same_expectation(scenario, &project.root, &opts.target, &opts.from, &opts.to) {
+        if same_expectation(scenario, &planner, &opts.target, &opts.from, &opts.to) {
             search.stop(Outcome::Identical);
         }
     }
@@ -122,51 +125,52 @@ fn next_round(searches: &[Search]) -> Option<BTreeMap<usize, Vec<usize>>> {
 /// Whether `from` and `to` get the very same expectation (the same block, or none).
 fn same_expectation(
     scenario: &Scenario,
-    root: &std::path::Path,
+    planner: &Planner,
     target: &str,
     from: &str,
     to: &str,
 ) -> bool {
-    let key = TargetSpec::parse(target).map_or(target.to_string(), |s| {
-        s.dialect.conventions().expect_key().to_string()
-    });
-    let expect = &scenario.file.expect;
+    let dialect = TargetSpec::parse(target).map_or(Dialect::default(), |s| s.dialect);
     let (a, b) = (
-        crate::expectation::for_version(expect, &key, from),
-        crate::expectation::for_version(expect, &key, to),
+        crate::plan::block(scenario, dialect, from),
+        crate::plan::block(scenario, dialect, to),
     );
     let same_block = match (a, b) {
         (Some(a), Some(b)) => std::ptr::eq(a, b),
         (None, None) => true,
         _ => false,
     };
-    same_block && rule_names(root, &key, a, from) == rule_names(root, &key, b, to)
+    let rules_at = |v: &str| rule_names(planner, scenario, dialect, v);
+    same_block && rules_at(from) == rules_at(to)
 }
 
 /// The release-wide rules that rewrite `expect` at `version` (a rule's boundary is a
 /// change to bisect as a block's is). Rules that only let frames through are left out:
 /// they hold in every scenario, whose own patterns do not change with them.
 fn rule_names(
-    root: &std::path::Path,
-    key: &str,
-    expect: Option<&crate::scenario::TargetExpect>,
+    planner: &Planner,
+    scenario: &Scenario,
+    dialect: Dialect,
     version: &str,
 ) -> Vec<String> {
-    expect
-        .and_then(|e| crate::expectation::rules::applied(root, key, e, version, version).ok())
-        .map(|e| {
-            e.rules
-                .into_iter()
-                .filter(|r| r.replaced > 0)
-                .map(|r| r.name)
-                .collect()
-        })
-        .unwrap_or_default()
+    (planner
+        .expectation(scenario, dialect, version, version)
+        .ok()
+        .flatten())
+    .map(|e| {
+        e.rules
+            .into_iter()
+            .filter(|r| r.replaced > 0)
+            .map(|r| r.name)
+            .collect()
+    })
+    .unwrap_or_default()
 }
 
 /// Installs and runs versions, keeping account of what it installed.
 struct Prober<'a> {
     project: &'a Project,
+    planner: &'a Planner,
     opts: &'a BisectOptions,
     scenarios: &'a [Scenario],
     targets: BTreeMap<String, std::result::Result<Target, String>>,
@@ -176,9 +180,15 @@ struct Prober<'a> {
 }
 
 impl<'a> Prober<'a> {
-    fn new(project: &'a Project, opts: &'a BisectOptions, scenarios: &'a [Scenario]) -> Self {
+    fn new(
+        project: &'a Project,
+        planner: &'a Planner,
+        opts: &'a BisectOptions,
+        scenarios: &'a [Scenario],
+    ) -> Self {
         Prober {
             project,
+            planner,
             opts,
             scenarios,
             targets: BTreeMap::new(),
@@ -278,9 +288,7 @@ impl<'a> Prober<'a> {
                 .map(|(id, trial)| {
                     let seen = match trial {
                         Err(why) => Seen::NotRun(why),
-                        Ok(t) => {
-                            classify(&t, self.scenario(id), &self.opts.from, &self.project.root)
-                        }
+                        Ok(t) => classify(&t, self.scenario(id), &self.opts.from, self.planner),
                     };
                     (seen, false)
                 })
@@ -391,12 +399,13 @@ fn first_divergence(trial: &Trial) -> Option<Divergence> {
 }
 
 /// A trial run against `to`'s expectation, also checked against `from`'s.
-fn classify(trial: &Trial, scenario: &Scenario, from: &str, root: &Path) -> Seen {
+fn classify(trial: &Trial, scenario: &Scenario, from: &str, planner: &Planner) -> Seen {
     if let Some(why) = trial.status.did_not_run() {
         return Seen::NotRun(format!("skipped: {why}"));
     }
     let against_new = first_divergence(trial);
-    let against_old = match check::recheck(scenario, trial, from, root) {
+    let replanned = check::replanned(planner, scenario, trial, from);
+    let against_old = match replanned.map(|run| check::run(&run, trial)) {
         Ok(found) => found.into_iter().next(),
         Err(e) => Some(Divergence::new(
             Kind::HarnessError,

@@ -143,12 +143,7 @@ fn has_expectation(
 ) -> bool {
     targets.into_iter().flatten().any(|t| {
         t.name == trial.target
-            && crate::expectation::for_version(
-                &scenario.file.expect,
-                t.dialect.conventions().expect_key(),
-                t.expect_version(),
-            )
-            .is_some()
+            && crate::plan::block(scenario, t.dialect, t.expect_version()).is_some()
     })
 }
 

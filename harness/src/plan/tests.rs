@@ -1,0 +1,126 @@
+//! The planner decides once: a finished trial planned again from its identity alone gets
+//! the very runs its first plan made, for every trial of the catalogue.
+
+use super::*;
+use crate::install::supported::Versions;
+use crate::toolmap::ToolMap;
+use std::path::{Path, PathBuf};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn catalogue() -> Vec<Scenario> {
+    let dir = workspace().join("scenarios");
+    let found = crate::catalogue::discover(&dir);
+    assert!(found.errors.is_empty(), "{:?}", found.errors);
+    (found.paths.iter())
+        .map(|p| Scenario::load(p, &dir).unwrap_or_else(|e| panic!("{e}")))
+        .collect()
+}
+
+/// `dialect` at its pinned release (or caliban's), with every feature it declares, in this checkout.
+fn target(dialect: Dialect, project: &Project) -> Target {
+    let key = dialect.conventions().expect_key();
+    let tools = ToolMap::load(&project.root, key).unwrap();
+    Target {
+        name: key.to_string(),
+        dialect,
+        program: PathBuf::from("cli"),
+        lead_args: Vec::new(),
+        // caliban and Qwen Code keep no versions.yaml; any release serves, both plans see it.
+        version: Versions::load(project, key).map_or_else(|_| "0.15.0".into(), |v| v.pinned),
+        features: crate::install::features(dialect, &tools),
+        known: Default::default(),
+        rules: Arc::new(Rules::load(&project.root, key).unwrap()),
+        tools,
+        env: Vec::new(),
+        conforms_to: None,
+        project: project.clone(),
+    }
+}
+
+fn same(a: &RunPlan, b: &RunPlan) -> bool {
+    format!("{:?}", (&a.scenario.file, &a.expect, &a.limits))
+        == format!("{:?}", (&b.scenario.file, &b.expect, &b.limits))
+}
+
+#[test]
+fn replan_is_plan_for_every_catalogue_trial() {
+    let project = Project { root: workspace() };
+    let planner = Planner::new(&project).unwrap();
+    let scenarios = catalogue();
+    let opts = RunOptions::default();
+    let mut compared = 0;
+    for &dialect in Dialect::ALL {
+        let target = target(dialect, &project);
+        for scenario in &scenarios {
+            let plan = planner.plan(scenario, &target, &opts);
+            if !matches!(plan.decision, Decision::Run) {
+                continue;
+            }
+            for (i, run) in plan.runs.iter().enumerate() {
+                let number = (!scenario.file.runs.is_empty()).then_some(i + 1);
+                let id = TrialId {
+                    run: number,
+                    ..plan.id.clone()
+                };
+                let again = planner.replan(scenario, &id).unwrap();
+                let again = again.run(number).unwrap();
+                assert!(
+                    same(run, again),
+                    "{} on {}: replan differs",
+                    scenario.id,
+                    target.name
+                );
+                compared += 1;
+            }
+        }
+    }
+    // The pinned Claude Code alone runs ~290 trials: a planner that skipped everything
+    // would compare nothing and pass.
+    assert!(compared > 400, "only {compared} runs compared");
+}
+
+#[test]
+fn a_release_held_to_another_gets_that_release_s_block() {
+    let yaml = r#"
+description: x
+prompt: hi
+expect:
+  claude-code:
+    exit_code: 0
+  claude-code@<2.0.0:
+    exit_code: 3
+"#;
+    let scenario =
+        Scenario::parse(yaml, Path::new("scenarios/x.yaml"), Path::new("scenarios")).unwrap();
+    let project = Project { root: workspace() };
+    let planner = Planner::new(&project).unwrap();
+    let mut target = target(Dialect::ClaudeCode, &project);
+    target.version = "2.1.0".into();
+    let plan = planner.plan(&scenario, &target, &RunOptions::default());
+    assert_eq!(plan.expect.exit_code, Some(0));
+    let old = planner
+        .replan(&scenario, &plan.id.held_to("1.0.0"))
+        .unwrap();
+    assert_eq!(old.expect.exit_code, Some(3));
+    let none = Scenario::parse(
+        "description: x\nprompt: hi\nexpect:\n  caliban: {}\n",
+        Path::new("scenarios/y.yaml"),
+        Path::new("scenarios"),
+    )
+    .unwrap();
+    let skipped = planner.plan(&none, &target, &RunOptions::default());
+    assert!(matches!(
+        skipped.decision,
+        Decision::Skip(SkipReason::NoExpectation(Dialect::ClaudeCode))
+    ));
+    assert!(matches!(
+        planner.replan(&none, &plan.id),
+        Err(PlanError::NoExpectation(Dialect::ClaudeCode))
+    ));
+}

@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 use streamcheck::divergence::Kind;
 use streamcheck::matcher::{self, Expected, FrameRules, Mode};
-use streamcheck::output::{Frame, Output};
 use streamcheck::pattern::{Captures, Pattern, Vars};
+use streamcheck::printed::output::{Frame, Output};
 use streamcheck::report;
 use streamcheck::scenario::FrameEntry;
 

@@ -1,8 +1,8 @@
 //! Protocol invariants, checked in every stream-json scenario unless it opts out.
 
 use crate::divergence::{Divergence, Kind};
-use crate::runner::exit::Exit;
-use crate::runner::output::{Frame, Output};
+use crate::printed::exit::Exit;
+use crate::printed::output::{Frame, Output};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;

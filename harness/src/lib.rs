@@ -40,6 +40,7 @@ pub mod matcher;
 pub mod normalize;
 pub mod pattern;
 pub mod plan;
+pub mod printed;
 pub mod report;
 pub mod runner;
 pub mod scenario;
@@ -48,5 +49,3 @@ pub mod suite;
 pub mod text;
 pub mod toolmap;
 pub mod version_range;
-
-pub use runner::output;

@@ -2,7 +2,7 @@
 
 use crate::divergence::{Divergence, Kind};
 use crate::pattern::{Captures, Mismatch, Pattern, Vars};
-use crate::runner::output::Frame;
+use crate::printed::output::Frame;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 

@@ -5,7 +5,7 @@
 
 use crate::client::ClientLog;
 use crate::divergence::{Divergence, Kind};
-use crate::output::{Frame, Output};
+use crate::printed::output::{Frame, Output};
 use serde_json::Value;
 
 const PY_PARSE: &str =

@@ -626,7 +626,7 @@ fn trial(target: &str, frames: Vec<Value>, code: i32, stderr: &str) -> Trial {
         code: Some(code),
         ..Exit::default()
     };
-    t.output = streamcheck::output::Output::parse(
+    t.output = streamcheck::printed::output::Output::parse(
         frames
             .iter()
             .map(|f| format!("{f}\n"))

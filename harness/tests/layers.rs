@@ -1,8 +1,9 @@
-//! No source file imports one that imports it back, directly or through others.
+//! No source file imports one that imports it back, directly or through others; and in
+//! the library, no file imports from a room on a higher floor than its own ([`LAYERS`]).
 //!
 //! Each crate's files are read with `syn`; every `use` and every path in code that starts
 //! with `crate`, `self` or `super` is an arrow from its file to the file of the deepest
-//! module it names (`crate::runner::Exit` names `runner/mod.rs`, `crate::runner::exit::Exit`
+//! module it names (`crate::runner::Exit` names `runner/mod.rs`, `crate::printed::exit::Exit`
 //! names `runner/exit.rs`). A `mod x;` declaration is not an arrow: a parent may declare its
 //! children. Test code (`#[cfg(test)]` items and `*tests.rs` files) is left out. Any
 //! strongly connected group of two or more files fails, with the arrows that close it.
@@ -41,6 +42,36 @@ const CRATES: &[Crate] = &[
         excluded: &["main.rs"],
         only: &[],
     },
+];
+
+/// The library's rooms, ground floor first: a room may import from its own floor and
+/// the floors below, never from above. A room missing here fails the test, so a new one
+/// is given its floor.
+const LAYERS: &[&[&str]] = &[
+    // words: what every room speaks
+    &["text", "frame", "pattern", "toolmap", "version_range"],
+    &["divergence", "normalize"],
+    // what a CLI printed; the dialects as data and behaviour
+    &["printed", "dialect"],
+    &["matcher", "invariants", "client", "sdk_contract"],
+    // the formats: scenario files, per-dialect lists, the project file
+    &[
+        "scenario",
+        "expectation",
+        "catalogue",
+        "known",
+        "config",
+        "error",
+    ],
+    // installing targets and fixtures
+    &["install", "fixtures"],
+    // everything decided for a trial
+    &["plan"],
+    // running a plan
+    &["runner"],
+    &["report"],
+    &["suite"],
+    &["commands"],
 ];
 
 type ModPath = Vec<String>;
@@ -372,15 +403,16 @@ fn the_reader_sees_arrows_and_closes_circles() {
     let files = files_of(&CRATES[0]);
     let arrows = arrows_of(&files);
     let process: ModPath = vec!["runner".into(), "process".into()];
-    let exit: ModPath = vec!["runner".into(), "exit".into()];
+    let exit: ModPath = vec!["printed".into(), "exit".into()];
+    let printed: ModPath = vec!["printed".into()];
     let runner: ModPath = vec!["runner".into()];
     assert!(
         arrows[&process].contains_key(&exit),
         "process.rs takes Exit from exit.rs"
     );
     assert!(
-        arrows[&runner].contains_key(&exit),
-        "runner/mod.rs re-exports exit::Exit"
+        arrows[&runner].contains_key(&printed),
+        "runner/mod.rs re-exports printed::Exit"
     );
     let mut two = Arrows::new();
     let arrow = |two: &mut Arrows, from: &ModPath, to: &ModPath| {
@@ -394,4 +426,57 @@ fn the_reader_sees_arrows_and_closes_circles() {
         circles(&two, &[process.clone(), exit.clone()]),
         vec![vec![exit, process]]
     );
+}
+
+fn floor_of(room: &str) -> Option<usize> {
+    LAYERS.iter().position(|floor| floor.contains(&room))
+}
+
+#[test]
+fn no_library_file_imports_from_a_higher_floor() {
+    let files = files_of(&CRATES[0]);
+    let arrows = arrows_of(&files);
+    let mut report = Vec::new();
+    for module in files.keys().filter(|m| !m.is_empty()) {
+        if floor_of(&module[0]).is_none() {
+            report.push(format!("room `{}` has no floor in LAYERS", module[0]));
+        }
+    }
+    for (from, targets) in &arrows {
+        let (Some(a), false) = (from.first(), from.is_empty()) else {
+            continue;
+        };
+        for (to, items) in targets {
+            let Some(b) = to.first() else { continue };
+            if let (Some(fa), Some(fb)) = (floor_of(a), floor_of(b)) {
+                if fb > fa {
+                    let items: Vec<_> = items.iter().map(String::as_str).collect();
+                    report.push(format!(
+                        "{} (floor {fa}) imports {} from {} (floor {fb})",
+                        files[from].display(),
+                        items.join(", "),
+                        files[to].display()
+                    ));
+                }
+            }
+        }
+    }
+    report.sort();
+    report.dedup();
+    assert!(report.is_empty(), "upward imports:\n{}", report.join("\n"));
+}
+
+#[test]
+fn an_upward_import_is_seen() {
+    // The checker itself: the runner's arrow to the planner crosses floors downward, so
+    // the same arrow the other way would be reported.
+    let arrows = arrows_of(&files_of(&CRATES[0]));
+    let runner: ModPath = vec!["runner".into()];
+    let plan: ModPath = vec!["plan".into()];
+    assert!(
+        arrows[&runner].contains_key(&plan),
+        "runner/mod.rs plans trials"
+    );
+    assert!(floor_of("plan") < floor_of("runner"));
+    assert_eq!(floor_of("nowhere"), None);
 }

@@ -4,8 +4,8 @@
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use streamcheck::matcher::{match_frames, Expected, FrameRules, Mode};
-use streamcheck::output::Frame;
 use streamcheck::pattern::{Captures, Pattern, Vars};
+use streamcheck::printed::output::Frame;
 
 fn leaf() -> impl Strategy<Value = Value> {
     prop_oneof![

@@ -2,7 +2,7 @@
 //! writer task writes what the client answers to the CLI's stdin (or closes it).
 
 use crate::client::session::{Client, ClientLog, Io};
-use crate::output::Frame;
+use crate::printed::output::Frame;
 use tokio::io::AsyncWriteExt;
 use tokio::process::ChildStdin;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};

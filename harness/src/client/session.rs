@@ -5,8 +5,8 @@ use crate::client::profile::{Profile, RequestIdStyle};
 use crate::client::script::{Answer, Line, Responder, ResponderAction};
 use crate::client::template::{fill, Bindings};
 use crate::divergence::{Divergence, Kind};
-use crate::output::Frame;
 use crate::pattern::{Captures, Pattern, Vars};
+use crate::printed::output::Frame;
 use serde_json::{json, Value};
 
 /// What the runner must do with the CLI's stdin.

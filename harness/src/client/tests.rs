@@ -1,6 +1,6 @@
 use super::*;
-use crate::output::Frame;
 use crate::pattern::Vars;
+use crate::printed::output::Frame;
 use serde_json::{json, Value};
 
 fn plan_of(yaml: &str, turns: usize) -> Plan {

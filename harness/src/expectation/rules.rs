@@ -21,7 +21,7 @@
 use crate::divergence::{Divergence, Kind};
 use crate::pattern::PatternValue;
 use crate::pattern::{Captures, Pattern, Vars};
-use crate::runner::output::Frame;
+use crate::printed::output::Frame;
 use crate::scenario::expect::{Applied, FrameEntry, RequestsExpect, TargetExpect};
 use crate::version_range::{parse_version, VersionRange};
 use serde::Deserialize;

@@ -3,7 +3,6 @@
 //! requests, workspace files). Needs nothing but the trial, its plan and the workspace it
 //! left: a finished trial is checked again against `Planner::replan`'s plan.
 
-use super::exit::Termination;
 use super::trial::Trial;
 use crate::divergence::{Divergence, Kind};
 use crate::expectation::rules;
@@ -11,6 +10,7 @@ use crate::invariants::{self, Invariant};
 use crate::matcher::{self, FrameRules};
 use crate::pattern::{Captures, Vars};
 use crate::plan::{Planner, RunPlan};
+use crate::printed::exit::Termination;
 use crate::scenario::{FileExpect, Hang, OutputFormat, RequestsExpect, Scenario, TargetExpect};
 use std::path::Path;
 use std::time::Duration;

@@ -2,15 +2,12 @@
 //!
 //! - [`sandbox`]: the trial's temp dir (work, home, tmp), its files, the stub script
 //! - [`process`]: spawning the CLI, feeding stdin, reading stdout/stderr, timeouts, kills
-//! - [`output`]: stdout split into frames and bad lines; stderr kept at both ends
 //! - [`execute`]: one CLI run of a plan; [`runs`]: several in one sandbox
 //! - [`check`]: the finished trial against its expectation; [`skip`]: a skip's reason
 //!   against the run that confirms it
 
 pub mod check;
 mod execute;
-pub mod exit;
-pub mod output;
 pub mod process;
 mod runs;
 pub mod sandbox;
@@ -18,8 +15,7 @@ pub mod saved;
 pub mod skip;
 pub mod trial;
 
-pub use exit::{Exit, Termination};
-pub use output::Stderr;
+pub use crate::printed::{Exit, Stderr, Termination};
 pub use trial::{AsWritten, LetThrough, RunOptions, Status, Trial};
 
 use crate::divergence::{Divergence, Kind};

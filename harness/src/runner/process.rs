@@ -3,13 +3,13 @@
 //! last expected result is out, a grace period for it to exit. Nothing it starts
 //! outlives the trial.
 
-use super::exit::{Exit, Termination};
-use super::output::{LineSplitter, Output, Stderr, StderrCapture};
 use crate::client::pump::{self, Pump};
 use crate::client::{Client, ClientLog};
 use crate::divergence::{Divergence, Kind};
 use crate::plan::launch::Invocation;
 pub use crate::plan::Limits;
+use crate::printed::exit::{Exit, Termination};
+use crate::printed::output::{LineSplitter, Output, Stderr, StderrCapture};
 use crate::scenario::SignalAt;
 use std::path::Path;
 use std::process::{ExitStatus, Stdio};

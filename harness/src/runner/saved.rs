@@ -4,11 +4,11 @@
 //! stored form of a run. [`Trial::from_saved`] and [`Trial::restore`] turn it back into
 //! the trial that `audit`, `drift` and `bisect` check again ([`super::check::recheck`]).
 
-use super::exit::Exit;
-use super::output::{Output, Stderr};
 use super::trial::{Status, Trial};
 use crate::dialect::Dialect;
 use crate::pattern::Vars;
+use crate::printed::exit::Exit;
+use crate::printed::output::{Output, Stderr};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use stub_api::JournalEntry;
@@ -186,7 +186,7 @@ fn collect_json(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> std::io::Resul
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::output::LineSplitter;
+    use crate::printed::output::LineSplitter;
 
     #[test]
     fn a_saved_trial_comes_back_as_the_trial_it_was_with_each_line_at_its_time() {

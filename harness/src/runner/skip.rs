@@ -1,9 +1,9 @@
 //! A skip's reason checked against the run that was meant to show it: confirmed, the
 //! evidence; not, what the run showed instead.
 
-use super::output::Frame;
 use super::trial::Trial;
 use crate::pattern::Captures;
+use crate::printed::output::Frame;
 use crate::scenario::SkipReason;
 use serde_json::Value;
 

@@ -1,7 +1,5 @@
 //! What one trial is: its status and everything it produced.
 
-use super::exit::Exit;
-use super::output::{Output, Stderr};
 use crate::client::ClientLog;
 use crate::dialect::Dialect;
 use crate::divergence::Divergence;
@@ -9,6 +7,8 @@ use crate::install::Target;
 use crate::pattern::Vars;
 pub use crate::plan::{AsWritten, LetThrough, RunOptions};
 use crate::plan::{PlanError, TrialId};
+use crate::printed::exit::Exit;
+use crate::printed::output::{Output, Stderr};
 use crate::scenario::Scenario;
 use serde::{Deserialize, Serialize};
 use stub_api::JournalEntry;

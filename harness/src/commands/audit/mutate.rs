@@ -3,8 +3,8 @@
 
 use super::model::Mutation;
 use crate::normalize::map_strings;
-use crate::runner::exit::{Exit, Termination};
-use crate::runner::output::Output;
+use crate::printed::exit::{Exit, Termination};
+use crate::printed::output::Output;
 use crate::runner::{Stderr, Trial};
 use serde_json::{json, Map, Value};
 

@@ -1,5 +1,5 @@
 use super::*;
-use crate::runner::exit::Exit;
+use crate::printed::exit::Exit;
 use crate::runner::Stderr;
 use std::path::Path;
 

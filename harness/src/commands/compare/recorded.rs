@@ -2,7 +2,7 @@
 //! capture folder.
 
 use crate::normalize::{redact_str, with_paths};
-use crate::output::{BadLine, LineProblem, Output};
+use crate::printed::output::{BadLine, LineProblem, Output};
 use crate::runner::{Exit, Termination, Trial};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -6,7 +6,7 @@ use crate::expectation::{apply_frames_patch, for_version, ExpectKey};
 use crate::frame::{frame_kind, PatternKind};
 use crate::matcher::{self, Expected, FrameRules, Mode};
 use crate::pattern::{is_operator, Captures, Pattern, Vars};
-use crate::runner::output::Frame;
+use crate::printed::output::Frame;
 use crate::scenario::{FrameEntry, TargetExpect};
 use crate::version_range::VersionRange;
 use serde_json::{json, Map, Value};

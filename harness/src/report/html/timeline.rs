@@ -2,8 +2,8 @@
 //! requests the stub received and how it answered, stderr and the exit, in time order.
 
 use crate::divergence::{Divergence, Kind};
+use crate::printed::output::Output;
 use crate::report::frame_diff::aligned;
-use crate::runner::output::Output;
 use crate::runner::saved::SavedTrial;
 use serde::Serialize;
 use serde_json::{json, Value};

@@ -216,6 +216,8 @@ pub async fn run_and_report_as(
         .map_err(io)?;
     if end.finished() {
         writer.finish().map_err(io)?;
+    } else {
+        writer.flush().map_err(io)?;
     }
     Ok(Reported {
         results: writer.into_results(),

@@ -28,13 +28,19 @@ pub struct ReportWriter {
     started: SystemTime,
     results: Results,
     options: ReportOptions,
-    /// When index.html was last written and how long that took: it embeds every trial, so
-    /// during a run it is rewritten at most every [`HTML_EVERY`] or ten times its cost
-    /// (whichever is longer), and always at the end.
-    html_at: Option<(Instant, Duration)>,
+    /// `results.jsonl`: one line per trial, appended as each finishes.
+    index: std::fs::File,
+    /// When the run files were last written and how long that took: each holds every
+    /// trial, so during a run they are rewritten at most every [`REWRITE_EVERY`] or ten
+    /// times their cost (whichever is longer), and always at the end.
+    written_at: Option<(Instant, Duration)>,
 }
 
-const HTML_EVERY: Duration = Duration::from_secs(5);
+const REWRITE_EVERY: Duration = Duration::from_secs(5);
+
+/// The run's index: a trial per line, appended, so a run cut short still lists every
+/// trial that finished.
+pub const INDEX_FILE: &str = "results.jsonl";
 
 impl ReportWriter {
     /// `reports/runs/<timestamp>/`, with `reports/runs/latest` pointing at it.
@@ -82,7 +88,8 @@ impl ReportWriter {
                 trials: Vec::new(),
             },
             options,
-            html_at: None,
+            index: std::fs::File::create(dir.join(INDEX_FILE))?,
+            written_at: None,
         };
         w.write_run_files()?;
         Ok(w)
@@ -92,21 +99,35 @@ impl ReportWriter {
         &self.dir
     }
 
-    /// Adds a finished trial: its own report if it diverged, then the run files again.
+    /// Adds a finished trial: its own report if it diverged, its line in the index, and
+    /// the run files again when they are due.
     pub fn record(&mut self, trial: Trial) -> io::Result<()> {
+        use std::io::Write as _;
         if trial.status == Status::Failed {
             write_trial_report(&self.dir, &trial, self.options.formats)?;
         }
         if trial.status.did_not_run().is_none() {
             write_saved_trial(&self.dir, &trial)?;
         }
+        let mut line = serde_json::to_vec(&trial)?;
+        line.push(b'\n');
+        self.index.write_all(&line)?;
         self.results.trials.push(trial);
-        self.write_run_files()
+        let due = |(at, cost): (Instant, Duration)| at.elapsed() >= REWRITE_EVERY.max(cost * 10);
+        if self.written_at.is_none_or(due) {
+            self.write_run_files()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the run files now, for a run that ends unfinished (interrupted).
+    pub fn flush(&mut self) -> io::Result<&Results> {
+        self.write_run_files()?;
+        Ok(&self.results)
     }
 
     pub fn finish(&mut self) -> io::Result<&Results> {
         self.results.complete = true;
-        self.html_at = None;
         self.write_run_files()?;
         Ok(&self.results)
     }
@@ -125,16 +146,15 @@ impl ReportWriter {
             .sort_by(|a, b| (&a.scenario, &a.target).cmp(&(&b.scenario, &b.target)));
         r.counts = Counts::of(&r.trials, r.scenario_errors.len());
         r.duration_ms = self.started.elapsed().unwrap_or_default().as_millis() as u64;
+        let started = Instant::now();
         let formats = self.options.formats;
         write_results_as(&self.dir, r, formats)?;
-        let due = |(at, cost): (Instant, Duration)| at.elapsed() >= HTML_EVERY.max(cost * 10);
-        if formats.html && self.html_at.is_none_or(due) {
-            let started = Instant::now();
+        if formats.html {
             let command = self.options.command.as_deref();
             let saved = |t: &Trial| Some(crate::runner::saved::SavedTrial::of(t));
             html::write_run(&self.dir, &self.results, command, saved)?;
-            self.html_at = Some((Instant::now(), started.elapsed()));
         }
+        self.written_at = Some((Instant::now(), started.elapsed()));
         Ok(())
     }
 }
@@ -271,6 +291,32 @@ mod tests {
         assert_eq!(
             timestamp(UNIX_EPOCH + Duration::from_millis(951_782_400_999)),
             "2000-02-29T00:00:00Z"
+        );
+    }
+
+    /// The cost of writing a 5,000-trial run's report files, trial by trial (a measurement:
+    /// `cargo test -p streamcheck --lib report::tests::writing_5000 -- --ignored --nocapture`).
+    #[test]
+    #[ignore]
+    fn writing_5000_trials() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = ReportOptions::default();
+        let mut w = ReportWriter::create_with(dir.path(), Vec::new(), Vec::new(), options).unwrap();
+        let started = Instant::now();
+        for i in 0..5000 {
+            let mut t = Trial::blank(&format!("topic/scenario-{i:04}"), "claude-code", "2.1.330");
+            t.status = Status::Skipped("measured".into());
+            w.record(t).unwrap();
+        }
+        w.finish().unwrap();
+        eprintln!("5000 trials written in {:?}", started.elapsed());
+        let index = std::fs::read_to_string(dir.path().join("results.json")).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Results>(&index)
+                .unwrap()
+                .trials
+                .len(),
+            5000
         );
     }
 }

@@ -308,6 +308,7 @@ async fn run_once(
         .await
         .map_err(|e| format!("cannot write reports: {e}"))?;
     if !finished {
+        writer.flush().map_err(|e| e.to_string())?;
         return Err("interrupted: nothing recorded".into());
     }
     writer.finish().map_err(|e| e.to_string())?;

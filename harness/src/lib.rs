@@ -45,6 +45,7 @@ pub mod report;
 pub mod runner;
 pub mod scenario;
 pub mod sdk_contract;
+pub mod store;
 pub mod suite;
 pub mod text;
 pub mod toolmap;

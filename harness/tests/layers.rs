@@ -69,6 +69,8 @@ const LAYERS: &[&[&str]] = &[
     &["plan"],
     // running a plan
     &["runner"],
+    // a run folder as stored, and its renderings
+    &["store"],
     &["report"],
     &["suite"],
     &["commands"],

@@ -1,7 +1,7 @@
 //! `junit.xml`: one test suite per target, plus one for scenario files that failed to load.
 
-use super::results::Results;
 use crate::runner::Status;
+use crate::store::results::Results;
 use std::time::Duration;
 
 pub(super) fn junit_xml(r: &Results) -> String {

@@ -12,14 +12,15 @@ mod formats;
 mod frame_diff;
 pub mod html;
 mod junit;
-mod results;
 mod summary;
 pub(crate) mod trial;
 
+pub use crate::store::results::{
+    saved_trial_path, trial_stem, Counts, Results, TargetInfo, SCHEMA_VERSION,
+};
 pub use files::{timestamp, write_atomic};
 pub use formats::{Formats, ReportOptions};
 pub use frame_diff::frame_diff;
-pub use results::{saved_trial_path, trial_stem, Counts, Results, TargetInfo, SCHEMA_VERSION};
 pub use trial::{request_brief, write_trial_report};
 
 /// Writes a run's reports into one folder as trials finish.
@@ -37,10 +38,6 @@ pub struct ReportWriter {
 }
 
 const REWRITE_EVERY: Duration = Duration::from_secs(5);
-
-/// The run's index: a trial per line, appended, so a run cut short still lists every
-/// trial that finished.
-pub const INDEX_FILE: &str = "results.jsonl";
 
 impl ReportWriter {
     /// `reports/runs/<timestamp>/`, with `reports/runs/latest` pointing at it.
@@ -88,7 +85,7 @@ impl ReportWriter {
                 trials: Vec::new(),
             },
             options,
-            index: std::fs::File::create(dir.join(INDEX_FILE))?,
+            index: std::fs::File::create(dir.join(crate::store::INDEX_FILE))?,
             written_at: None,
         };
         w.write_run_files()?;
@@ -151,7 +148,7 @@ impl ReportWriter {
         write_results_as(&self.dir, r, formats)?;
         if formats.html {
             let command = self.options.command.as_deref();
-            let saved = |t: &Trial| Some(crate::runner::saved::SavedTrial::of(t));
+            let saved = |t: &Trial| Some(crate::store::saved::SavedTrial::of(t));
             html::write_run(&self.dir, &self.results, command, saved)?;
         }
         self.written_at = Some((Instant::now(), started.elapsed()));
@@ -175,7 +172,7 @@ pub fn merge_as(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Result
     // Which folder holds each (scenario, target): a shard merged twice would count twice.
     let mut holder: std::collections::HashMap<(String, String), &Path> = Default::default();
     for d in dirs {
-        let r = Results::read(d)?;
+        let r = crate::store::RunReader::open(d).results()?;
         for t in &r.trials {
             if let Some(first) = holder.insert((t.scenario.clone(), t.target.clone()), d) {
                 return Err(format!(
@@ -190,7 +187,7 @@ pub fn merge_as(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Result
         for t in &r.trials {
             // Carry the per-trial report files and the saved output over.
             let stem = trial_stem(t);
-            let mut files: Vec<String> = vec![format!("{}/{stem}.json", crate::runner::saved::DIR)];
+            let mut files: Vec<String> = vec![format!("{}/{stem}.json", crate::store::saved::DIR)];
             if t.status == Status::Failed {
                 let exts = ["md", "json", "stdout.jsonl", "journal.ndjson"];
                 files.extend(exts.map(|ext| format!("{stem}.{ext}")));
@@ -232,6 +229,7 @@ pub fn merge_as(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Result
     m.counts = Counts::of(&m.trials, m.scenario_errors.len());
     std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
     write_results_as(out, &m, options.formats).map_err(|e| e.to_string())?;
+    crate::store::write_index(out, &m.trials).map_err(|e| e.to_string())?;
     if options.formats.html {
         let saved = |t: &Trial| {
             let path = saved_trial_path(out, t);
@@ -271,7 +269,7 @@ pub fn write_results_as(dir: &Path, r: &Results, formats: Formats) -> io::Result
 
 /// `outputs/<stem>.json`: what `audit --from` needs to check the trial again.
 fn write_saved_trial(dir: &Path, trial: &Trial) -> io::Result<()> {
-    let saved = crate::runner::saved::SavedTrial::of(trial);
+    let saved = crate::store::saved::SavedTrial::of(trial);
     write_atomic(&saved_trial_path(dir, trial), &serde_json::to_vec(&saved)?)
 }
 

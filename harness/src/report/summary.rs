@@ -1,7 +1,7 @@
 //! `summary.md`: the run at a glance, one row per scenario, one column per target.
 
-use super::results::{trial_stem, Results};
 use crate::runner::{Status, Trial};
+use crate::store::results::{trial_stem, Results};
 use crate::text::Table;
 use std::fmt::Write as _;
 

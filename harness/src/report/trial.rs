@@ -3,10 +3,10 @@
 use super::files::write_atomic;
 use super::formats::Formats;
 use super::frame_diff;
-use super::results::trial_stem;
 use crate::divergence::compact;
 use crate::normalize::redact;
 use crate::runner::Trial;
+use crate::store::results::trial_stem;
 use crate::text::Table;
 use serde_json::{json, Value};
 use std::fmt::Write as _;

@@ -11,7 +11,6 @@ mod execute;
 pub mod process;
 mod runs;
 pub mod sandbox;
-pub mod saved;
 pub mod skip;
 pub mod trial;
 

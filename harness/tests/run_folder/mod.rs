@@ -7,8 +7,8 @@ use serde_json::Value;
 use std::path::Path;
 use streamcheck::commands::drift::{ScenarioOutput, VersionOutputs};
 use streamcheck::report::{ReportWriter, TargetInfo};
-use streamcheck::runner::saved::SavedTrial;
 use streamcheck::runner::{Exit, Status, Stderr, Trial};
+use streamcheck::store::saved::SavedTrial;
 
 /// Writes `versions` into `dir` through the report writer every run uses.
 pub fn write(dir: &Path, versions: &[VersionOutputs]) {

@@ -20,9 +20,9 @@ use crate::install::{NotInstalled, Project, Target};
 use crate::pattern::Captures;
 use crate::plan::{Planner, RunPlan};
 use crate::runner::check::replanned;
-use crate::runner::saved::SavedTrial;
 use crate::runner::{RunOptions, Status, Trial};
 use crate::scenario::Scenario;
+use crate::store::{RunReader, SavedTrial};
 use crate::suite;
 use mutate::Printed;
 use std::path::PathBuf;
@@ -177,7 +177,7 @@ pub async fn command(
             opts.run_dir.clone()
         }
     };
-    let saved = SavedTrial::read_all(&run_dir)?;
+    let saved = RunReader::open(&run_dir).saved()?;
     let audit = Audit {
         command: opts.command.clone(),
         ..audit(&scenarios, &saved, &Planner::new(&opts.project)?)

@@ -5,8 +5,8 @@ use crate::commands::compare::Parity;
 use crate::report::html::timeline::Event;
 use crate::report::html::trial::{view, view_saved, TrialView};
 use crate::report::{trial_stem, Results};
-use crate::runner::saved::SavedTrial;
 use crate::runner::Trial;
+use crate::store::RunReader;
 use serde::Serialize;
 use std::io;
 use std::path::Path;
@@ -34,7 +34,7 @@ pub fn write_parity(dir: &Path, parity: &Parity) -> io::Result<()> {
         .and_then(|text| serde_json::from_str::<Results>(&text).ok())
         .map(|r| r.trials)
         .unwrap_or_default();
-    let saved = SavedTrial::read_all(dir).unwrap_or_default();
+    let saved = RunReader::open(dir).saved().unwrap_or_default();
     let mut pairs = Vec::new();
     for sp in &parity.scenarios {
         let side = |name: &str| {

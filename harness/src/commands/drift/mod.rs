@@ -28,9 +28,10 @@ pub use render::render_md;
 pub use verdict::classify;
 
 use crate::install::{self, NotInstalled, Project, Source, Target, TargetSpec};
-use crate::report::{self, write_atomic, ReportWriter, Results};
+use crate::report::{self, write_atomic, ReportWriter};
 use crate::runner::{RunOptions, Status, Trial};
 use crate::scenario::Scenario;
+use crate::store::RunReader;
 use crate::suite;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
@@ -153,7 +154,7 @@ async fn run_all(
 /// What each target of a run folder printed (its `results.json` and saved trials), in
 /// the order the run named the targets, and the trials themselves.
 pub fn read_run(dir: &Path) -> Result<(Vec<VersionOutputs>, Vec<Trial>), String> {
-    let results = Results::read_with_outputs(dir)?;
+    let results = RunReader::open(dir).results_with_outputs()?;
     let versions = (results.targets.iter())
         .map(|info| {
             let trials: Vec<&Trial> = (results.trials.iter())

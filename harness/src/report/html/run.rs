@@ -3,9 +3,9 @@
 
 use super::page::{write_page, Embedded};
 use super::trial::{status_name, view};
-use crate::report::results::{trial_stem, Results};
-use crate::runner::saved::SavedTrial;
 use crate::runner::{Status, Trial};
+use crate::store::results::{trial_stem, Results};
+use crate::store::saved::SavedTrial;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io;

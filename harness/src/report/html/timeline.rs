@@ -4,7 +4,7 @@
 use crate::divergence::{Divergence, Kind};
 use crate::printed::output::Output;
 use crate::report::frame_diff::aligned;
-use crate::runner::saved::SavedTrial;
+use crate::store::saved::SavedTrial;
 use serde::Serialize;
 use serde_json::{json, Value};
 use stub_api::JournalEntry;

@@ -4,8 +4,8 @@ use super::timeline::{timeline, Event};
 use crate::normalize::redact;
 use crate::plan::launch::shell_quote;
 use crate::report::frame_diff;
-use crate::runner::saved::SavedTrial;
 use crate::runner::{Status, Trial};
+use crate::store::saved::SavedTrial;
 use serde::Serialize;
 use serde_json::Value;
 

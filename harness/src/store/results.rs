@@ -48,25 +48,6 @@ impl Results {
         Ok(r)
     }
 
-    /// A run folder's `results.json`, each trial that ran with what it printed put back
-    /// from its saved form (`outputs/`).
-    pub fn read_with_outputs(dir: &Path) -> Result<Results, String> {
-        let mut r = Results::read(dir)?;
-        for t in r
-            .trials
-            .iter_mut()
-            .filter(|t| t.status.did_not_run().is_none())
-        {
-            let path = saved_trial_path(dir, t);
-            let text =
-                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let saved: crate::runner::saved::SavedTrial =
-                serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-            t.restore(&saved);
-        }
-        Ok(r)
-    }
-
     /// Each release-wide rule that held in some trial, with how many trials it held in.
     pub fn rules_held(&self) -> std::collections::BTreeMap<&str, usize> {
         let mut held = std::collections::BTreeMap::new();
@@ -136,5 +117,5 @@ pub fn trial_stem(trial: &Trial) -> String {
 
 /// Where a run folder keeps a trial's saved form.
 pub fn saved_trial_path(dir: &Path, trial: &Trial) -> PathBuf {
-    (dir.join(crate::runner::saved::DIR)).join(format!("{}.json", trial_stem(trial)))
+    (dir.join(crate::store::saved::DIR)).join(format!("{}.json", trial_stem(trial)))
 }

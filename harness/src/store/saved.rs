@@ -2,13 +2,13 @@
 //! printed, how the process ended, stderr, the requests the stub saw and the sandbox
 //! paths. A run saves one per trial (`outputs/<stem>.json` beside its reports): the only
 //! stored form of a run. [`Trial::from_saved`] and [`Trial::restore`] turn it back into
-//! the trial that `audit`, `drift` and `bisect` check again ([`super::check::recheck`]).
+//! the trial that `audit`, `drift` and `bisect` check again (`runner::check::replanned`).
 
-use super::trial::{Status, Trial};
 use crate::dialect::Dialect;
 use crate::pattern::Vars;
 use crate::printed::exit::Exit;
 use crate::printed::output::{Output, Stderr};
+use crate::runner::{Status, Trial};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use stub_api::JournalEntry;

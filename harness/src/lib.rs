@@ -37,6 +37,7 @@ pub mod known;
 pub mod matcher;
 pub mod normalize;
 pub mod pattern;
+pub mod protocol;
 pub mod report;
 pub mod runner;
 pub mod scenario;

@@ -177,6 +177,9 @@ enum Cmd {
         #[command(flatten)]
         report: ReportArgs,
     },
+    /// The protocol inventory (targets/<dialect>/protocol.yaml): build it from run folders,
+    /// add a release, write the reference or a release's JSON Schema.
+    Protocol(cli::protocol::ProtocolArgs),
     /// Find, per scenario, the first published version whose output matches the
     /// expectation `--to` gets rather than the one `--from` gets (bisect.md, bisect.json).
     Bisect {
@@ -317,6 +320,7 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
             };
             cli::drift::drift(Context::load(root, &select)?, &targets, &exec, args)
         }
+        Cmd::Protocol(args) => args.exec(root),
         Cmd::Bisect {
             select,
             exec,

@@ -31,6 +31,7 @@ pub fn run(
         ctx.jobs(exec),
         RunOptions {
             expect_for,
+            protocol: exec.protocol(&ctx.setup),
             ..exec.run_options()
         },
         |t, _| progress.trial(t),
@@ -38,6 +39,12 @@ pub fn run(
     progress.finish();
     let rules = run.results.rules_held();
     term::run_summary(&dir, ctx.errors.len(), &run.results.counts, &rules);
+    for (finding, trials) in streamcheck::protocol::run_findings(&run.results.trials) {
+        println!(
+            "protocol: {}",
+            streamcheck::protocol::check::line(&finding, &trials)
+        );
+    }
     let (counts, finished) = (run.results.counts.clone(), run.end.finished());
     let unavailable: Vec<_> = resolved
         .iter()

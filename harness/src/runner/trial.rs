@@ -27,6 +27,8 @@ pub struct RunOptions {
     pub let_through: LetThrough,
     /// A known-divergence entry that matches nothing fails the trial (`--strict`).
     pub strict_known: bool,
+    /// What the protocol inventory's findings do to a trial (`--protocol`).
+    pub protocol: crate::protocol::Policy,
 }
 
 /// Whose release-wide let-through rules apply to output held to another release's
@@ -66,6 +68,7 @@ impl Default for RunOptions {
             expect_for: None,
             let_through: LetThrough::HeldTo,
             strict_known: false,
+            protocol: crate::protocol::Policy::Off,
         }
     }
 }
@@ -150,6 +153,9 @@ pub struct Trial {
     /// The release-wide rules that held in this trial (each let something through).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rules: Vec<String>,
+    /// What its output changes against the protocol inventory (see [`crate::protocol`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub protocol: Vec<crate::protocol::Finding>,
 }
 
 impl Trial {
@@ -206,6 +212,7 @@ impl Trial {
             run: None,
             stub_lead_ms: 0,
             rules: Vec::new(),
+            protocol: Vec::new(),
         }
     }
 

@@ -177,6 +177,9 @@ enum Cmd {
         #[command(flatten)]
         report: ReportArgs,
     },
+    /// Judge a release from one run of the catalogue: changes to what the scenarios pin,
+    /// other protocol changes (breaking, additive), pending blocks and inventory entries.
+    Verdict(cli::verdict::VerdictArgs),
     /// The protocol inventory (targets/<dialect>/protocol.yaml): build it from run folders,
     /// add a release, write the reference or a release's JSON Schema.
     Protocol(cli::protocol::ProtocolArgs),
@@ -321,6 +324,7 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
             cli::drift::drift(Context::load(root, &select)?, &targets, &exec, args)
         }
         Cmd::Protocol(args) => args.exec(root),
+        Cmd::Verdict(args) => args.exec(root),
         Cmd::Bisect {
             select,
             exec,

@@ -174,3 +174,42 @@ fn an_inventory_that_does_not_load_fails_the_trials_naming_the_file() {
         "{results}"
     );
 }
+
+#[test]
+fn a_verdict_tells_a_protocol_change_from_a_change_to_what_the_scenarios_pin() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = wrapper(dir.path(), "drop-init-output-style");
+    let reports = dir.path().join("verdict");
+    let out = streamcheck()
+        .current_dir(repo())
+        .args([
+            "verdict",
+            "--filter",
+            SCENARIO,
+            "--jobs",
+            "1",
+            "--report-dir",
+        ])
+        .arg(&reports)
+        .arg("--target")
+        .arg(&target)
+        .output()
+        .unwrap();
+    let md = std::fs::read_to_string(reports.join("verdict.md")).unwrap_or_default();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "the scenario still passes: the gate holds\n{md}"
+    );
+    assert!(md.contains("None: every scenario passes."), "{md}");
+    assert!(
+        md.contains("- breaking: gone key `system/init.output_style` (string; every `system/init` carried it), in 1 trial (basics/multiple-text-blocks)"),
+        "{md}"
+    );
+    assert!(
+        md.contains("\"system/init\": \"output_style\": {type: \"string\", every: "),
+        "the inventory entry it would accept: {md}"
+    );
+    let pending = std::fs::read_to_string(reports.join("protocol.yaml")).unwrap();
+    streamcheck::protocol::Inventory::parse(&pending).unwrap();
+}

@@ -23,6 +23,7 @@ pub mod run;
 pub mod setup;
 pub mod stub;
 pub mod term;
+pub mod verdict;
 
 use args::SelectArgs;
 use setup::{Location, Setup};

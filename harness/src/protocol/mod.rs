@@ -7,12 +7,14 @@
 //! - [`check`](mod@check): a trial against the inventory (findings), a run's findings grouped
 //! - [`build`]: the inventory from run folders (`streamcheck protocol build|add`)
 //! - [`render`]: the reference (`docs/protocol/<dialect>.md`) and a release's JSON Schema
+//! - [`verdict`](mod@verdict): a release judged from one run (`streamcheck verdict`)
 
 pub mod build;
 pub mod check;
 pub mod inventory;
 pub mod observe;
 pub mod render;
+pub mod verdict;
 
 pub use check::{Change, Finding, Policy, What};
 pub use inventory::Inventory;

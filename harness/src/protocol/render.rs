@@ -160,7 +160,10 @@ pub fn doc(inv: &Inventory, examples: &Examples) -> String {
                 s,
                 "| `{path}` | {} | {} | {}{last} |",
                 types(inv, key),
-                every(key),
+                match super::observe::parent(path) {
+                    Some(_) => every(key),
+                    None => "-".into(),
+                },
                 first_seen(inv, &seen)
             );
         }
@@ -249,7 +252,7 @@ pub fn schema(inv: &Inventory, release: &Version) -> Result<Value, String> {
         }
         defs.insert(kind.clone(), root.schema());
         if !kind.contains('[') {
-            frames.push(json!({"$ref": format!("#/$defs/{}", pointer_escape(kind))}));
+            frames.push(json!({"$ref": def_ref(kind)}));
         }
     }
     Ok(json!({
@@ -261,8 +264,13 @@ pub fn schema(inv: &Inventory, release: &Version) -> Result<Value, String> {
     }))
 }
 
-fn pointer_escape(s: &str) -> String {
-    s.replace('~', "~0").replace('/', "~1")
+/// `#/$defs/<kind>` as a URI reference (JSON Pointer escapes, `[` `]` percent-encoded).
+pub fn def_ref(kind: &str) -> String {
+    let pointer = kind.replace('~', "~0").replace('/', "~1");
+    format!(
+        "#/$defs/{}",
+        pointer.replace('[', "%5B").replace(']', "%5D")
+    )
 }
 
 #[derive(Default)]

@@ -14,6 +14,7 @@ pub mod html;
 mod junit;
 mod results;
 mod summary;
+pub use summary::failure_causes;
 pub(crate) mod trial;
 
 pub use files::{timestamp, write_atomic};

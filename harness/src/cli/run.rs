@@ -38,13 +38,13 @@ pub fn run(
     ))?;
     progress.finish();
     let rules = run.results.rules_held();
-    term::run_summary(&dir, ctx.errors.len(), &run.results.counts, &rules);
     for (finding, trials) in streamcheck::protocol::run_findings(&run.results.trials) {
         println!(
             "protocol: {}",
             streamcheck::protocol::check::line(&finding, &trials)
         );
     }
+    term::run_summary(&dir, ctx.errors.len(), &run.results.counts, &rules);
     let (counts, finished) = (run.results.counts.clone(), run.end.finished());
     let unavailable: Vec<_> = resolved
         .iter()

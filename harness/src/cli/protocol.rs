@@ -48,6 +48,18 @@ enum ProtocolCmd {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Compare a release with the TypeScript Agent SDK's declared `SDKMessage` (a JSON
+    /// Schema made by ts-json-schema-generator in tools/sdk-types): kinds and keys printed
+    /// but not declared, declared types never printed.
+    Sdk {
+        /// The SDK's schema (tools/sdk-types/README.md says how it is made).
+        #[arg(long)]
+        schema: PathBuf,
+        #[arg(long)]
+        release: String,
+        #[arg(long, default_value = "claude-code")]
+        dialect: String,
+    },
     /// Write the reference (docs/protocol/<dialect>.md) from the inventory again.
     Doc {
         #[arg(long, default_value = "claude-code")]
@@ -98,6 +110,33 @@ impl ProtocolArgs {
                     trials.len()
                 );
                 Ok(Verdict::divergence_if(failing > 0))
+            }
+            ProtocolCmd::Sdk {
+                schema,
+                release,
+                dialect,
+            } => {
+                let inv = load(&root, &dialect)?;
+                let version = semver::Version::parse(&release)
+                    .map_err(|e| Error::Usage(format!("--release `{release}`: {e}")))?;
+                let text = std::fs::read_to_string(&schema).map_err(|e| Error::io(&schema, e))?;
+                let value: serde_json::Value = serde_json::from_str(&text)
+                    .map_err(|e| Error::Usage(format!("{}: {e}", schema.display())))?;
+                let c = streamcheck::protocol::sdk::compare(&inv, &version, &value)
+                    .map_err(|e| Error::Usage(format!("{}: {e}", schema.display())))?;
+                let show = |title: &str, items: &[String]| {
+                    println!("{title} ({}):", items.len());
+                    for i in items {
+                        println!("  {i}");
+                    }
+                };
+                show("frame kinds printed, no declared type", &c.undeclared_kinds);
+                show("keys printed, not declared", &c.undeclared_keys);
+                show(
+                    "declared types no scenario made the CLI print",
+                    &c.unprinted,
+                );
+                Ok(Verdict::AllGood)
             }
             ProtocolCmd::Doc { dialect } => {
                 let inv = load(&root, &dialect)?;

@@ -7,6 +7,7 @@
 //! - [`check`](mod@check): a trial against the inventory (findings), a run's findings grouped
 //! - [`build`]: the inventory from run folders (`streamcheck protocol build|add`)
 //! - [`render`]: the reference (`docs/protocol/<dialect>.md`) and a release's JSON Schema
+//! - [`sdk`]: the Agent SDK's declared message types against the inventory
 //! - [`verdict`](mod@verdict): a release judged from one run (`streamcheck verdict`)
 
 pub mod build;
@@ -14,6 +15,7 @@ pub mod check;
 pub mod inventory;
 pub mod observe;
 pub mod render;
+pub mod sdk;
 pub mod verdict;
 
 pub use check::{Change, Finding, Policy, What};

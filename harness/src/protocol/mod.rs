@@ -34,7 +34,8 @@ type Loaded = Arc<Result<Option<Inventory>, String>>;
 /// A dialect's inventory in the project at `root` (`None`: it has none), read once per
 /// process while the file is unchanged.
 pub fn load(root: &Path, dialect: &str) -> Loaded {
-    static CACHE: OnceLock<Mutex<HashMap<PathBuf, (Option<SystemTime>, Loaded)>>> = OnceLock::new();
+    type Cache = Mutex<HashMap<PathBuf, (Option<SystemTime>, Loaded)>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
     let path = root.join(inventory::file_of(dialect));
     let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
     let mut cache = CACHE

@@ -179,7 +179,7 @@ enum Cmd {
     },
     /// Judge a release from one run of the catalogue: changes to what the scenarios pin,
     /// other protocol changes (breaking, additive), pending blocks and inventory entries.
-    Verdict(cli::verdict::VerdictArgs),
+    Verdict(cli::judge::VerdictArgs),
     /// The protocol inventory (targets/<dialect>/protocol.yaml): build it from run folders,
     /// add a release, write the reference or a release's JSON Schema.
     Protocol(cli::protocol::ProtocolArgs),

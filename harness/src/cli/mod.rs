@@ -15,6 +15,7 @@ pub mod drift;
 pub mod init;
 pub mod inspect;
 pub mod install;
+pub mod judge;
 pub mod protocol;
 pub mod provenance;
 pub mod record;
@@ -23,7 +24,6 @@ pub mod run;
 pub mod setup;
 pub mod stub;
 pub mod term;
-pub mod verdict;
 
 use args::SelectArgs;
 use setup::{Location, Setup};

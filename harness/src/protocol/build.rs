@@ -56,7 +56,7 @@ impl Runs {
     }
 
     fn add(&mut self, dialect: &str, release: &Version, trial: &Trial) {
-        let o = super::observed(trial);
+        let o = super::trial::observed(trial);
         let examples = self.examples.entry(dialect.to_string()).or_default();
         for (kind, count) in &o.kinds {
             let newer = examples.get(kind).is_none_or(|(r, _)| release > r);
@@ -128,7 +128,7 @@ pub fn recheck(root: &Path, dir: &Path, policy: super::Policy) -> Result<Vec<Tri
             continue;
         }
         trial.divergences.clear();
-        super::check_trial(policy, root, &mut trial);
+        super::trial::check_trial(policy, root, &mut trial);
         out.push(trial);
     }
     Ok(out)

@@ -7,15 +7,44 @@
 use super::observe::Observed;
 use semver::Version;
 use serde::Deserialize;
+use std::collections::HashMap;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::SystemTime;
 
 pub type Releases = BTreeSet<Version>;
 
 /// The file of a dialect's inventory, relative to the project.
 pub fn file_of(dialect: &str) -> PathBuf {
     Path::new("targets").join(dialect).join("protocol.yaml")
+}
+
+type Loaded = Arc<Result<Option<Inventory>, String>>;
+
+/// A dialect's inventory in the project at `root` (`None`: it has none), read once per
+/// process while the file is unchanged.
+pub fn load(root: &Path, dialect: &str) -> Loaded {
+    type Cache = Mutex<HashMap<PathBuf, (Option<SystemTime>, Loaded)>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let path = root.join(file_of(dialect));
+    let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+    let mut cache = CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .expect("not poisoned");
+    if let Some((at, inv)) = cache.get(&path) {
+        if *at == modified {
+            return inv.clone();
+        }
+    }
+    let inv: Loaded = Arc::new(match path.exists() {
+        false => Ok(None),
+        true => Inventory::load(&path).map(Some),
+    });
+    cache.insert(path, (modified, inv.clone()));
+    inv
 }
 
 #[derive(Debug, Clone, PartialEq)]

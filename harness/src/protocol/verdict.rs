@@ -64,7 +64,7 @@ pub fn classify(
         duration_ms: 0,
         trials: trials.len(),
     };
-    for (f, t) in super::run_findings(trials) {
+    for (f, t) in super::trial::run_findings(trials) {
         match f.change {
             super::Change::Gone => v.breaking.push((f, t)),
             super::Change::New => v.additive.push((f, t)),

@@ -39,7 +39,7 @@ pub(super) async fn execute_in(
     let (scenario, expect) = (&run.scenario, &run.expect);
     let divergences = check::expectation(scenario, expect, trial, timeout);
     trial.divergences.extend(divergences);
-    crate::protocol::check_trial(opts.protocol, &target.project.root, trial);
+    crate::protocol::trial::check_trial(opts.protocol, &target.project.root, trial);
     trial.rules = check::rules_held(expect, trial);
     Ok(())
 }

@@ -28,7 +28,7 @@ pub struct RunOptions {
     /// A known-divergence entry that matches nothing fails the trial (`--strict`).
     pub strict_known: bool,
     /// What the protocol inventory's findings do to a trial (`--protocol`).
-    pub protocol: crate::protocol::Policy,
+    pub protocol: crate::protocol::check::Policy,
 }
 
 /// Whose release-wide let-through rules apply to output held to another release's
@@ -68,7 +68,7 @@ impl Default for RunOptions {
             expect_for: None,
             let_through: LetThrough::HeldTo,
             strict_known: false,
-            protocol: crate::protocol::Policy::Off,
+            protocol: crate::protocol::check::Policy::Off,
         }
     }
 }
@@ -155,7 +155,7 @@ pub struct Trial {
     pub rules: Vec<String>,
     /// What its output changes against the protocol inventory (see [`crate::protocol`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub protocol: Vec<crate::protocol::Finding>,
+    pub protocol: Vec<crate::protocol::check::Finding>,
 }
 
 impl Trial {

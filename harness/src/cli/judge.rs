@@ -1,6 +1,7 @@
 //! `streamcheck verdict`: one run of the catalogue on a release, classified against the
 //! scenarios and the protocol inventory (verdict.md, verdict.json), with the pending
-//! version blocks and inventory entries a maintainer would accept.
+//! version blocks and inventory entries a maintainer would accept. (Not `verdict.rs`:
+//! the layers test would read every `verdict` in `cli/mod.rs` as this module.)
 
 use super::args::{ExecArgs, SelectArgs, TargetArgs};
 use super::setup::Location;

@@ -26,6 +26,9 @@ pub struct Config {
     pub report_dir: Option<PathBuf>,
     #[serde(default)]
     pub jobs: Option<usize>,
+    /// What the protocol inventory's findings do to a trial: "report" (default), "strict", "off".
+    #[serde(default)]
+    pub protocol: Option<crate::protocol::check::Policy>,
     /// The folder the file is in: paths in it are relative to this.
     #[serde(skip)]
     pub dir: PathBuf,

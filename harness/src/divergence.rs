@@ -50,6 +50,9 @@ pub enum Kind {
     /// An expectation skips the release for a reason its run no longer shows (a flag it
     /// now takes, a tool it now offers, a frame it now prints).
     SkipNoLongerHolds,
+    /// What the CLI printed differs from the protocol inventory of the release (a key
+    /// gone, or under `--protocol strict` a new one).
+    Protocol,
 }
 
 impl Kind {
@@ -77,6 +80,7 @@ impl Kind {
             Kind::ClientScript => "client script error",
             Kind::SdkContract => "SDK contract broken",
             Kind::SkipNoLongerHolds => "skip no longer holds",
+            Kind::Protocol => "protocol change",
         }
     }
 }

@@ -41,6 +41,7 @@ pub mod normalize;
 pub mod pattern;
 pub mod plan;
 pub mod printed;
+pub mod protocol;
 pub mod report;
 pub mod runner;
 pub mod scenario;

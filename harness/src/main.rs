@@ -42,6 +42,12 @@ enum Cmd {
     Review(cli::record::ReviewArgs),
     Audit(cli::audit::AuditArgs),
     Drift(cli::drift::DriftArgs),
+    /// Judge a release from one run of the catalogue: changes to what the scenarios pin,
+    /// other protocol changes (breaking, additive), pending blocks and inventory entries.
+    Verdict(cli::judge::VerdictArgs),
+    /// The protocol inventory (targets/<dialect>/protocol.yaml): build it from run folders,
+    /// add a release, write the reference or a release's JSON Schema.
+    Protocol(cli::protocol::ProtocolArgs),
     Bisect(cli::bisect::BisectArgs),
 }
 
@@ -72,6 +78,8 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
         Cmd::Review(args) => args.exec(&loc),
         Cmd::Audit(args) => args.exec(&loc),
         Cmd::Drift(args) => args.exec(&loc),
+        Cmd::Verdict(args) => args.exec(&loc),
+        Cmd::Protocol(args) => args.exec(&loc),
         Cmd::Bisect(args) => args.exec(&loc),
     }
 }

@@ -7,7 +7,9 @@
 //! caliban`) and qwen-code (`streamcheck install --target qwen-code`) are ignored with
 //! the install command until they are installed. Only a CLI that is not installed is
 //! ignored: a target whose data files (`targets/<dialect>/*.yaml`) do not load, or whose
-//! install fails, fails every one of its trials.
+//! install fails, fails every one of its trials. Every trial is also held to its
+//! dialect's protocol inventory under `--protocol strict`: the catalogue on the pin has no
+//! protocol finding.
 
 mod common;
 
@@ -110,8 +112,12 @@ fn trial_of(name: String, s: Scenario, t: Arc<Target>) -> Trial {
     );
     let ignored = unmet.is_some();
     Trial::test(name, move || {
+        // Strict on the protocol too: on the pin a frame kind, key, type or name the
+        // inventory (targets/<dialect>/protocol.yaml) does not hold fails, so a stale
+        // inventory fails CI; a dialect without one is noted in the trial, not checked.
         let opts = RunOptions {
             strict_known: true,
+            protocol: streamcheck::protocol::Policy::Strict,
             ..RunOptions::default()
         };
         let trial = runtime().block_on(runner::run(&s, &t, &opts));

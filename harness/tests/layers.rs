@@ -54,6 +54,8 @@ const LAYERS: &[&[&str]] = &[
     // what a CLI printed; the dialects as data and behaviour
     &["printed", "dialect"],
     &["matcher", "invariants", "client", "sdk_contract"],
+    // the protocol inventory: what each release prints, as data
+    &["protocol"],
     // the formats: scenario files, per-dialect lists, the project file
     &[
         "scenario",
@@ -455,9 +457,9 @@ fn no_library_file_imports_from_a_higher_floor() {
                     let items: Vec<_> = items.iter().map(String::as_str).collect();
                     report.push(format!(
                         "{} (floor {fa}) imports {} from {} (floor {fb})",
-                        files[from].display(),
+                        files[from].strip_prefix(workspace()).unwrap().display(),
                         items.join(", "),
-                        files[to].display()
+                        files[to].strip_prefix(workspace()).unwrap().display()
                     ));
                 }
             }

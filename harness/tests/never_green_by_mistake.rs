@@ -327,6 +327,13 @@ fn every_dialects_data_files_in_the_repository_load() {
             "record-profile",
         ];
         checked.extend(data.map(|f| format!("targets/{key}/{f}.yaml")));
+        // The protocol inventory, where the dialect has one.
+        let inventory = streamcheck::protocol::inventory::file_of(key);
+        if root.join(&inventory).exists() {
+            streamcheck::protocol::Inventory::load(&root.join(&inventory))
+                .unwrap_or_else(|e| panic!("{key}: {e}"));
+            checked.push(inventory.display().to_string());
+        }
     }
     // The client profiles are compiled in: reading them all parses each.
     for name in streamcheck::client::profile::all().keys() {

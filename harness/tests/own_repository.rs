@@ -33,8 +33,10 @@ fn streamcheck(dir: &Path, cache: &Path, args: &[&str]) -> (i32, String, String)
     )
 }
 
-const CONFIG: &str =
-    "[scenarios]\nbundled = false\nfolders = [\"own\"]\n[targets.mycli]\ncommand = \"./mycli\"\n";
+/// `mycli` prints a small subset of what the pinned Claude Code prints: the bundled
+/// protocol inventory would name every key it leaves out (tests/protocol.rs tests that),
+/// so these projects turn the protocol check off.
+const CONFIG: &str = "protocol = \"off\"\n[scenarios]\nbundled = false\nfolders = [\"own\"]\n[targets.mycli]\ncommand = \"./mycli\"\n";
 
 #[test]
 fn a_wrapper_is_held_to_the_release_it_conforms_to_not_its_own_version() {
@@ -69,7 +71,7 @@ fn the_project_file_refuses_unknown_keys_with_file_and_line() {
     let (code, _, err) = streamcheck(dir.path(), cache.path(), &["list"]);
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("streamcheck.toml:6:1") && err.contains("comand"),
+        err.contains("streamcheck.toml:7:1") && err.contains("comand"),
         "{err}"
     );
 }
@@ -304,7 +306,7 @@ fn a_bare_target_command_is_looked_up_on_path() {
     let cache = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("streamcheck.toml"),
-        "[scenarios]\nbundled = false\nfolders = [\"own\"]\n",
+        "protocol = \"off\"\n[scenarios]\nbundled = false\nfolders = [\"own\"]\n",
     )
     .unwrap();
     let bin = tempfile::tempdir().unwrap();

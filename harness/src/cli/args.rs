@@ -130,6 +130,11 @@ pub struct ExecArgs {
     /// A known-divergence entry that matches nothing any more fails its trial.
     #[arg(long)]
     pub strict: bool,
+    /// Trials against the protocol inventory (targets/<dialect>/protocol.yaml): `report`
+    /// (default: a key gone fails the trial, a new one is reported), `strict` (new fails
+    /// too), `off`. Default: the project file's `protocol`, else report.
+    #[arg(long, value_enum)]
+    pub protocol: Option<streamcheck::protocol::Policy>,
 }
 
 impl ExecArgs {
@@ -143,8 +148,16 @@ impl ExecArgs {
             timeout: Duration::from_secs(self.timeout),
             grace: Duration::from_secs(self.grace),
             strict_known: self.strict,
+            protocol: self.protocol.unwrap_or_default(),
             ..RunOptions::default()
         }
+    }
+
+    /// The protocol policy: the flag, else the project file's, else report.
+    pub fn protocol(&self, setup: &Setup) -> streamcheck::protocol::Policy {
+        (self.protocol)
+            .or_else(|| setup.config.as_ref().and_then(|c| c.protocol))
+            .unwrap_or_default()
     }
 
     /// Installs and resolves the targets. A command target (a wrapper, a re-implementation)

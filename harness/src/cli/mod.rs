@@ -15,6 +15,8 @@ pub mod drift;
 pub mod init;
 pub mod inspect;
 pub mod install;
+pub mod judge;
+pub mod protocol;
 pub mod provenance;
 pub mod record;
 pub mod review;

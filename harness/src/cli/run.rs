@@ -63,12 +63,19 @@ fn run(
         ctx.jobs(exec),
         RunOptions {
             expect_for,
+            protocol: exec.protocol(&ctx.setup),
             ..exec.run_options()
         },
         |t, _| progress.trial(t),
     ))?;
     progress.finish();
     let rules = run.results.rules_held();
+    for (finding, trials) in streamcheck::runner::protocol::run_findings(&run.results.trials) {
+        println!(
+            "protocol: {}",
+            streamcheck::protocol::check::line(&finding, &trials)
+        );
+    }
     term::run_summary(&dir, ctx.errors.len(), &run.results.counts, &rules);
     let (counts, finished) = (run.results.counts.clone(), run.end.finished());
     let unavailable: Vec<_> = resolved

@@ -167,6 +167,8 @@ pub struct RunPlan {
     pub scenario: Scenario,
     pub expect: TargetExpect,
     pub limits: Limits,
+    /// What the protocol inventory's findings do to the trial.
+    pub protocol: crate::protocol::check::Policy,
 }
 
 impl RunPlan {
@@ -203,6 +205,11 @@ impl Planner {
             project: target.project.clone(),
             rules: BTreeMap::from([(target.dialect, target.rules.clone())]),
         }
+    }
+
+    /// The project it plans in.
+    pub fn project(&self) -> &Project {
+        &self.project
     }
 
     fn rules(&self, dialect: Dialect) -> Result<&Rules, PlanError> {
@@ -349,6 +356,7 @@ fn runs(scenario: &Scenario, expect: &TargetExpect, opts: &RunOptions) -> Vec<Ru
         },
         scenario,
         expect,
+        protocol: opts.protocol,
     };
     if scenario.file.runs.is_empty() {
         return vec![one(scenario.clone(), expect.clone())];

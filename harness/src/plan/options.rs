@@ -19,6 +19,8 @@ pub struct RunOptions {
     pub let_through: LetThrough,
     /// A known-divergence entry that matches nothing fails the trial (`--strict`).
     pub strict_known: bool,
+    /// What the protocol inventory's findings do to a trial (`--protocol`).
+    pub protocol: crate::protocol::check::Policy,
 }
 
 /// Whose release-wide let-through rules apply to output held to another release's
@@ -58,6 +60,7 @@ impl Default for RunOptions {
             expect_for: None,
             let_through: LetThrough::HeldTo,
             strict_known: false,
+            protocol: crate::protocol::check::Policy::Off,
         }
     }
 }

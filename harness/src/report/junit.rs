@@ -45,6 +45,10 @@ pub(super) fn junit_xml(r: &Results) -> String {
                 x.scenario.split('/').next().unwrap_or("")
             ));
             case.set_time(Duration::from_millis(x.duration_ms));
+            if !x.protocol.is_empty() {
+                let lines: Vec<String> = x.protocol.iter().map(|f| f.to_string()).collect();
+                case.set_system_out(lines.join("\n"));
+            }
             suite.add_test_case(case);
         }
         report.add_test_suite(suite);

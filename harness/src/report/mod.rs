@@ -13,6 +13,7 @@ mod frame_diff;
 pub mod html;
 mod junit;
 mod summary;
+pub use summary::failure_causes;
 pub(crate) mod trial;
 
 pub use crate::store::results::{

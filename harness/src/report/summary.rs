@@ -85,6 +85,16 @@ fn rules_and_causes(s: &mut String, r: &Results) {
             let _ = writeln!(s, "- {why}: {}", trials.join(", "));
         }
     }
+    let protocol = crate::runner::protocol::run_findings(&r.trials);
+    if !protocol.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n## Protocol changes (targets/<dialect>/protocol.yaml)\n"
+        );
+        for (finding, trials) in &protocol {
+            let _ = writeln!(s, "- {}", crate::protocol::check::line(finding, trials));
+        }
+    }
     let causes = failure_causes(&r.trials);
     if !causes.is_empty() {
         let _ = writeln!(s, "\n## Failures by cause\n");

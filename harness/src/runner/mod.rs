@@ -9,6 +9,7 @@
 pub mod check;
 mod execute;
 pub mod process;
+pub mod protocol;
 mod runs;
 pub mod sandbox;
 pub mod skip;

@@ -24,6 +24,7 @@ pub(super) async fn execute_all(
     for (index, run) in runs.iter().enumerate() {
         let mut run_trial = trial.clone();
         run_trial.divergences.clear();
+        run_trial.protocol.clear();
         run_trial.expected_frames = run.expect.frames.iter().map(|e| e.0.source()).collect();
         let result = execute_in(&sandbox, run, target, &mut run_trial).await;
         if let Err(d) = result {
@@ -39,6 +40,7 @@ pub(super) async fn execute_all(
             .divergences
             .extend(run_trial.divergences.iter().cloned());
         trial.notes.extend(run_trial.notes.iter().cloned());
+        trial.protocol.extend(run_trial.protocol.iter().cloned());
         for rule in &run_trial.rules {
             if !trial.rules.contains(rule) {
                 trial.rules.push(rule.clone());

@@ -93,6 +93,9 @@ pub struct Trial {
     /// The release-wide rules that held in this trial (each let something through).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rules: Vec<String>,
+    /// What its output changes against the protocol inventory (see [`crate::protocol`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub protocol: Vec<crate::protocol::check::Finding>,
 }
 
 impl Trial {
@@ -166,6 +169,7 @@ impl Trial {
             run: None,
             stub_lead_ms: 0,
             rules: Vec::new(),
+            protocol: Vec::new(),
         }
     }
 

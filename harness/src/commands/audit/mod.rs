@@ -25,7 +25,7 @@ use crate::scenario::Scenario;
 use crate::store::{RunReader, SavedTrial};
 use crate::suite;
 use mutate::Printed;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Audits every passing saved trial whose scenario is in `scenarios`, each checked against
@@ -84,12 +84,18 @@ pub fn audit_one(
     // The expectation the trial ran against: the release it was held to's block, if one
     // holds it.
     let check = replanned(planner, scenario, &trial, trial.expect_version())?;
+    let root = planner.project().root.as_path();
+    let check = Audited {
+        check,
+        root,
+        before: protocol_findings(&trial, root),
+    };
     if let Some(d) = first_divergence(&check, &trial) {
         return Err(format!("its saved output no longer passes: {d}"));
     }
     let caps = Captures::new();
     let ignores = |v: &serde_json::Value| {
-        let ignore = &check.expect.ignore;
+        let ignore = &check.check.expect.ignore;
         ignore.iter().any(|p| p.0.is_match(v, &trial.vars, &caps))
     };
     let printed = Printed::of(&trial).ignoring(ignores);
@@ -124,10 +130,39 @@ pub fn audit_one(
 /// How much of a divergence's message the report keeps.
 const MESSAGE_CHARS: usize = 200;
 
-/// The first divergence of `trial` checked again, as the report words it: sandbox paths
-/// and ids redacted, clipped.
-fn first_divergence(check: &RunPlan, trial: &Trial) -> Option<String> {
-    let first = crate::runner::check::run(check, trial).into_iter().next()?;
+/// A scenario's expectation, and the protocol inventory's findings on its unmutated
+/// output: a mutation is caught by the inventory when it makes a finding that was not there.
+struct Audited<'a> {
+    check: RunPlan,
+    root: &'a Path,
+    before: Vec<crate::protocol::Finding>,
+}
+
+/// What the protocol inventory finds in `trial` (new and gone alike).
+fn protocol_findings(trial: &Trial, root: &Path) -> Vec<crate::protocol::Finding> {
+    let mut t = trial.clone();
+    t.protocol.clear();
+    crate::runner::protocol::check_trial(crate::protocol::Policy::Strict, root, &mut t);
+    t.protocol
+}
+
+/// The first divergence of `trial` checked again (else the first protocol finding its
+/// unmutated output did not have), as the report words it: sandbox paths and ids
+/// redacted, clipped.
+fn first_divergence(check: &Audited, trial: &Trial) -> Option<String> {
+    let first = crate::runner::check::run(&check.check, trial)
+        .into_iter()
+        .next()
+        .or_else(|| {
+            let found = protocol_findings(trial, check.root);
+            let f = found.into_iter().find(|f| {
+                !check.before.contains(f) && f.change != crate::protocol::Change::Unchecked
+            })?;
+            Some(crate::divergence::Divergence::new(
+                crate::divergence::Kind::Protocol,
+                f.to_string(),
+            ))
+        })?;
     let mut message = crate::normalize::redact_sandbox_str(&first.message, &trial.vars);
     // Ids differ from run to run; the baseline should not.
     for span in crate::normalize::uuid_spans(&message).into_iter().rev() {

@@ -24,6 +24,14 @@ pub enum Mutation {
     InsertNonJson,
     FrameAfterResult,
     HangAfterResult,
+    /// A key added to every frame of the last result's kind (the protocol inventory's).
+    AddKeyToKind,
+    /// `session_id` dropped from every frame of the last result's kind.
+    DropKeyFromKind,
+    /// A frame of a type no release prints, before the last result.
+    NewFrameType,
+    /// A number in the last result written as a string (`num_turns`).
+    ChangeJsonType,
     KeyOrder,
     Whitespace,
     StringEscapes,
@@ -31,7 +39,7 @@ pub enum Mutation {
 }
 
 impl Mutation {
-    pub const ALL: [Mutation; 19] = [
+    pub const ALL: [Mutation; 23] = [
         Mutation::DropFrame,
         Mutation::DuplicateFrame,
         Mutation::SwapFramesAfterInit,
@@ -47,6 +55,10 @@ impl Mutation {
         Mutation::InsertNonJson,
         Mutation::FrameAfterResult,
         Mutation::HangAfterResult,
+        Mutation::AddKeyToKind,
+        Mutation::DropKeyFromKind,
+        Mutation::NewFrameType,
+        Mutation::ChangeJsonType,
         Mutation::KeyOrder,
         Mutation::Whitespace,
         Mutation::StringEscapes,
@@ -82,6 +94,8 @@ impl Mutation {
             Mutation::InsertNonJson => "keep the ndjson_only invariant",
             Mutation::FrameAfterResult => "keep the result_ends_turn invariant, or list every frame in exact mode",
             Mutation::HangAfterResult => "keep the exits_after_result invariant",
+            Mutation::AddKeyToKind | Mutation::NewFrameType | Mutation::ChangeJsonType => "keep the protocol inventory (targets/<dialect>/protocol.yaml) and its check on",
+            Mutation::DropKeyFromKind => "keep the protocol inventory's check on, or pin session_id",
             Mutation::KeyOrder => "a pattern depends on key order",
             Mutation::Whitespace => "a rule reads stdout as text where it should read frames",
             Mutation::StringEscapes => "a rule reads stdout as text where it should read frames",
@@ -108,6 +122,10 @@ impl fmt::Display for Mutation {
             Mutation::InsertNonJson => "insert a non-JSON line",
             Mutation::FrameAfterResult => "a frame after the result",
             Mutation::HangAfterResult => "hang after the result",
+            Mutation::AddKeyToKind => "a key added to every frame of a kind",
+            Mutation::DropKeyFromKind => "a key dropped from every frame of a kind",
+            Mutation::NewFrameType => "a new frame type",
+            Mutation::ChangeJsonType => "a key's JSON type changed",
             Mutation::KeyOrder => "control: key order",
             Mutation::Whitespace => "control: whitespace",
             Mutation::StringEscapes => "control: string escapes",

@@ -180,6 +180,31 @@ pub fn apply(m: Mutation, r: &Printed) -> Option<Printed> {
             out
         }),
         Mutation::SwapFramesAfterInit => swap_after_init(r, &frames),
+        Mutation::AddKeyToKind => every_of_kind(r, &frames, |v| {
+            v["streamcheck_audit_key"] = json!(true);
+        }),
+        Mutation::DropKeyFromKind => every_of_kind(r, &frames, |v| {
+            if let Some(m) = v.as_object_mut() {
+                m.remove("session_id");
+            }
+        }),
+        Mutation::NewFrameType => {
+            let at = last_result(&frames)?;
+            let mut out = r.clone();
+            let sid = frames[0]
+                .1
+                .get("session_id")
+                .cloned()
+                .unwrap_or(Value::Null);
+            let frame = json!({"type": "streamcheck_audit_frame", "session_id": sid});
+            out.lines.insert(at, frame.to_string());
+            Some(out)
+        }
+        Mutation::ChangeJsonType => r.edit_frame(last_result(&frames)?, |v| {
+            if let Some(n) = v.get("num_turns").filter(|n| n.is_number()).cloned() {
+                v["num_turns"] = json!(n.to_string());
+            }
+        }),
         Mutation::ChangeType => r.edit_frame(first_content(&frames)?, |v| {
             let to = if type_of(v) == Some("assistant") {
                 "user"
@@ -279,6 +304,26 @@ fn frame_after_result(r: &Printed, frames: &[(usize, Value)]) -> Option<Printed>
     let mut out = r.clone();
     out.lines.insert(at + 1, extra.to_string());
     Some(out)
+}
+
+/// Every watched frame of the last result's kind (`type/subtype`) changed by `f`.
+fn every_of_kind(
+    r: &Printed,
+    frames: &[(usize, Value)],
+    f: impl Fn(&mut Value),
+) -> Option<Printed> {
+    let at = last_result(frames)?;
+    let kind = |v: &Value| crate::frame::frame_kind(v);
+    let of = kind(&frames.iter().find(|(i, _)| *i == at)?.1);
+    let mut out = r.clone();
+    let mut changed = false;
+    for (i, _) in frames.iter().filter(|(_, v)| kind(v) == of) {
+        if let Some(edited) = out.edit_frame(*i, &f) {
+            out = edited;
+            changed = true;
+        }
+    }
+    changed.then_some(out)
 }
 
 fn hang_after_result(r: &Printed, frames: &[(usize, Value)]) -> Option<Printed> {

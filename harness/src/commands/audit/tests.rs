@@ -356,3 +356,66 @@ fn audit_md_starts_with_the_command_that_made_it() {
     );
     assert!(!render::render_md(&audit(&[scenario(TIGHT)], &[saved()], &planner())).contains("```"));
 }
+
+#[test]
+fn the_protocol_inventory_catches_a_key_added_or_dropped_and_a_new_frame_type() {
+    use crate::protocol::{inventory, Inventory, Observed};
+    let root = tempfile::tempdir().unwrap();
+    let stdout = STDOUT.replace(
+        r#""result":"Retried 3 times","#,
+        r#""result":"Retried 3 times","num_turns":2,"#,
+    );
+    let frames: Vec<serde_json::Value> = (stdout.lines())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut inv = Inventory::new("claude-code");
+    inv.add(
+        &semver::Version::new(1, 0, 0),
+        &Observed::of("t/x", &frames, &[], []),
+    );
+    let file = root.path().join(inventory::file_of("claude-code"));
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, inv.to_yaml()).unwrap();
+    let saved = SavedTrial { stdout, ..saved() };
+    let planner_in = |root: &Path| {
+        let project = crate::install::Project { root: root.into() };
+        crate::plan::Planner::new(&project).unwrap()
+    };
+    let with = audit_one(&scenario(LOOSE), &saved, &planner_in(root.path())).unwrap();
+    let without = audit_one(&scenario(LOOSE), &saved, &planner()).unwrap();
+    for (m, says) in [
+        (
+            Mutation::AddKeyToKind,
+            "new key `result/success.streamcheck_audit_key` (bool)",
+        ),
+        (
+            Mutation::DropKeyFromKind,
+            "gone key `result/success.session_id`",
+        ),
+        (
+            Mutation::NewFrameType,
+            "new frame kind `streamcheck_audit_frame`",
+        ),
+        (
+            Mutation::ChangeJsonType,
+            "new type of `result/success.num_turns`: string (the inventory has number)",
+        ),
+    ] {
+        match outcome(&with, m) {
+            Outcome::Caught(d) => assert!(d.contains(says), "{m}: {d}"),
+            other => panic!("{m}: {other:?}"),
+        }
+        assert_eq!(
+            outcome(&without, m),
+            &Outcome::Missed,
+            "{m} without an inventory"
+        );
+    }
+    for control in [
+        Mutation::KeyOrder,
+        Mutation::Whitespace,
+        Mutation::StringEscapes,
+    ] {
+        assert_eq!(outcome(&with, control), &Outcome::Held, "{control}");
+    }
+}

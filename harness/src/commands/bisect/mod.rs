@@ -322,6 +322,8 @@ impl<'a> Prober<'a> {
         let opts = RunOptions {
             expect_for: expect_for.map(str::to_string),
             let_through: LetThrough::AlsoPrinting,
+            // Where a scenario's behaviour changed, not what the release prints anew.
+            protocol: crate::protocol::Policy::Off,
             ..self.opts.run.clone()
         };
         let mut trials = Vec::new();

@@ -46,7 +46,7 @@ pub fn open(
 }
 
 /// The pending block for one scenario's trial on the newer version, written; its path.
-fn open_one(
+pub fn open_one(
     project: &Project,
     scenario: &Scenario,
     trial: &Trial,

@@ -38,6 +38,8 @@ struct Page<'a> {
     columns: Vec<String>,
     rows: Vec<Row>,
     trials: Vec<Embedded>,
+    /// The run's protocol findings, one line each (see [`crate::protocol`]).
+    protocol: Vec<String>,
 }
 
 /// Writes `dir/index.html` for `results`; `saved` gives a trial's saved output (from
@@ -75,6 +77,9 @@ pub fn write_run(
         columns,
         rows,
         trials,
+        protocol: (crate::runner::protocol::run_findings(&results.trials).iter())
+            .map(|(f, t)| crate::protocol::check::line(f, t))
+            .collect(),
     };
     write_page(dir, "run.html", page)
 }

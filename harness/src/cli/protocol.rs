@@ -1,0 +1,207 @@
+//! `streamcheck protocol`: the protocol inventory (`targets/<dialect>/protocol.yaml`)
+//! built from run folders or widened by one, and what is generated from it: the
+//! reference (`docs/protocol/<dialect>.md`) and a release's JSON Schema.
+
+use super::setup::Location;
+use super::Verdict;
+use std::path::{Path, PathBuf};
+use streamcheck::commands::protocol::build::Runs;
+use streamcheck::error::{Error, Result};
+use streamcheck::protocol::{check, inventory, render, Inventory, Policy};
+use streamcheck::report::write_atomic;
+
+#[derive(clap::Args)]
+pub struct ProtocolArgs {
+    #[command(subcommand)]
+    cmd: ProtocolCmd,
+}
+
+#[derive(clap::Subcommand)]
+enum ProtocolCmd {
+    /// Build each dialect's inventory anew from run folders (their results.json and outputs/),
+    /// e.g. the supported sample, the pin and the newest release.
+    Build {
+        #[arg(long, required = true, num_args = 1..)]
+        from: Vec<PathBuf>,
+    },
+    /// Add the releases of run folders to the inventory (a release already in it is widened).
+    Add {
+        #[arg(required = true)]
+        runs: Vec<PathBuf>,
+    },
+    /// Check the saved trials of run folders against the inventory again (nothing runs)
+    /// and print each finding once with its trials; exit 1 when one fails under the policy.
+    Check {
+        #[arg(required = true)]
+        runs: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value = "report")]
+        protocol: Policy,
+    },
+    /// Write the JSON Schema of what a release prints (one definition per frame kind).
+    Schema {
+        /// The release (a version of the dialect).
+        #[arg(long)]
+        release: String,
+        #[arg(long, default_value = "claude-code")]
+        dialect: String,
+        /// Write here instead of stdout.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Compare a release with the TypeScript Agent SDK's declared `SDKMessage` (a JSON
+    /// Schema made by ts-json-schema-generator in tools/sdk-types): kinds and keys printed
+    /// but not declared, declared types never printed.
+    Sdk {
+        /// The SDK's schema (tools/sdk-types/README.md says how it is made).
+        #[arg(long)]
+        schema: PathBuf,
+        #[arg(long)]
+        release: String,
+        #[arg(long, default_value = "claude-code")]
+        dialect: String,
+    },
+    /// Write the reference (docs/protocol/<dialect>.md) from the inventory again.
+    Doc {
+        #[arg(long, default_value = "claude-code")]
+        dialect: String,
+    },
+}
+
+impl ProtocolArgs {
+    pub fn exec(self, loc: &Location) -> Result<Verdict> {
+        let root = loc.setup()?.project.root;
+        match self.cmd {
+            ProtocolCmd::Build { from } => write_from(&root, &from, false),
+            ProtocolCmd::Add { runs } => write_from(&root, &runs, true),
+            ProtocolCmd::Schema {
+                release,
+                dialect,
+                out,
+            } => {
+                let inv = load(&root, &dialect)?;
+                let version = semver::Version::parse(&release)
+                    .map_err(|e| Error::Usage(format!("--release `{release}`: {e}")))?;
+                let schema = render::schema(&inv, &version).map_err(Error::Usage)?;
+                let text = serde_json::to_string_pretty(&schema).expect("JSON") + "\n";
+                match out {
+                    Some(path) => {
+                        write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?
+                    }
+                    None => print!("{text}"),
+                }
+                Ok(Verdict::AllGood)
+            }
+            ProtocolCmd::Check { runs, protocol } => {
+                let mut trials = Vec::new();
+                for dir in &runs {
+                    trials.extend(
+                        streamcheck::commands::protocol::build::recheck(&root, dir, protocol)
+                            .map_err(Error::Usage)?,
+                    );
+                }
+                let findings = streamcheck::runner::protocol::run_findings(&trials);
+                for (f, t) in &findings {
+                    println!("{}", check::line(f, t));
+                }
+                let failing = findings.iter().filter(|(f, _)| f.fails(protocol)).count();
+                println!(
+                    "{} findings ({failing} failing under --protocol {protocol:?}) in {} trials",
+                    findings.len(),
+                    trials.len()
+                );
+                Ok(Verdict::divergence_if(failing > 0))
+            }
+            ProtocolCmd::Sdk {
+                schema,
+                release,
+                dialect,
+            } => {
+                let inv = load(&root, &dialect)?;
+                let version = semver::Version::parse(&release)
+                    .map_err(|e| Error::Usage(format!("--release `{release}`: {e}")))?;
+                let text = std::fs::read_to_string(&schema).map_err(|e| Error::io(&schema, e))?;
+                let value: serde_json::Value = serde_json::from_str(&text)
+                    .map_err(|e| Error::Usage(format!("{}: {e}", schema.display())))?;
+                let c = streamcheck::protocol::sdk::compare(&inv, &version, &value)
+                    .map_err(|e| Error::Usage(format!("{}: {e}", schema.display())))?;
+                let show = |title: &str, items: &[String]| {
+                    println!("{title} ({}):", items.len());
+                    for i in items {
+                        println!("  {i}");
+                    }
+                };
+                show("frame kinds printed, no declared type", &c.undeclared_kinds);
+                show("keys printed, not declared", &c.undeclared_keys);
+                show(
+                    "declared types no scenario made the CLI print",
+                    &c.unprinted,
+                );
+                Ok(Verdict::AllGood)
+            }
+            ProtocolCmd::Doc { dialect } => {
+                let inv = load(&root, &dialect)?;
+                write_doc(&root, &inv)?;
+                Ok(Verdict::AllGood)
+            }
+        }
+    }
+}
+
+fn load(root: &Path, dialect: &str) -> Result<Inventory> {
+    let path = root.join(inventory::file_of(dialect));
+    if !path.exists() {
+        return Err(Error::Usage(format!(
+            "no inventory for {dialect} ({}): build one with `streamcheck protocol build --from RUN...`",
+            inventory::file_of(dialect).display()
+        )));
+    }
+    Inventory::load(&path).map_err(Error::Failed)
+}
+
+fn write_from(root: &Path, dirs: &[PathBuf], add: bool) -> Result<Verdict> {
+    let runs = Runs::read(dirs).map_err(Error::Usage)?;
+    if runs.by.is_empty() {
+        return Err(Error::Usage(
+            "the run folders hold no trial that ran".into(),
+        ));
+    }
+    for dialect in runs.by.keys() {
+        let path = root.join(inventory::file_of(dialect));
+        let base = match add && path.exists() {
+            true => Some(Inventory::load(&path).map_err(Error::Failed)?),
+            false => None,
+        };
+        let inv = runs.inventory(dialect, base);
+        write_atomic(&path, inv.to_yaml().as_bytes()).map_err(|e| Error::io(&path, e))?;
+        let examples_path = root.join(render::examples_file(dialect));
+        let mut examples = match add {
+            true => render::Examples::load(&examples_path).map_err(Error::Failed)?,
+            false => render::Examples::default(),
+        };
+        examples.update(&runs.examples[dialect]);
+        write_atomic(&examples_path, examples.to_jsonl().as_bytes())
+            .map_err(|e| Error::io(&examples_path, e))?;
+        write_doc(root, &inv)?;
+        let releases: Vec<String> = inv.releases.iter().map(|r| r.to_string()).collect();
+        println!(
+            "{}: {} frame kinds, {} key paths, {} releases ({}), from {} trials",
+            path.strip_prefix(root).unwrap_or(&path).display(),
+            inv.kinds.len(),
+            inv.key_paths(),
+            releases.len(),
+            releases.join(", "),
+            runs.trials
+        );
+    }
+    Ok(Verdict::AllGood)
+}
+
+fn write_doc(root: &Path, inv: &Inventory) -> Result<()> {
+    let examples = render::Examples::load(&root.join(render::examples_file(&inv.dialect)))
+        .map_err(Error::Failed)?;
+    let path = root.join(render::doc_file(&inv.dialect));
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    }
+    write_atomic(&path, render::doc(inv, &examples).as_bytes()).map_err(|e| Error::io(&path, e))
+}

@@ -1,0 +1,139 @@
+//! The inventory from run folders: every trial that ran (not skipped, not unavailable),
+//! per dialect and per release it printed as, observed and added one release at a time.
+
+use crate::protocol::inventory::Inventory;
+use crate::protocol::observe::Observed;
+use crate::runner::{Status, Trial};
+use crate::store::saved::SavedTrial;
+use semver::Version;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// What run folders printed: per dialect, per release.
+#[derive(Debug, Default)]
+pub struct Runs {
+    pub by: BTreeMap<String, BTreeMap<Version, Observed>>,
+    /// Per dialect, per kind: an example from the newest release that printed it, with
+    /// the trial's sandbox paths written `$WORKSPACE`/`$HOME`.
+    pub examples: BTreeMap<String, BTreeMap<String, (Version, Value)>>,
+    pub trials: usize,
+}
+
+impl Runs {
+    pub fn read(dirs: &[impl AsRef<Path>]) -> Result<Runs, String> {
+        let mut runs = Runs::default();
+        for dir in dirs {
+            let dir = dir.as_ref();
+            let saved = SavedTrial::read_all(dir)?;
+            if saved.is_empty() {
+                return Err(format!("{}: no saved trials (outputs/)", dir.display()));
+            }
+            for s in &saved {
+                let trial = Trial::from_saved(s);
+                if matches!(trial.status, Status::Skipped(_) | Status::Unavailable(_)) {
+                    continue;
+                }
+                let Some(dialect) = trial.dialect else {
+                    return Err(format!(
+                        "{}: the saved trial of {} does not say its dialect (saved by an older streamcheck)",
+                        dir.display(),
+                        s.scenario
+                    ));
+                };
+                let release = Version::parse(trial.printed_by()).map_err(|e| {
+                    format!(
+                        "{}: {} ran on `{}`: {e}",
+                        dir.display(),
+                        s.scenario,
+                        trial.printed_by()
+                    )
+                })?;
+                runs.add(dialect.conventions().expect_key(), &release, &trial);
+            }
+        }
+        Ok(runs)
+    }
+
+    fn add(&mut self, dialect: &str, release: &Version, trial: &Trial) {
+        let o = crate::runner::protocol::observed(trial);
+        let examples = self.examples.entry(dialect.to_string()).or_default();
+        for (kind, count) in &o.kinds {
+            let newer = examples.get(kind).is_none_or(|(r, _)| release > r);
+            if let (Some(e), true) = (&count.example, newer) {
+                examples.insert(kind.clone(), (release.clone(), redact(e, trial)));
+            }
+        }
+        (self.by.entry(dialect.to_string()).or_default())
+            .entry(release.clone())
+            .or_default()
+            .merge(&o);
+        self.trials += 1;
+    }
+
+    /// The dialect's inventory: `base` (or an empty one) with every release added.
+    pub fn inventory(&self, dialect: &str, base: Option<Inventory>) -> Inventory {
+        let mut inv = base.unwrap_or_else(|| Inventory::new(dialect));
+        for (release, o) in self.by.get(dialect).into_iter().flatten() {
+            inv.add(release, o);
+        }
+        inv
+    }
+}
+
+/// `v` with the trial's sandbox paths written `$WORKSPACE`, `$HOME` and `$SANDBOX` (its
+/// folder, also as the CLI mangles it into a file name: `-tmp-streamcheck-X-`).
+fn redact(v: &Value, trial: &Trial) -> Value {
+    let sandbox = Path::new(&trial.vars.workspace)
+        .parent()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    let mangled = sandbox.replace('/', "-");
+    let pairs = [
+        (trial.vars.workspace.as_str(), "$WORKSPACE"),
+        (trial.vars.home.as_str(), "$HOME"),
+        (sandbox.as_str(), "$SANDBOX"),
+        (mangled.as_str(), "-$SANDBOX"),
+    ];
+    redact_with(v, &pairs)
+}
+
+fn redact_with(v: &Value, pairs: &[(&str, &str)]) -> Value {
+    match v {
+        Value::String(s) => {
+            let mut s = s.clone();
+            for (from, to) in pairs.iter().filter(|(f, _)| f.len() > 1) {
+                s = s.replace(from, to);
+            }
+            Value::String(s)
+        }
+        Value::Array(a) => Value::Array(a.iter().map(|x| redact_with(x, pairs)).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, x)| (k.clone(), redact_with(x, pairs)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// The trials of a run folder that ran, checked against the inventory again under
+/// `policy` (their findings in `protocol`, divergences only the protocol's).
+pub fn recheck(
+    root: &Path,
+    dir: &Path,
+    policy: crate::protocol::Policy,
+) -> Result<Vec<Trial>, String> {
+    let saved = SavedTrial::read_all(dir)?;
+    let mut out = Vec::new();
+    for s in &saved {
+        let mut trial = Trial::from_saved(s);
+        if matches!(trial.status, Status::Skipped(_) | Status::Unavailable(_)) {
+            continue;
+        }
+        trial.divergences.clear();
+        crate::runner::protocol::check_trial(policy, root, &mut trial);
+        out.push(trial);
+    }
+    Ok(out)
+}

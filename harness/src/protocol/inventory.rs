@@ -1,0 +1,519 @@
+//! The inventory: per frame kind, every key path with its JSON types and the releases it
+//! was seen on (and on which every frame of the kind carried it), and the names of the
+//! named lists per release. Kept in `targets/<dialect>/protocol.yaml`; sets of releases
+//! are written as spans over the releases it was built from (`2.1.250..` from 2.1.250
+//! on, `2.1.74..2.1.290`), a span every release holds is left out.
+
+use super::observe::Observed;
+use semver::Version;
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::SystemTime;
+
+pub type Releases = BTreeSet<Version>;
+
+/// The file of a dialect's inventory, relative to the project.
+pub fn file_of(dialect: &str) -> PathBuf {
+    Path::new("targets").join(dialect).join("protocol.yaml")
+}
+
+type Loaded = Arc<Result<Option<Inventory>, String>>;
+
+/// A dialect's inventory in the project at `root` (`None`: it has none), read once per
+/// process while the file is unchanged.
+pub fn load(root: &Path, dialect: &str) -> Loaded {
+    type Cache = Mutex<HashMap<PathBuf, (Option<SystemTime>, Loaded)>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let path = root.join(file_of(dialect));
+    let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+    let mut cache = CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .expect("not poisoned");
+    if let Some((at, inv)) = cache.get(&path) {
+        if *at == modified {
+            return inv.clone();
+        }
+    }
+    let inv: Loaded = Arc::new(match path.exists() {
+        false => Ok(None),
+        true => Inventory::load(&path).map(Some),
+    });
+    cache.insert(path, (modified, inv.clone()));
+    inv
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inventory {
+    pub dialect: String,
+    /// The releases it was built from, oldest first.
+    pub releases: Vec<Version>,
+    pub kinds: BTreeMap<String, KindEntry>,
+    /// Per list, per name.
+    pub lists: BTreeMap<String, BTreeMap<String, NameEntry>>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct KindEntry {
+    pub seen: Releases,
+    pub keys: BTreeMap<String, KeyEntry>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct KeyEntry {
+    /// Per JSON type, the releases it had that type on.
+    pub types: BTreeMap<String, Releases>,
+    /// The releases on which every frame of the kind (every object the key sits in)
+    /// carried it.
+    pub every: Releases,
+}
+
+impl KeyEntry {
+    pub fn seen(&self) -> Releases {
+        self.types.values().flatten().cloned().collect()
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NameEntry {
+    pub seen: Releases,
+    /// Scenarios that printed the name on every release they ran on where it was seen:
+    /// a run of one of them without it shows the name gone. The file keeps the first.
+    pub witnesses: BTreeSet<String>,
+}
+
+impl Inventory {
+    pub fn new(dialect: &str) -> Inventory {
+        Inventory {
+            dialect: dialect.to_string(),
+            releases: Vec::new(),
+            kinds: BTreeMap::new(),
+            lists: BTreeMap::new(),
+        }
+    }
+
+    /// Adds what one release printed (the trials of one or more runs on it, merged).
+    /// A release already in the inventory keeps what it had and widens it; "every frame
+    /// carried it" holds only while every run says so.
+    pub fn add(&mut self, release: &Version, o: &Observed) {
+        let existed = self.releases.contains(release);
+        if !existed {
+            self.releases.push(release.clone());
+            self.releases.sort();
+        }
+        for (kind, count) in &o.kinds {
+            let entry = self.kinds.entry(kind.clone()).or_default();
+            let kind_before = entry.seen.contains(release);
+            entry.seen.insert(release.clone());
+            for (path, k) in &count.keys {
+                let key = entry.keys.entry(path.clone()).or_default();
+                for t in &k.types {
+                    (key.types.entry(t.to_string()).or_default()).insert(release.clone());
+                }
+                // Frames of the kind seen on this release before without it, or one here
+                // without it: not every frame carries it.
+                let every_here = count.every(path) == Some(true);
+                if every_here && (!kind_before || key.every.contains(release)) {
+                    key.every.insert(release.clone());
+                } else {
+                    key.every.remove(release);
+                }
+            }
+            for (path, key) in &mut entry.keys {
+                if count.keys.contains_key(path) {
+                    continue;
+                }
+                // Objects it would sit in came here without it.
+                if count.every(path) == Some(false) {
+                    key.every.remove(release);
+                }
+            }
+        }
+        for (list, by) in &o.lists {
+            let names = self.lists.entry(list.clone()).or_default();
+            let printed: BTreeSet<&String> = by.values().flatten().collect();
+            for n in &printed {
+                names.entry((*n).clone()).or_default();
+            }
+            for (name, entry) in names.iter_mut() {
+                let printers: BTreeSet<String> = (by.iter())
+                    .filter(|(_, ns)| ns.contains(name))
+                    .map(|(s, _)| s.clone())
+                    .collect();
+                let lackers: BTreeSet<&String> = (by.iter())
+                    .filter(|(_, ns)| !ns.contains(name))
+                    .map(|(s, _)| s)
+                    .collect();
+                entry.witnesses.retain(|w| !lackers.contains(w));
+                if printers.is_empty() {
+                    continue;
+                }
+                entry.seen.insert(release.clone());
+                if entry.witnesses.is_empty() {
+                    entry.witnesses = printers;
+                }
+            }
+        }
+    }
+
+    /// The releases the inventory answers for `release` with: itself, or the two it lies
+    /// between (a change there is not bisected: either side's word holds), or the newest
+    /// for a later one. `None` before the oldest.
+    pub fn view(&self, release: &Version) -> Option<Vec<&Version>> {
+        if self.releases.contains(release) {
+            return self
+                .releases
+                .iter()
+                .find(|r| *r == release)
+                .map(|r| vec![r]);
+        }
+        let below = self.releases.iter().rev().find(|r| *r < release)?;
+        let above = self.releases.iter().find(|r| *r > release);
+        Some(std::iter::once(below).chain(above).collect())
+    }
+
+    pub fn key_paths(&self) -> usize {
+        self.kinds.values().map(|k| k.keys.len()).sum()
+    }
+
+    // ---- the file ----
+
+    pub fn load(path: &Path) -> Result<Inventory, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Inventory::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    pub fn parse(text: &str) -> Result<Inventory, String> {
+        let file: File = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
+        let mut releases = Vec::new();
+        for r in &file.releases {
+            releases.push(Version::parse(r).map_err(|e| format!("releases: `{r}`: {e}"))?);
+        }
+        releases.sort();
+        let spans = Spans(&releases);
+        let mut inv = Inventory {
+            dialect: file.dialect,
+            releases: releases.clone(),
+            kinds: BTreeMap::new(),
+            lists: BTreeMap::new(),
+        };
+        for (kind, k) in file.kinds {
+            let at = |what: &str, e: String| format!("kinds.{kind}.{what}: {e}");
+            let seen = spans.parse(k.seen.as_deref()).map_err(|e| at("seen", e))?;
+            let mut entry = KindEntry {
+                seen: seen.clone(),
+                keys: BTreeMap::new(),
+            };
+            for (path, key) in k.keys {
+                let at = |e: String| format!("kinds.{kind}.keys.{path}: {e}");
+                let key_seen = match &key.seen {
+                    Some(s) => spans.parse(Some(s)).map_err(at)?,
+                    None => seen.clone(),
+                };
+                let mut types = BTreeMap::new();
+                for t in key.r#type.split('|').map(str::trim) {
+                    if !JSON_TYPES.contains(&t) {
+                        return Err(at(format!(
+                            "`{t}` is not a JSON type ({})",
+                            JSON_TYPES.join(", ")
+                        )));
+                    }
+                    let during = match key.types.get(t) {
+                        Some(s) => spans.parse(Some(s)).map_err(at)?,
+                        None => key_seen.clone(),
+                    };
+                    types.insert(t.to_string(), during);
+                }
+                let every = match key.every {
+                    None | Some(Every::All(false)) => Releases::new(),
+                    Some(Every::All(true)) => key_seen.clone(),
+                    Some(Every::Span(s)) => spans.parse(Some(&s)).map_err(at)?,
+                };
+                entry.keys.insert(path, KeyEntry { types, every });
+            }
+            inv.kinds.insert(kind, entry);
+        }
+        for (list, names) in file.lists {
+            let mut out = BTreeMap::new();
+            for (name, n) in names {
+                let seen = (spans.parse(n.seen.as_deref()))
+                    .map_err(|e| format!("lists.{list}.{name}: {e}"))?;
+                let witnesses = n.by.into_iter().collect();
+                out.insert(name, NameEntry { seen, witnesses });
+            }
+            inv.lists.insert(list, out);
+        }
+        Ok(inv)
+    }
+
+    /// The file: one line per key and per name.
+    pub fn to_yaml(&self) -> String {
+        let spans = Spans(&self.releases);
+        let q = |s: &str| serde_json::to_string(s).expect("a string");
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "# The {} protocol as printed: every frame kind, key path (JSON types) and named list\n\
+             # seen in the scenario catalogue's runs. Written by `streamcheck protocol build|add`;\n\
+             # a span `A..B` is the releases built from that lie in it, `A..` from A on; no span: all of them.",
+            self.dialect
+        );
+        let _ = writeln!(out, "dialect: {}", self.dialect);
+        let releases: Vec<String> = self.releases.iter().map(|r| q(&r.to_string())).collect();
+        let _ = writeln!(out, "releases: [{}]", releases.join(", "));
+        let _ = writeln!(out, "kinds:");
+        for (kind, k) in &self.kinds {
+            let _ = writeln!(out, "  {}:", q(kind));
+            if let Some(s) = spans.write(&k.seen) {
+                let _ = writeln!(out, "    seen: {}", q(&s));
+            }
+            let _ = writeln!(out, "    keys:");
+            for (path, key) in &k.keys {
+                let seen = key.seen();
+                let names: Vec<&str> = key.types.keys().map(String::as_str).collect();
+                let mut fields = vec![format!("type: {}", q(&names.join("|")))];
+                if seen != k.seen {
+                    fields.push(format!(
+                        "seen: {}",
+                        q(&spans.write(&seen).unwrap_or_default())
+                    ));
+                }
+                let own: Vec<String> = (key.types.iter())
+                    .filter(|(_, during)| **during != seen)
+                    .map(|(t, during)| {
+                        format!("{t}: {}", q(&spans.write(during).unwrap_or_default()))
+                    })
+                    .collect();
+                if !own.is_empty() {
+                    fields.push(format!("types: {{{}}}", own.join(", ")));
+                }
+                if key.every == seen && !seen.is_empty() {
+                    fields.push("every: true".into());
+                } else if !key.every.is_empty() {
+                    let during = spans.write(&key.every).unwrap_or_default();
+                    fields.push(format!("every: {}", q(&during)));
+                }
+                let _ = writeln!(out, "      {}: {{{}}}", q(path), fields.join(", "));
+            }
+        }
+        let _ = writeln!(out, "lists:");
+        for (list, names) in &self.lists {
+            let _ = writeln!(out, "  {}:", q(list));
+            for (name, n) in names {
+                let mut fields = Vec::new();
+                if let Some(s) = spans.write(&n.seen) {
+                    fields.push(format!("seen: {}", q(&s)));
+                }
+                if let Some(w) = n.witnesses.first() {
+                    fields.push(format!("by: {}", q(w)));
+                }
+                let _ = writeln!(out, "    {}: {{{}}}", q(name), fields.join(", "));
+            }
+        }
+        out
+    }
+}
+
+pub const JSON_TYPES: [&str; 6] = ["null", "bool", "number", "string", "array", "object"];
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    dialect: String,
+    releases: Vec<String>,
+    #[serde(default)]
+    kinds: BTreeMap<String, FileKind>,
+    #[serde(default)]
+    lists: BTreeMap<String, BTreeMap<String, FileName>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileKind {
+    seen: Option<String>,
+    #[serde(default)]
+    keys: BTreeMap<String, FileKey>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileKey {
+    r#type: String,
+    seen: Option<String>,
+    #[serde(default)]
+    types: BTreeMap<String, String>,
+    every: Option<Every>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Every {
+    All(bool),
+    Span(String),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileName {
+    seen: Option<String>,
+    by: Option<String>,
+}
+
+/// Sets of releases written as spans over the releases an inventory was built from.
+struct Spans<'a>(&'a [Version]);
+
+impl Spans<'_> {
+    /// `None` for every release.
+    fn write(&self, set: &Releases) -> Option<String> {
+        if self.0.iter().all(|r| set.contains(r)) {
+            return None;
+        }
+        let mut parts = Vec::new();
+        let mut i = 0;
+        while i < self.0.len() {
+            if !set.contains(&self.0[i]) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i + 1 < self.0.len() && set.contains(&self.0[i + 1]) {
+                i += 1;
+            }
+            parts.push(match (i + 1 == self.0.len(), start == i) {
+                (true, _) => format!("{}..", self.0[start]),
+                (false, true) => self.0[start].to_string(),
+                (false, false) => format!("{}..{}", self.0[start], self.0[i]),
+            });
+            i += 1;
+        }
+        Some(parts.join(", "))
+    }
+
+    fn parse(&self, text: Option<&str>) -> Result<Releases, String> {
+        let Some(text) = text else {
+            return Ok(self.0.iter().cloned().collect());
+        };
+        let v = |s: &str| Version::parse(s.trim()).map_err(|e| format!("`{s}`: {e}"));
+        let mut out = Releases::new();
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (from, to) = match part.split_once("..") {
+                Some((a, "")) => (v(a)?, None),
+                Some((a, b)) => (v(a)?, Some(v(b)?)),
+                None => (v(part)?, Some(v(part)?)),
+            };
+            out.extend(
+                (self.0.iter())
+                    .filter(|r| **r >= from && to.as_ref().is_none_or(|t| *r <= t))
+                    .cloned(),
+            );
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::observe::Observed;
+    use serde_json::json;
+
+    fn v(s: &str) -> Version {
+        Version::parse(s).unwrap()
+    }
+
+    fn obs(scenario: &str, frames: &[serde_json::Value]) -> Observed {
+        Observed::of(scenario, frames, &[], [])
+    }
+
+    #[test]
+    fn a_key_added_later_and_one_dropped_are_spans_and_the_file_reads_back_as_built() {
+        let mut inv = Inventory::new("claude-code");
+        let old = [
+            json!({"type": "result", "subtype": "success", "uuid": "a", "n": 1, "tools": ["Bash", "Old"]}),
+        ];
+        let new = [
+            json!({"type": "result", "subtype": "success", "n": null, "fresh": true}),
+            json!({"type": "result", "subtype": "success", "n": 2}),
+        ];
+        inv.add(&v("2.1.1"), &obs("s/a", &old));
+        inv.add(&v("2.1.5"), &obs("s/a", &new));
+        let result = &inv.kinds["result/success"];
+        assert_eq!(result.keys["uuid"].seen(), Releases::from([v("2.1.1")]));
+        assert_eq!(
+            result.keys["fresh"].every,
+            Releases::new(),
+            "one of two frames"
+        );
+        assert_eq!(result.keys["n"].every.len(), 2);
+        let yaml = inv.to_yaml();
+        assert!(
+            yaml.contains(r#""uuid": {type: "string", seen: "2.1.1", every: true}"#),
+            "{yaml}"
+        );
+        assert!(
+            yaml.contains(r#""fresh": {type: "bool", seen: "2.1.5.."}"#),
+            "{yaml}"
+        );
+        assert!(
+            yaml.contains(r#""n": {type: "null|number", types: {null: "2.1.5.."}, every: true}"#),
+            "{yaml}"
+        );
+        assert_eq!(Inventory::parse(&yaml).unwrap(), inv);
+        assert_eq!(
+            inv.view(&v("2.1.3")).unwrap(),
+            vec![&v("2.1.1"), &v("2.1.5")],
+            "between two releases: either side"
+        );
+        assert_eq!(inv.view(&v("2.1.9")).unwrap(), vec![&v("2.1.5")]);
+        assert!(inv.view(&v("2.0.0")).is_none());
+    }
+
+    #[test]
+    fn a_second_run_of_a_release_takes_every_away_but_never_gives_it() {
+        let mut inv = Inventory::new("claude-code");
+        let r = v("2.1.1");
+        inv.add(&r, &obs("s/a", &[json!({"type": "user", "a": 1, "b": 1})]));
+        inv.add(&r, &obs("s/b", &[json!({"type": "user", "a": 1, "c": 1})]));
+        let keys = &inv.kinds["user"].keys;
+        assert!(keys["a"].every.contains(&r));
+        assert!(
+            !keys["b"].every.contains(&r),
+            "the second run's frame lacks it"
+        );
+        assert!(
+            !keys["c"].every.contains(&r),
+            "the first run's frame lacked it"
+        );
+    }
+
+    #[test]
+    fn a_name_keeps_a_witness_that_printed_it_wherever_it_ran() {
+        let mut inv = Inventory::new("claude-code");
+        let init = |tools: &[&str]| json!({"type": "system", "subtype": "init", "tools": tools});
+        let mut o = obs("a/x", &[init(&["Bash", "Read"])]);
+        o.merge(&obs("b/y", &[init(&["Read"])]));
+        inv.add(&v("2.1.1"), &o);
+        let tools = &inv.lists["init.tools"];
+        assert_eq!(tools["Bash"].witnesses, BTreeSet::from(["a/x".to_string()]));
+        assert_eq!(tools["Read"].witnesses.len(), 2);
+        inv.add(&v("2.1.2"), &obs("a/x", &[init(&["Read"])]));
+        let tools = &inv.lists["init.tools"];
+        assert!(tools["Bash"].witnesses.is_empty(), "a/x ran without it");
+        assert_eq!(tools["Bash"].seen, Releases::from([v("2.1.1")]));
+    }
+
+    #[test]
+    fn a_bad_file_names_the_entry() {
+        let e = Inventory::parse("dialect: x\nreleases: [\"1.0.0\"]\nkinds:\n  result:\n    keys:\n      a: {type: \"strung\"}\n").unwrap_err();
+        assert!(
+            e.contains("kinds.result.keys.a") && e.contains("strung"),
+            "{e}"
+        );
+        let e = Inventory::parse("dialect: x\nreleases: [\"one\"]\n").unwrap_err();
+        assert!(e.contains("releases: `one`"), "{e}");
+    }
+}

@@ -1,0 +1,20 @@
+//! The protocol as printed: one inventory per dialect (`targets/<dialect>/protocol.yaml`)
+//! of every frame kind, key path, JSON type and named list the catalogue makes the CLI
+//! print, per release; every trial is checked against it (`runner::protocol`). Building it
+//! and judging a release are commands (`commands::protocol`).
+//!
+//! - [`observe`]: what one trial printed, as the inventory counts it
+//! - [`inventory`]: the inventory, built and widened one release at a time, and its file
+//! - [`check`](mod@check): a trial against the inventory (findings), a run's findings grouped
+//! - [`render`]: the reference (`docs/protocol/<dialect>.md`) and a release's JSON Schema
+//! - [`sdk`]: the Agent SDK's declared message types against the inventory
+
+pub mod check;
+pub mod inventory;
+pub mod observe;
+pub mod render;
+pub mod sdk;
+
+pub use check::{Change, Finding, Policy, What};
+pub use inventory::Inventory;
+pub use observe::Observed;

@@ -1,0 +1,350 @@
+//! What one trial printed, as the inventory counts it: frame kinds (content blocks,
+//! stream events and control messages each a kind of their own), per kind every key path
+//! with its JSON types and how often it was there, and the names of the named lists.
+//! Values never become names of keys: a key that is not an identifier (a model name, a
+//! file name used as a key) is `{*}`; tool inputs and structured output (the scenario's
+//! data, not the CLI's protocol) are kept as their type only.
+
+use crate::frame::{frame_kind, json_type};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Keys whose value is the scenario's data (a tool's input, a structured output): their
+/// type is the protocol, what is inside them is not.
+const OPAQUE: [&str; 3] = ["input", "tool_input", "structured_output"];
+
+/// A named list and where its names are printed: `(list, kind, JSON pointer)`; a kind
+/// ending in `/` takes every kind of that frame type. A value there is one name (a
+/// string), a list of names, or a list of objects with a `name`.
+pub const LISTS: &[(&str, &str, &str)] = &[
+    ("init.tools", "system/init", "/tools"),
+    ("capabilities", "system/init", "/capabilities"),
+    (
+        "capabilities",
+        "control_response/initialize/success",
+        "/response/response/capabilities",
+    ),
+    ("permission_modes", "system/init", "/permissionMode"),
+    ("permission_modes", "system/status", "/permissionMode"),
+    (
+        "permission_modes",
+        "control_response/set_permission_mode/success",
+        "/response/response/mode",
+    ),
+    ("stop_reason", "result/", "/stop_reason"),
+    ("stop_reason", "assistant", "/message/stop_reason"),
+    (
+        "stop_reason",
+        "stream_event/message_delta",
+        "/event/delta/stop_reason",
+    ),
+];
+
+/// The list of tool names in the requests the CLI sent to the API.
+pub const REQUEST_TOOLS: &str = "request.tools";
+
+/// Per key path (`message.usage.input_tokens`, arrays as `[]`): its JSON types and how
+/// many times it was there.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct KeyCount {
+    pub types: BTreeSet<&'static str>,
+    pub present: u64,
+}
+
+/// Everything printed of one kind.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct KindCount {
+    /// Frames (or blocks) of the kind.
+    pub count: u64,
+    pub keys: BTreeMap<String, KeyCount>,
+    /// Per path of an object (`""` the frame itself): how many objects were there; a key
+    /// every one of them carried has `present` equal to it.
+    pub objects: BTreeMap<String, u64>,
+    /// The first one seen.
+    pub example: Option<Value>,
+}
+
+impl KindCount {
+    /// Whether every object at the key's parent carried it (`None`: not a key, or no
+    /// parent object seen).
+    pub fn every(&self, path: &str) -> Option<bool> {
+        let parent = parent(path)?;
+        let objects = *self.objects.get(parent)?;
+        let present = self.keys.get(path).map_or(0, |k| k.present);
+        (objects > 0).then_some(present >= objects)
+    }
+
+    fn merge(&mut self, other: &KindCount) {
+        self.count += other.count;
+        for (p, k) in &other.keys {
+            let mine = self.keys.entry(p.clone()).or_default();
+            mine.types.extend(&k.types);
+            mine.present += k.present;
+        }
+        for (p, n) in &other.objects {
+            *self.objects.entry(p.clone()).or_default() += n;
+        }
+        if self.example.is_none() {
+            self.example.clone_from(&other.example);
+        }
+    }
+}
+
+/// The object path a key path's key sits in (`a.b[].c` -> `a.b[]`, `c` -> ``); `None`
+/// for what is not a key (an array's items `a[]`, a non-identifier key `{*}`).
+pub fn parent(path: &str) -> Option<&str> {
+    if path.ends_with("[]") || path.ends_with("{*}") {
+        return None;
+    }
+    Some(path.rfind('.').map_or("", |i| &path[..i]))
+}
+
+/// What one trial (or many, merged) printed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Observed {
+    pub kinds: BTreeMap<String, KindCount>,
+    /// Per list: per scenario that printed the list, the names it printed.
+    pub lists: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
+}
+
+impl Observed {
+    /// One trial's output: its frames, the lines the client wrote (the requests a
+    /// `control_response` answers) and the bodies of the requests the CLI sent.
+    pub fn of<'a>(
+        scenario: &str,
+        frames: impl IntoIterator<Item = &'a Value>,
+        written: &[String],
+        requests: impl IntoIterator<Item = &'a Value>,
+    ) -> Observed {
+        let asked = asked(written);
+        let mut o = Observed::default();
+        for frame in frames {
+            if !frame.is_object() {
+                continue;
+            }
+            let kind = kind_of(frame, &asked);
+            o.lists_of(scenario, &kind, frame);
+            let is_message = matches!(
+                frame.get("type").and_then(Value::as_str),
+                Some("assistant" | "user")
+            );
+            if is_message {
+                if let Some(Value::Array(blocks)) = frame.pointer("/message/content") {
+                    let ty = frame["type"].as_str().unwrap_or_default();
+                    for b in blocks {
+                        if let Some(bt) = b.get("type").and_then(Value::as_str) {
+                            o.count(format!("{ty}[{bt}]"), b, None);
+                        }
+                    }
+                }
+            }
+            o.count(kind, frame, is_message.then_some("message.content[]"));
+        }
+        for body in requests {
+            if let Some(Value::Array(tools)) = body.get("tools") {
+                let names = tools
+                    .iter()
+                    .filter_map(|t| t.get("name").and_then(Value::as_str))
+                    .filter(|n| !n.starts_with("mcp__"))
+                    .map(str::to_string);
+                o.add_names(REQUEST_TOOLS, scenario, names);
+            }
+        }
+        o
+    }
+
+    fn count(&mut self, kind: String, v: &Value, stop: Option<&str>) {
+        let k = self.kinds.entry(kind).or_default();
+        k.count += 1;
+        if k.example.is_none() {
+            k.example = Some(v.clone());
+        }
+        walk(v, "", stop, k);
+    }
+
+    fn lists_of(&mut self, scenario: &str, kind: &str, frame: &Value) {
+        for (list, of, pointer) in LISTS {
+            let applies = match of.strip_suffix('/') {
+                Some(ty) => kind == ty || kind.starts_with(of),
+                None => kind == *of,
+            };
+            let Some(v) = applies.then(|| frame.pointer(pointer)).flatten() else {
+                continue;
+            };
+            let names: Vec<String> = match v {
+                Value::String(s) => vec![s.clone()],
+                Value::Array(a) => a
+                    .iter()
+                    .filter_map(|x| x.as_str().or_else(|| x.get("name")?.as_str()))
+                    .filter(|n| !n.starts_with("mcp__"))
+                    .map(str::to_string)
+                    .collect(),
+                _ => continue,
+            };
+            self.add_names(list, scenario, names);
+        }
+    }
+
+    fn add_names(&mut self, list: &str, scenario: &str, names: impl IntoIterator<Item = String>) {
+        (self.lists.entry(list.to_string()).or_default())
+            .entry(scenario.to_string())
+            .or_default()
+            .extend(names);
+    }
+
+    pub fn merge(&mut self, other: &Observed) {
+        for (kind, k) in &other.kinds {
+            self.kinds.entry(kind.clone()).or_default().merge(k);
+        }
+        for (list, by) in &other.lists {
+            let mine = self.lists.entry(list.clone()).or_default();
+            for (scenario, names) in by {
+                mine.entry(scenario.clone())
+                    .or_default()
+                    .extend(names.iter().cloned());
+            }
+        }
+    }
+}
+
+fn walk(v: &Value, path: &str, stop: Option<&str>, k: &mut KindCount) {
+    if Some(path) == stop {
+        return;
+    }
+    let join = |seg: &str| match path.is_empty() {
+        true => seg.to_string(),
+        false => format!("{path}.{seg}"),
+    };
+    match v {
+        Value::Object(m) => {
+            *k.objects.entry(path.to_string()).or_default() += 1;
+            for (key, x) in m {
+                let p = join(segment(key));
+                let e = k.keys.entry(p.clone()).or_default();
+                e.types.insert(json_type(x));
+                e.present += 1;
+                if !OPAQUE.contains(&key.as_str()) {
+                    walk(x, &p, stop, k);
+                }
+            }
+        }
+        Value::Array(items) => {
+            let p = format!("{path}[]");
+            for x in items {
+                let e = k.keys.entry(p.clone()).or_default();
+                e.types.insert(json_type(x));
+                e.present += 1;
+                walk(x, &p, stop, k);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A key as a path segment: itself when it is an identifier, else `{*}`.
+fn segment(key: &str) -> &str {
+    let ident = !key.is_empty()
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !key.starts_with(|c: char| c.is_ascii_digit());
+    if ident {
+        key
+    } else {
+        "{*}"
+    }
+}
+
+/// The subtype of each control_request the client wrote, by request_id.
+fn asked(written: &[String]) -> BTreeMap<String, String> {
+    written
+        .iter()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v.get("type").and_then(Value::as_str) == Some("control_request"))
+        .filter_map(|v| {
+            let id = v.get("request_id")?.as_str()?.to_string();
+            let sub = v.pointer("/request/subtype")?.as_str()?.to_string();
+            Some((id, sub))
+        })
+        .collect()
+}
+
+/// A frame's kind: `type/subtype`; a control_request by its request's subtype, a
+/// control_response by the subtype of the request it answers and its own
+/// (`control_response/initialize/success`), a stream_event by its event's type.
+pub fn kind_of(frame: &Value, asked: &BTreeMap<String, String>) -> String {
+    let s = |p: &str| frame.pointer(p).and_then(Value::as_str);
+    match s("/type") {
+        Some("control_request") => {
+            format!("control_request/{}", s("/request/subtype").unwrap_or("?"))
+        }
+        Some("control_response") => {
+            let to = s("/response/request_id").and_then(|id| asked.get(id));
+            format!(
+                "control_response/{}/{}",
+                to.map_or("(not a request of the client)", String::as_str),
+                s("/response/subtype").unwrap_or("?")
+            )
+        }
+        Some("stream_event") => format!("stream_event/{}", s("/event/type").unwrap_or("?")),
+        _ => frame_kind(frame),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_frame_counts_its_keys_its_blocks_and_its_names_but_no_value_as_a_key() {
+        let frames = [
+            json!({"type": "system", "subtype": "init", "tools": ["Bash", "mcp__s__t"], "modelUsage": {"claude-x-1": {"n": 1}}}),
+            json!({"type": "assistant", "uuid": "u", "message": {"content": [
+                {"type": "tool_use", "id": "t", "input": {"command": "ls"}},
+                {"type": "text", "text": "hi"}]}}),
+            json!({"type": "assistant", "message": {"content": []}}),
+            json!({"type": "control_response", "response": {"subtype": "success", "request_id": "r1", "response": {"pid": 1}}}),
+        ];
+        let written = vec![
+            r#"{"type":"control_request","request_id":"r1","request":{"subtype":"initialize"}}"#
+                .to_string(),
+        ];
+        let body = json!({"tools": [{"name": "Read"}, {"name": "mcp__s__t"}]});
+        let o = Observed::of("s/x", &frames, &written, [&body]);
+        let kinds: Vec<&str> = o.kinds.keys().map(String::as_str).collect();
+        assert_eq!(
+            kinds,
+            [
+                "assistant",
+                "assistant[text]",
+                "assistant[tool_use]",
+                "control_response/initialize/success",
+                "system/init"
+            ]
+        );
+        let init = &o.kinds["system/init"];
+        assert!(init.keys.contains_key("modelUsage.{*}.n"));
+        assert!(!init.keys.keys().any(|k| k.contains("claude-x")));
+        let tool_use = &o.kinds["assistant[tool_use]"];
+        assert_eq!(tool_use.keys["input"].types, BTreeSet::from(["object"]));
+        assert!(
+            !tool_use.keys.contains_key("input.command"),
+            "a tool's input is data"
+        );
+        let assistant = &o.kinds["assistant"];
+        assert_eq!(
+            assistant.every("uuid"),
+            Some(false),
+            "one of two carried it"
+        );
+        assert_eq!(assistant.every("message.content"), Some(true));
+        assert!(!assistant.keys.contains_key("message.content[].text"));
+        assert_eq!(
+            o.lists["init.tools"]["s/x"],
+            BTreeSet::from(["Bash".to_string()])
+        );
+        assert_eq!(
+            o.lists[REQUEST_TOOLS]["s/x"],
+            BTreeSet::from(["Read".to_string()])
+        );
+    }
+}

@@ -1,0 +1,86 @@
+//! A trial against the protocol inventory: a trial's output observed and checked against
+//! its dialect's inventory, and a run's findings grouped.
+
+use crate::divergence::{Divergence, Kind};
+use crate::protocol::check::{self, Change, Finding, Policy, What};
+use crate::protocol::inventory;
+use crate::protocol::observe::Observed;
+use crate::runner::trial::Trial;
+use std::path::Path;
+
+/// What one trial printed: its frames, the client's lines and the API requests.
+pub fn observed(trial: &Trial) -> Observed {
+    let written: Vec<String> = (trial.client.iter())
+        .flat_map(|c| c.written.iter().map(|(_, l)| l.clone()))
+        .collect();
+    let bodies: Vec<&serde_json::Value> = (trial.journal.iter())
+        .filter(|e| e.is_messages_request())
+        .map(|e| e.body())
+        .collect();
+    Observed::of(
+        &trial.scenario,
+        trial.output.frames.iter().map(|f| &f.value),
+        &written,
+        bodies,
+    )
+}
+
+/// Checks a finished run of a trial against its dialect's inventory at the release it is
+/// held to: the findings go to `trial.protocol`, those `policy` fails on become
+/// divergences. An inventory that does not load fails the trial.
+pub fn check_trial(policy: Policy, root: &Path, trial: &mut Trial) {
+    let Some(dialect) = trial.dialect.filter(|_| policy != Policy::Off) else {
+        return;
+    };
+    let key = dialect.conventions().expect_key();
+    let file = inventory::file_of(key).display().to_string();
+    let findings = match &*inventory::load(root, key) {
+        Err(e) => {
+            trial.divergences.push(Divergence::new(
+                Kind::Protocol,
+                format!("the protocol inventory does not load: {e}"),
+            ));
+            return;
+        }
+        Ok(None) => vec![Finding {
+            change: Change::Unchecked,
+            what: What::Inventory { file, from: None },
+        }],
+        Ok(Some(inv)) => match semver::Version::parse(trial.expect_version()) {
+            Ok(release) => check::check(inv, &file, &release, &trial.scenario, &observed(trial)),
+            Err(_) => vec![Finding {
+                change: Change::Unchecked,
+                what: What::Inventory {
+                    file,
+                    from: Some(format!("releases, not `{}`", trial.expect_version())),
+                },
+            }],
+        },
+    };
+    for f in &findings {
+        if f.fails(policy) {
+            trial
+                .divergences
+                .push(Divergence::new(Kind::Protocol, f.to_string()));
+        }
+    }
+    trial.protocol.extend(findings);
+}
+
+/// A run's findings, each once with the trials it was seen in.
+pub fn run_findings(trials: &[Trial]) -> Vec<(Finding, Vec<String>)> {
+    let targets: std::collections::BTreeSet<&str> =
+        trials.iter().map(|t| t.target.as_str()).collect();
+    let names: Vec<String> = (trials.iter())
+        .map(|t| match targets.len() {
+            1 => t.scenario.clone(),
+            _ => format!("{} ({})", t.scenario, t.target),
+        })
+        .collect();
+    check::group(
+        trials
+            .iter()
+            .zip(&names)
+            .map(|(t, n)| (n.as_str(), t.protocol.as_slice())),
+    )
+}

@@ -61,6 +61,10 @@ enum Cmd {
         /// Overwrite files that exist.
         #[arg(long)]
         force: bool,
+        /// The git URL the CI workflow installs streamcheck from (default: the one this
+        /// build was made from, when it knows it).
+        #[arg(long, value_name = "GIT_URL")]
+        install_from: Option<String>,
     },
     /// Serve one scenario's stub script for a person to point a CLI at.
     Stub {
@@ -230,9 +234,15 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
         }
         Cmd::List { select } => Ok(cli::inspect::list(&Context::load(root, &select)?)),
         Cmd::Check => cli::inspect::check(root),
-        Cmd::Init { ci, force } => {
+        Cmd::Init {
+            ci,
+            force,
+            install_from,
+        } => {
             let cwd = std::env::current_dir().map_err(|e| streamcheck::error::Error::io(".", e))?;
-            cli::init::init(root, &cwd, ci, force)
+            let mut build = cli::init::Build::this();
+            build.git = install_from.or(build.git);
+            cli::init::init(root, &cwd, ci, force, &build)
         }
         Cmd::Schema => Ok(cli::inspect::schema()),
         Cmd::Install { targets } => cli::install::install(&loc.setup()?, &targets),

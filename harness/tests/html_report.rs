@@ -443,3 +443,43 @@ fn drift_and_audit_pages_show_the_committed_baselines() {
     assert!(last_weak < first_clean, "weak rows are not first");
     screenshot(&dir.join("index.html"), "", "audit.png");
 }
+
+/// In `mode: subsequence`, an entry with one wrong value names the closest frame, the path
+/// and both values: on the terminal, in the trial's .md and on the page, where that frame
+/// is open and the path marked.
+#[test]
+fn a_subsequence_entry_with_one_wrong_value_names_its_path_and_both_values() {
+    let dir = out_dir().join("subsequence");
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = run_fixture(&fixture_root(), &dir)
+        .args(["--filter", "subsequence"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", common::printed(&out));
+    let named = r#"$.result: expected "Hullo!", found "Hello!""#;
+    let terminal = text(&out.stdout);
+    assert!(
+        terminal.contains("the closest is frame 2") && terminal.contains(named),
+        "{terminal}"
+    );
+    let md = std::fs::read_to_string(dir.join("subsequence.command_fake-cli.sh.md")).unwrap();
+    assert!(md.contains(named), "{md}");
+
+    let opened = dom(
+        &dir.join("index.html"),
+        "#trial=subsequence.command_fake-cli.sh",
+    );
+    let frame =
+        Regex::new(r#"<div class="ev stdout diverged" id="[^"]*" data-frame="2">"#).unwrap();
+    let at = frame
+        .find(&opened)
+        .unwrap_or_else(|| panic!("frame 2 is not marked as diverged:\n{opened}"));
+    let event = &opened[at.start()..];
+    let event = &event[..event[1..]
+        .find("<div class=\"ev ")
+        .map_or(event.len(), |i| i + 1)];
+    assert!(
+        event.contains("<details open") && event.contains(r#"data-path="$.result""#),
+        "frame 2 is not open with $.result marked:\n{event}"
+    );
+}

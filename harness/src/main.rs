@@ -106,6 +106,8 @@ enum Cmd {
     },
     /// Print the JSON Schema of scenario files.
     Schema,
+    /// Print a scenario's file (bundled or your own) by its id, to read or copy it.
+    Show(cli::show::ShowArgs),
     /// Run scenarios and record what the CLI printed as pending expectations (reports/pending/).
     Record {
         #[command(flatten)]
@@ -245,6 +247,7 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
             cli::init::init(root, &cwd, ci, force, &build)
         }
         Cmd::Schema => Ok(cli::inspect::schema()),
+        Cmd::Show(args) => args.exec(root),
         Cmd::Install { targets } => cli::install::install(&loc.setup()?, &targets),
         Cmd::Merge { dirs, out, report } => cli::inspect::merge(&dirs, &out, &report),
         Cmd::Stub { file, port } => cli::stub::serve(&file, port),

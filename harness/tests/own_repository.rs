@@ -334,3 +334,22 @@ fn a_bare_target_command_is_looked_up_on_path() {
         "{err}"
     );
 }
+
+/// `show ID` prints a bundled scenario's file as written, even one the project file's
+/// `bundled` does not take; an unknown id exits 2 naming the ids that contain it.
+#[test]
+fn show_prints_a_bundled_scenario_and_names_near_ids_for_an_unknown_one() {
+    let dir = repo();
+    let cache = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("streamcheck.toml"), CONFIG).unwrap();
+    let (code, out, err) = streamcheck(dir.path(), cache.path(), &["show", "basics/text-reply"]);
+    assert_eq!(code, 0, "{err}");
+    let bundled =
+        std::fs::read_to_string(common::repo().join("scenarios/basics/text-reply.yaml")).unwrap();
+    assert_eq!(out, bundled);
+    assert!(err.contains("basics/text-reply.yaml"), "where it is: {err}");
+
+    let (code, _, err) = streamcheck(dir.path(), cache.path(), &["show", "text-rep"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("basics/text-reply"), "{err}");
+}

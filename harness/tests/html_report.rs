@@ -261,16 +261,19 @@ fn report_picks_the_formats() {
     assert!(stderr.contains("unknown report format `pdf`"), "{stderr}");
 }
 
+/// Trials in the synthetic run the measurement below makes: about a `@supported` run.
+const SYNTHETIC_TRIALS: usize = 5_000;
+
 /// Not a check (it measures): `cargo test -p streamcheck --test html_report -- --ignored
-/// --nocapture` synthesises a 1,000-trial run (a real Claude Code stdout per trial, every
+/// --nocapture` synthesises a 5,000-trial run (a real Claude Code stdout per trial, every
 /// tenth failing), merges it into a report and prints the file's size and how long
 /// Chromium takes to parse the page and to open a trial.
 #[test]
 #[ignore]
-fn measure_a_thousand_trial_report() {
-    let src = out_dir().join("thousand");
-    synthesise_thousand_trials(&src);
-    let out = out_dir().join("thousand-report");
+fn measure_a_supported_sized_report() {
+    let src = out_dir().join("synthetic");
+    synthesise_trials(&src);
+    let out = out_dir().join("synthetic-report");
     let _ = std::fs::remove_dir_all(&out);
     let started = Instant::now();
     streamcheck()
@@ -287,11 +290,11 @@ fn measure_a_thousand_trial_report() {
     let small = report().join("index.html");
     let paint = |page: &Path, fragment: &str| {
         let started = Instant::now();
-        screenshot(page, fragment, "thousand.png");
+        screenshot(page, fragment, "synthetic.png");
         started.elapsed().as_secs_f64()
     };
     println!(
-        "1,000 trials: index.html {:.1} MB, written by merge in {:.2} s",
+        "{SYNTHETIC_TRIALS} trials: index.html {:.1} MB, written by merge in {:.2} s",
         size as f64 / 1e6,
         generate.as_secs_f64()
     );
@@ -314,9 +317,9 @@ fn measure_a_thousand_trial_report() {
     }
 }
 
-/// A run folder at `src` of 1,000 trials made from the fixture's failing one, each with
-/// a real Claude Code stdout, every tenth failed.
-fn synthesise_thousand_trials(src: &Path) {
+/// A run folder at `src` of [`SYNTHETIC_TRIALS`] trials made from the fixture's failing
+/// one, each with a real Claude Code stdout, every tenth failed.
+fn synthesise_trials(src: &Path) {
     let _ = std::fs::remove_dir_all(src);
     std::fs::create_dir_all(src.join("outputs")).unwrap();
     let mut r = results();
@@ -336,7 +339,7 @@ fn synthesise_thousand_trials(src: &Path) {
     )
     .unwrap();
     let mut trials = Vec::new();
-    for i in 0..1000 {
+    for i in 0..SYNTHETIC_TRIALS {
         let scenario = format!("synthetic/s{i:04}");
         let mut t = template.clone();
         t["scenario"] = scenario.clone().into();

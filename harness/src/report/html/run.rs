@@ -1,7 +1,7 @@
 //! The run page: scenario rows × target columns, failures first, each trial's detail
 //! embedded for the script to open.
 
-use super::page::{write_page, Embedded};
+use super::page::{write_page, Embedded, Packer};
 use super::trial::{status_name, view};
 use crate::report::results::{trial_stem, Results};
 use crate::runner::saved::SavedTrial;
@@ -38,6 +38,8 @@ struct Page<'a> {
     columns: Vec<String>,
     rows: Vec<Row>,
     trials: Vec<Embedded>,
+    /// The long strings the trials share, packed (see [`Packer`]).
+    strings: minijinja::Value,
 }
 
 /// Writes `dir/index.html` for `results`; `saved` gives a trial's saved output (from
@@ -58,6 +60,7 @@ pub fn write_run(
         .map(|(scenario, trials)| row(scenario, trials, &columns))
         .collect();
     rows.sort_by_key(|r| rank(r.status));
+    let mut packer = Packer::default();
     let trials = results
         .trials
         .iter()
@@ -65,9 +68,10 @@ pub fn write_run(
         .map(|t| {
             let id = trial_stem(t);
             let detail = view(id.clone(), t, saved(t).as_ref());
-            Embedded::new(id, &detail)
+            packer.pack(id, &detail)
         })
         .collect();
+    let strings = packer.table();
     let page = Page {
         title: format!("streamcheck run {}", results.started_at),
         command,
@@ -75,6 +79,7 @@ pub fn write_run(
         columns,
         rows,
         trials,
+        strings,
     };
     write_page(dir, "run.html", page)
 }

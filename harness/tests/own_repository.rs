@@ -353,3 +353,20 @@ fn show_prints_a_bundled_scenario_and_names_near_ids_for_an_unknown_one() {
     assert_eq!(code, 2);
     assert!(err.contains("basics/text-reply"), "{err}");
 }
+
+/// A project target's `package` naming no target is refused naming the file, the key and
+/// the targets there are.
+#[test]
+fn a_package_naming_no_target_names_the_file_the_key_and_the_targets() {
+    let dir = repo();
+    let cache = tempfile::tempdir().unwrap();
+    let config = "[scenarios]\nbundled = false\nfolders = [\"own\"]\n[targets.m]\npackage = \"claud-code@1.0.0\"\n";
+    std::fs::write(dir.path().join("streamcheck.toml"), config).unwrap();
+    let (code, out, err) = streamcheck(dir.path(), cache.path(), &["run"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("streamcheck.toml: targets.m.package: unknown target `claud-code`")
+            && err.contains("claude-code@VERSION"),
+        "{err}"
+    );
+}

@@ -1,6 +1,8 @@
 //! Stages the catalogue (`scenarios/`), the target data (`targets/`) and the test fixtures
 //! (`fixtures/`), without `node_modules`, into `$OUT_DIR/bundle`, which the binary embeds, so an installed
 //! `streamcheck` works in any folder. `STREAMCHECK_BUNDLE_HASH` keys its unpacked copy.
+//! `STREAMCHECK_GIT_REV` and `STREAMCHECK_GIT_URL` (empty when unknown) are the commit it
+//! is built from and its `origin`, which `init` pins the CI workflow's install to.
 
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -29,6 +31,49 @@ fn main() {
     println!(
         "cargo:rustc-env=STREAMCHECK_BUNDLE_HASH={:016x}",
         hasher.finish()
+    );
+    provenance(repo);
+}
+
+/// The commit and `origin` URL of the checkout built from; empty outside a git checkout.
+fn provenance(repo: &Path) {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(repo)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default()
+    };
+    // A new commit changes HEAD's file (a detached HEAD) or the branch's ref (loose or packed).
+    let git_dir = git(&["rev-parse", "--absolute-git-dir"]);
+    if !git_dir.is_empty() {
+        let common = PathBuf::from(git(&[
+            "rev-parse",
+            "--path-format=absolute",
+            "--git-common-dir",
+        ]));
+        let branch = git(&["symbolic-ref", "-q", "HEAD"]);
+        let watched = [
+            PathBuf::from(&git_dir).join("HEAD"),
+            common.join("packed-refs"),
+            common.join(&branch),
+        ];
+        // A path that does not exist would rerun this script on every build.
+        for path in watched.iter().filter(|p| p.is_file()) {
+            println!("cargo:rerun-if-changed={}", path.display());
+        }
+    }
+    println!(
+        "cargo:rustc-env=STREAMCHECK_GIT_REV={}",
+        git(&["rev-parse", "HEAD"])
+    );
+    println!(
+        "cargo:rustc-env=STREAMCHECK_GIT_URL={}",
+        git(&["remote", "get-url", "origin"])
     );
 }
 

@@ -155,9 +155,12 @@ impl TargetEntry {
         };
         let dialect = self.dialect.unwrap_or_default();
         match spec.split_once('@') {
-            Some((d, v)) if d == dialect.conventions().expect_key() && !v.is_empty() => Ok(Some(v.to_string())),
+            Some((d, v)) if d == dialect.conventions().expect_key() && semver::Version::parse(v).is_ok() => {
+                Ok(Some(v.to_string()))
+            }
             _ => Err(format!(
-                "targets.{name}.conforms_to: write `{}@VERSION` (the dialect's release it conforms to), not `{spec}`",
+                "targets.{name}.conforms_to: write `{}@VERSION` with the release it conforms to (`{}@2.1.330`), not `{spec}`",
+                dialect.conventions().expect_key(),
                 dialect.conventions().expect_key()
             )),
         }
@@ -278,6 +281,12 @@ mod tests {
         let err =
             load("[targets.x]\ncommand = \"./x\"\nconforms_to = \"caliban@1\"\n").unwrap_err();
         assert!(err.contains("claude-code@VERSION"), "{err}");
+        let err = load("[targets.x]\ncommand = \"./x\"\nconforms_to = \"claude-code@abc\"\n")
+            .unwrap_err();
+        assert!(
+            err.contains("claude-code@2.1.330") && err.contains("`claude-code@abc`"),
+            "{err}"
+        );
         let err = load("[targets.x]\n").unwrap_err();
         assert!(err.contains("either `command` or `package`"), "{err}");
     }

@@ -36,6 +36,7 @@ enum Cmd {
     Merge(cli::inspect::MergeArgs),
     Compare(cli::compare::CompareArgs),
     Install(cli::install::InstallArgs),
+    Show(cli::show::ShowArgs),
     /// Print the JSON Schema of scenario files.
     Schema,
     Record(cli::record::RecordArgs),
@@ -73,6 +74,7 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
         Cmd::Merge(args) => args.exec(),
         Cmd::Compare(args) => args.exec(&loc),
         Cmd::Install(args) => args.exec(&loc),
+        Cmd::Show(args) => args.exec(&loc),
         Cmd::Schema => Ok(cli::inspect::schema()),
         Cmd::Record(args) => args.exec(&loc),
         Cmd::Review(args) => args.exec(&loc),

@@ -1,7 +1,7 @@
 //! Matches the frames a CLI printed against a scenario's expected frame sequence.
 
-use crate::divergence::{Divergence, Kind};
-use crate::pattern::{Captures, Mismatch, Pattern, Vars};
+use crate::divergence::{compact, Divergence, Kind};
+use crate::pattern::{Captures, Mismatch, Nearness, Pattern, Vars};
 use crate::printed::output::Frame;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
@@ -486,6 +486,9 @@ fn match_subsequence(
                             "expected entry {e_idx} matches no frame from frame {} on",
                             frames.get(from).map_or(frames.len(), |f| f.index)
                         );
+                        if let Some((frame, near)) = closest(p, &frames[from..], vars, caps) {
+                            d = name_closest(d, frame, near);
+                        }
                         out.push(d);
                     }
                 }
@@ -518,6 +521,54 @@ fn match_subsequence(
         }
     }
     out
+}
+
+/// The frame nearest to pattern `p` among `frames`, none matching it: of the same kind
+/// (`type` and `subtype` as the pattern says), the most of the pattern's leaves met, then
+/// the fewest missed, then the first.
+fn closest<'a>(
+    p: &Pattern,
+    frames: &[&'a Frame],
+    vars: &Vars,
+    caps: &Captures,
+) -> Option<(&'a Frame, Nearness)> {
+    let kind = |m: &Mismatch| m.path == "$.type" || m.path == "$.subtype";
+    frames
+        .iter()
+        .map(|f| (*f, p.nearness(&f.value, vars, caps)))
+        .filter(|(_, near)| !near.differ.is_empty() && !near.differ.iter().any(kind))
+        .min_by_key(|(f, near)| (std::cmp::Reverse(near.met), near.differ.len(), f.index))
+}
+
+/// A missing entry `d` names its closest frame: where it is, and every path that differs
+/// with both values (the first as the divergence's path, marked in the HTML page).
+fn name_closest(d: Divergence, frame: &Frame, near: Nearness) -> Divergence {
+    let differ: Vec<String> = (near.differ.iter())
+        .map(|m| {
+            let found = m.actual.as_ref().map_or("nothing".to_string(), compact);
+            format!(
+                "{}: expected {}, found {found}",
+                m.path,
+                compact(&m.expected)
+            )
+        })
+        .collect();
+    let first = &near.differ[0];
+    let message = format!(
+        "{}; the closest is frame {} (stdout line {}), which differs at {}",
+        d.message,
+        frame.index,
+        frame.line,
+        differ.join("; ")
+    );
+    Divergence {
+        message,
+        ..Divergence::new(d.kind, String::new())
+    }
+    .at_frame(frame.index, frame.line)
+    .at_path(first.path.clone())
+    .expected(first.expected.clone())
+    .actual(first.actual.clone().unwrap_or(serde_json::Value::Null))
 }
 
 #[cfg(test)]

@@ -382,3 +382,64 @@ fn a_completely_different_output_is_cut_at_the_cap() {
         .collect();
     assert_eq!(exact(&e, fs).len(), MAX_SEQUENCE_DIVERGENCES);
 }
+
+/// A subsequence entry with one wrong value names the frame of its kind that comes closest,
+/// the path that differs and both values, as exact mode does.
+#[test]
+fn a_missing_subsequence_entry_names_its_closest_frame_and_the_path_that_differs() {
+    let e = [
+        one(json!({"type": "system", "subtype": "init"})),
+        one(
+            json!({"type": "assistant", "message": {"content": [{"type": "tool_use", "name": "Bash", "input": {"command": "echo mybot-OK"}}]}}),
+        ),
+    ];
+    let call = |name: &str, command: &str| json!({"type": "assistant", "message": {"content": [{"type": "tool_use", "name": name, "input": {"command": command}}]}});
+    let fs = vec![
+        json!({"type": "system", "subtype": "init"}),
+        call("Read", "x"),
+        call("Bash", "echo mybot-ok"),
+        json!({"type": "user", "message": {"content": [{"type": "tool_use", "name": "Bash", "input": {"command": "echo mybot-OK"}}]}}),
+        json!({"type": "result"}),
+    ];
+    let d = run(&e, &[], Mode::Subsequence, fs);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    let d = &d[0];
+    assert_eq!(d.kind, Kind::MissingFrame);
+    assert_eq!(
+        (d.frame, d.line),
+        (Some(2), Some(3)),
+        "the Bash call, not the Read nor the user frame: {d:#?}"
+    );
+    assert_eq!(
+        d.path.as_deref(),
+        Some("$.message.content[0].input.command")
+    );
+    assert_eq!(d.expected, Some(json!("echo mybot-OK")));
+    assert_eq!(d.actual, Some(json!("echo mybot-ok")));
+    assert!(
+        d.message.contains("the closest is frame 2")
+            && d.message
+                .contains(r#"expected "echo mybot-OK", found "echo mybot-ok""#),
+        "{}",
+        d.message
+    );
+
+    // Two values wrong in the one frame of that kind: both are named.
+    let fs = vec![call("Read", "echo mybot-ok")];
+    let d = run(&e[1..], &[], Mode::Subsequence, fs);
+    assert!(
+        d[0].message
+            .contains("$.message.content[0].name: expected \"Bash\", found \"Read\"")
+            && d[0].message.contains("$.message.content[0].input.command"),
+        "{}",
+        d[0].message
+    );
+    // No frame of its kind: the entry is only missing.
+    let d = run(
+        &e[1..],
+        &[],
+        Mode::Subsequence,
+        vec![json!({"type": "result"})],
+    );
+    assert_eq!(d[0].path, None, "{d:#?}");
+}

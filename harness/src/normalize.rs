@@ -199,23 +199,29 @@ pub fn write_json(out: &mut Vec<u8>, v: &(impl serde::Serialize + ?Sized)) {
     let _ = serde_json::to_writer(out, v);
 }
 
-/// For comparing two runs' frames: [`redact`]ed, uuids as `<uuid>`, and the CLI's own
-/// version (`claude_code_version`) left out, so runs that differ only there compare equal.
+/// For comparing two runs' frames: [`redact`]ed, uuids as `<uuid>`, a socket named by its
+/// process id (`.../cc-socks/17958.sock`) as `<pid>.sock`, and the CLI's own version
+/// (`claude_code_version`) left out, so runs that differ only there compare equal.
 pub fn comparable(v: &Value) -> Value {
-    fn walk(v: &Value) -> Value {
+    static PID_SOCKET: OnceLock<Regex> = OnceLock::new();
+    let pid_socket = PID_SOCKET.get_or_init(|| Regex::new(r"(^|/)[0-9]+\.sock$").unwrap());
+    fn walk(v: &Value, pid_socket: &Regex) -> Value {
         match v {
             Value::String(s) if pattern::is_uuid(s) => "<uuid>".into(),
-            Value::Array(a) => Value::Array(a.iter().map(walk).collect()),
+            Value::String(s) if pid_socket.is_match(s) => {
+                pid_socket.replace(s, "${1}<pid>.sock").into_owned().into()
+            }
+            Value::Array(a) => Value::Array(a.iter().map(|x| walk(x, pid_socket)).collect()),
             Value::Object(m) => Value::Object(
                 m.iter()
                     .filter(|(k, _)| k.as_str() != "claude_code_version")
-                    .map(|(k, x)| (k.clone(), walk(x)))
+                    .map(|(k, x)| (k.clone(), walk(x, pid_socket)))
                     .collect(),
             ),
             other => other.clone(),
         }
     }
-    walk(&redact(v, &Vars::default()))
+    walk(&redact(v, &Vars::default()), pid_socket)
 }
 
 /// `v` with every string `s` in it replaced by `f(s)`.
@@ -334,5 +340,20 @@ pub(crate) mod tests {
         let b = json!({"uuid": "y", "id": "dda7b70a-1f53-402d-a4a7-3fc5fb8e57fb", "claude_code_version": "2", "duration_ms": 9});
         assert_eq!(comparable(&a), comparable(&b));
         assert_ne!(comparable(&a), comparable(&json!({"uuid": "x"})));
+    }
+
+    /// A socket named by its process id differs from run to run: drift listed
+    /// `messaging_socket_path` as a changed value for that alone.
+    #[test]
+    fn comparable_frames_ignore_a_sockets_process_id_but_not_its_folder() {
+        let sock = |p: &str| json!({"messaging_socket_path": p});
+        let a = comparable(&sock("/tmp/x/tmp/cc-socks/17958.sock"));
+        assert_eq!(a, comparable(&sock("/tmp/x/tmp/cc-socks/17959.sock")));
+        assert_eq!(a["messaging_socket_path"], "/tmp/x/tmp/cc-socks/<pid>.sock");
+        assert_ne!(a, comparable(&sock("/tmp/x/other/17958.sock")));
+        assert_ne!(
+            comparable(&sock("a17958.sock")),
+            comparable(&sock("a17959.sock"))
+        );
     }
 }

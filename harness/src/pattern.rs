@@ -114,6 +114,68 @@ impl Pattern {
     }
 }
 
+/// How near `actual` comes to a pattern it fails: the leaves it meets and every leaf it
+/// does not (not only the first), walking into objects and arrays of the pattern's length.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Nearness {
+    pub met: usize,
+    pub differ: Vec<Mismatch>,
+}
+
+impl Pattern {
+    /// [`Nearness`] of `actual`; captures bound on the way are kept only inside the walk,
+    /// so a `$ref` after its `$capture` is checked as the match would.
+    pub fn nearness(&self, actual: &Value, vars: &Vars, caps: &Captures) -> Nearness {
+        let mut caps = caps.clone();
+        let mut out = Nearness {
+            met: 0,
+            differ: Vec::new(),
+        };
+        let mut path = String::from("$");
+        walk_leaves(
+            &self.node,
+            Some(actual),
+            vars,
+            &mut caps,
+            &mut path,
+            &mut out,
+        );
+        out
+    }
+}
+
+fn walk_leaves(
+    node: &Node,
+    actual: Option<&Value>,
+    vars: &Vars,
+    caps: &mut Captures,
+    path: &mut String,
+    out: &mut Nearness,
+) {
+    match (node, actual) {
+        (Node::Object(fields), Some(Value::Object(map))) => {
+            for (key, sub) in fields {
+                let len = path.len();
+                push_key(path, key);
+                walk_leaves(sub, map.get(key), vars, caps, path, out);
+                path.truncate(len);
+            }
+        }
+        (Node::Array(items), Some(Value::Array(values))) if items.len() == values.len() => {
+            for (i, (sub, v)) in items.iter().zip(values).enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                walk_leaves(sub, Some(v), vars, caps, path, out);
+                path.truncate(len);
+            }
+        }
+        _ => match match_node(node, actual, vars, caps, path) {
+            Ok(()) => out.met += 1,
+            Err(m) => out.differ.push(*m),
+        },
+    }
+}
+
 fn compile_node(v: &Value, path: &str) -> Result<Node, String> {
     Ok(match v {
         Value::String(s) => compile_string(s, path)?,

@@ -261,16 +261,19 @@ fn report_picks_the_formats() {
     assert!(stderr.contains("unknown report format `pdf`"), "{stderr}");
 }
 
+/// Trials in the synthetic run the measurement below makes: about a `@supported` run.
+const SYNTHETIC_TRIALS: usize = 5_000;
+
 /// Not a check (it measures): `cargo test -p streamcheck --test html_report -- --ignored
-/// --nocapture` synthesises a 1,000-trial run (a real Claude Code stdout per trial, every
+/// --nocapture` synthesises a 5,000-trial run (a real Claude Code stdout per trial, every
 /// tenth failing), merges it into a report and prints the file's size and how long
 /// Chromium takes to parse the page and to open a trial.
 #[test]
 #[ignore]
-fn measure_a_thousand_trial_report() {
-    let src = out_dir().join("thousand");
-    synthesise_thousand_trials(&src);
-    let out = out_dir().join("thousand-report");
+fn measure_a_supported_sized_report() {
+    let src = out_dir().join("synthetic");
+    synthesise_trials(&src);
+    let out = out_dir().join("synthetic-report");
     let _ = std::fs::remove_dir_all(&out);
     let started = Instant::now();
     streamcheck()
@@ -287,11 +290,11 @@ fn measure_a_thousand_trial_report() {
     let small = report().join("index.html");
     let paint = |page: &Path, fragment: &str| {
         let started = Instant::now();
-        screenshot(page, fragment, "thousand.png");
+        screenshot(page, fragment, "synthetic.png");
         started.elapsed().as_secs_f64()
     };
     println!(
-        "1,000 trials: index.html {:.1} MB, written by merge in {:.2} s",
+        "{SYNTHETIC_TRIALS} trials: index.html {:.1} MB, written by merge in {:.2} s",
         size as f64 / 1e6,
         generate.as_secs_f64()
     );
@@ -314,9 +317,9 @@ fn measure_a_thousand_trial_report() {
     }
 }
 
-/// A run folder at `src` of 1,000 trials made from the fixture's failing one, each with
-/// a real Claude Code stdout, every tenth failed.
-fn synthesise_thousand_trials(src: &Path) {
+/// A run folder at `src` of [`SYNTHETIC_TRIALS`] trials made from the fixture's failing
+/// one, each with a real Claude Code stdout, every tenth failed.
+fn synthesise_trials(src: &Path) {
     let _ = std::fs::remove_dir_all(src);
     std::fs::create_dir_all(src.join("outputs")).unwrap();
     let mut r = results();
@@ -336,7 +339,7 @@ fn synthesise_thousand_trials(src: &Path) {
     )
     .unwrap();
     let mut trials = Vec::new();
-    for i in 0..1000 {
+    for i in 0..SYNTHETIC_TRIALS {
         let scenario = format!("synthetic/s{i:04}");
         let mut t = template.clone();
         t["scenario"] = scenario.clone().into();
@@ -442,4 +445,44 @@ fn drift_and_audit_pages_show_the_committed_baselines() {
     let last_weak = dom.rfind("<tr class=\"row failed\"").unwrap_or(0);
     assert!(last_weak < first_clean, "weak rows are not first");
     screenshot(&dir.join("index.html"), "", "audit.png");
+}
+
+/// In `mode: subsequence`, an entry with one wrong value names the closest frame, the path
+/// and both values: on the terminal, in the trial's .md and on the page, where that frame
+/// is open and the path marked.
+#[test]
+fn a_subsequence_entry_with_one_wrong_value_names_its_path_and_both_values() {
+    let dir = out_dir().join("subsequence");
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = run_fixture(&fixture_root(), &dir)
+        .args(["--filter", "subsequence"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", common::printed(&out));
+    let named = r#"$.result: expected "Hullo!", found "Hello!""#;
+    let terminal = text(&out.stdout);
+    assert!(
+        terminal.contains("the closest is frame 2") && terminal.contains(named),
+        "{terminal}"
+    );
+    let md = std::fs::read_to_string(dir.join("subsequence.command_fake-cli.sh.md")).unwrap();
+    assert!(md.contains(named), "{md}");
+
+    let opened = dom(
+        &dir.join("index.html"),
+        "#trial=subsequence.command_fake-cli.sh",
+    );
+    let frame =
+        Regex::new(r#"<div class="ev stdout diverged" id="[^"]*" data-frame="2">"#).unwrap();
+    let at = frame
+        .find(&opened)
+        .unwrap_or_else(|| panic!("frame 2 is not marked as diverged:\n{opened}"));
+    let event = &opened[at.start()..];
+    let event = &event[..event[1..]
+        .find("<div class=\"ev ")
+        .map_or(event.len(), |i| i + 1)];
+    assert!(
+        event.contains("<details open") && event.contains(r#"data-path="$.result""#),
+        "frame 2 is not open with $.result marked:\n{event}"
+    );
 }

@@ -336,3 +336,39 @@ fn a_bare_target_command_is_looked_up_on_path() {
         "{err}"
     );
 }
+
+/// `show ID` prints a bundled scenario's file as written, even one the project file's
+/// `bundled` does not take; an unknown id exits 2 naming the ids that contain it.
+#[test]
+fn show_prints_a_bundled_scenario_and_names_near_ids_for_an_unknown_one() {
+    let dir = repo();
+    let cache = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("streamcheck.toml"), CONFIG).unwrap();
+    let (code, out, err) = streamcheck(dir.path(), cache.path(), &["show", "basics/text-reply"]);
+    assert_eq!(code, 0, "{err}");
+    let bundled =
+        std::fs::read_to_string(common::repo().join("scenarios/basics/text-reply.yaml")).unwrap();
+    assert_eq!(out, bundled);
+    assert!(err.contains("basics/text-reply.yaml"), "where it is: {err}");
+
+    let (code, _, err) = streamcheck(dir.path(), cache.path(), &["show", "text-rep"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("basics/text-reply"), "{err}");
+}
+
+/// A project target's `package` naming no target is refused naming the file, the key and
+/// the targets there are.
+#[test]
+fn a_package_naming_no_target_names_the_file_the_key_and_the_targets() {
+    let dir = repo();
+    let cache = tempfile::tempdir().unwrap();
+    let config = "[scenarios]\nbundled = false\nfolders = [\"own\"]\n[targets.m]\npackage = \"claud-code@1.0.0\"\n";
+    std::fs::write(dir.path().join("streamcheck.toml"), config).unwrap();
+    let (code, out, err) = streamcheck(dir.path(), cache.path(), &["run"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("streamcheck.toml: targets.m.package: unknown target `claud-code`")
+            && err.contains("claude-code@VERSION"),
+        "{err}"
+    );
+}

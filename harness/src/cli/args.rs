@@ -90,8 +90,14 @@ impl TargetArgs {
 
 /// A project file's `[targets.NAME]` as a target.
 fn configured(config: &Config, name: &str, entry: &TargetEntry) -> Result<TargetSpec> {
+    let in_file = |what: &str, e: &dyn std::fmt::Display| {
+        Error::Usage(format!(
+            "{}: targets.{name}.{what}: {e}",
+            config.path.display()
+        ))
+    };
     if let Some(package) = &entry.package {
-        let spec = TargetSpec::parse(package)?;
+        let spec = TargetSpec::parse(package).map_err(|e| in_file("package", &e))?;
         return Ok(TargetSpec {
             name: name.to_string(),
             ..spec

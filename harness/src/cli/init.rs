@@ -14,43 +14,102 @@ pub enum Ci {
     Gitlab,
 }
 
-/// The files `init` writes, relative to the folder it runs in, with their text.
-fn files(ci: Ci, pinned: &str) -> Vec<(PathBuf, String)> {
-    let repository = match env!("CARGO_PKG_REPOSITORY") {
-        "" => "set-me-to-the-git-url-streamcheck-is-installed-from",
-        url => url,
-    };
+/// The streamcheck build a generated workflow installs (`cargo install --git --rev`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Build {
+    /// The git URL it is installed from; `None` when the build does not know its origin.
+    pub git: Option<String>,
+    /// The commit it is built from, else the tag of its version.
+    pub rev: String,
+}
+
+impl Build {
+    /// This binary's own build: its `origin` and commit when built in a git checkout.
+    pub fn this() -> Build {
+        let known = |s: &'static str| Some(s).filter(|s| !s.is_empty());
+        Build {
+            git: known(env!("STREAMCHECK_GIT_URL"))
+                .or(known(env!("CARGO_PKG_REPOSITORY")))
+                .map(str::to_string),
+            rev: known(env!("STREAMCHECK_GIT_REV"))
+                .map_or_else(|| format!("v{}", env!("CARGO_PKG_VERSION")), str::to_string),
+        }
+    }
+}
+
+/// Shards of the generated CI's run job.
+const SHARDS: usize = 2;
+
+/// The bundled topics `init`'s project file takes: the frames a program reading the output
+/// sees (text and results, tool calls, file tools, API errors).
+pub const CONSUMER_TOPICS: [&str; 4] = ["basics", "tools", "files", "errors"];
+
+/// One file `init` writes: where, its text, and what to do with it next.
+struct Written {
+    path: PathBuf,
+    text: String,
+    next: String,
+}
+
+/// The files `init` writes, relative to the folder it runs in.
+fn files(ci: Ci, pinned: &str, build: &Build) -> Vec<Written> {
+    let topics: Vec<String> = CONSUMER_TOPICS.iter().map(|t| format!("\"{t}\"")).collect();
+    let shards: Vec<String> = (1..=SHARDS).map(|k| k.to_string()).collect();
     let fill = |t: &str| {
-        t.replace("PINNED", pinned)
-            .replace("REPOSITORY", repository)
+        t.replace("@PINNED@", pinned)
+            .replace("@REPOSITORY@", build.git.as_deref().unwrap_or(UNKNOWN_GIT))
+            .replace("@REVISION@", &build.rev)
+            .replace("@VERSION@", env!("CARGO_PKG_VERSION"))
+            .replace("@SHARD_LIST@", &shards.join(", "))
+            .replace("@SHARDS@", &SHARDS.to_string())
+            .replace("@BUNDLED@", &format!("[{}]", topics.join(", ")))
     };
     let workflow = match ci {
         Ci::Github => (
             ".github/workflows/streamcheck.yml",
             include_str!("init/github.yml"),
+            "commit it: pushes and pull requests run the gate, and a nightly job runs the newest Claude Code release".to_string(),
         ),
-        Ci::Gitlab => (".gitlab-ci.yml", include_str!("init/gitlab.yml")),
+        Ci::Gitlab => (
+            ".gitlab-ci.yml",
+            include_str!("init/gitlab.yml"),
+            "commit it, and add a pipeline schedule (CI/CD > Schedules) for the nightly job on the newest release".to_string(),
+        ),
     };
     [
-        ("streamcheck.toml", include_str!("init/streamcheck.toml")),
+        (
+            "streamcheck.toml",
+            include_str!("init/streamcheck.toml"),
+            format!("which bundled topics run (now {}) and your targets; `streamcheck list` shows what is selected", CONSUMER_TOPICS.join(", ")),
+        ),
         (
             "streamcheck/scenarios/example/hello.yaml",
             include_str!("init/hello.yaml"),
+            format!("`streamcheck run --filter example/` runs it against the pinned Claude Code {pinned}; copy it for what your program reads (`streamcheck show basics/text-reply` prints a bundled one)"),
         ),
         (
             "streamcheck/known-divergences.yaml",
             include_str!("init/known-divergences.yaml"),
+            "empty: name a divergence here only when your CLI is known to have it".to_string(),
         ),
         workflow,
     ]
     .into_iter()
-    .map(|(path, text)| (PathBuf::from(path), fill(text)))
-    .chain([(
-        PathBuf::from(SCHEMA),
-        streamcheck::scenario::json_schema_string(),
-    )])
+    .map(|(path, text, next)| Written {
+        path: PathBuf::from(path),
+        text: fill(text),
+        next,
+    })
+    .chain([Written {
+        path: PathBuf::from(SCHEMA),
+        text: streamcheck::scenario::json_schema_string(),
+        next: "your editor checks scenario files against it (their first line names it)".to_string(),
+    }])
     .collect()
 }
+
+/// What the workflow's `STREAMCHECK_GIT` says when this build does not know its origin.
+const UNKNOWN_GIT: &str = "set-me-to-the-git-url-streamcheck-is-installed-from";
 
 /// The scenario schema beside the scenarios, for the editor line each scenario starts with.
 const SCHEMA: &str = "streamcheck/scenarios/schema.json";
@@ -91,16 +150,22 @@ pub struct InitArgs {
     /// Overwrite files that exist.
     #[arg(long)]
     force: bool,
+    /// The git URL the CI workflow installs streamcheck from (default: the one this
+    /// build was made from, when it knows it).
+    #[arg(long, value_name = "GIT_URL")]
+    install_from: Option<String>,
 }
 
 impl InitArgs {
     pub fn exec(self, loc: &Location) -> Result<Verdict> {
         let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
-        init(loc, &cwd, self.ci, self.force)
+        let mut build = Build::this();
+        build.git = self.install_from.or(build.git);
+        init(loc, &cwd, self.ci, self.force, &build)
     }
 }
 
-pub fn init(loc: &Location, dir: &Path, ci: Ci, force: bool) -> Result<Verdict> {
+pub fn init(loc: &Location, dir: &Path, ci: Ci, force: bool, build: &Build) -> Result<Verdict> {
     let setup = Location {
         config: None,
         ..loc.clone()
@@ -109,10 +174,10 @@ pub fn init(loc: &Location, dir: &Path, ci: Ci, force: bool) -> Result<Verdict> 
     let pinned = Versions::load(&setup.project, "claude-code")
         .map_err(Error::Failed)?
         .pinned;
-    let files = files(ci, &pinned);
+    let files = files(ci, &pinned, build);
     let existing: Vec<String> = (files.iter())
-        .filter(|(p, _)| dir.join(p).exists())
-        .map(|(p, _)| p.display().to_string())
+        .filter(|f| dir.join(&f.path).exists())
+        .map(|f| f.path.display().to_string())
         .collect();
     if !existing.is_empty() && !force {
         return Err(Error::Usage(format!(
@@ -120,24 +185,23 @@ pub fn init(loc: &Location, dir: &Path, ci: Ci, force: bool) -> Result<Verdict> 
             existing.join(", ")
         )));
     }
-    for (path, text) in &files {
-        let path = dir.join(path);
+    for f in &files {
+        let path = dir.join(&f.path);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
         }
-        std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
-        println!(
-            "wrote {}",
-            path.strip_prefix(dir).unwrap_or(&path).display()
-        );
+        std::fs::write(&path, &f.text).map_err(|e| Error::io(&path, e))?;
+        println!("wrote {}\n    {}", f.path.display(), f.next);
     }
     if ignore_reports(dir)? {
-        println!("added {IGNORED} to .gitignore");
+        println!(
+            "added {IGNORED} to .gitignore\n    commit it: reports stay out of the repository"
+        );
     }
-    if env!("CARGO_PKG_REPOSITORY").is_empty() {
-        println!("\nIn the CI workflow, set STREAMCHECK_GIT to the git URL you install streamcheck from.");
+    if build.git.is_none() {
+        println!("\nThis streamcheck does not know the git URL it was built from: set STREAMCHECK_GIT in the CI workflow, or run init again with --install-from URL.");
     }
-    println!("\nNext:\n  streamcheck run --filter example/    # the example scenario against the pinned Claude Code {pinned}\n  streamcheck run                      # the whole catalogue and your scenarios");
+    println!("\nNext:\n  streamcheck run --filter example/    # the example scenario against the pinned Claude Code {pinned}\n  streamcheck run                      # your scenarios and the bundled topics\n  open reports/streamcheck/runs/latest/index.html");
     Ok(Verdict::AllGood)
 }
 
@@ -160,15 +224,30 @@ mod tests {
         assert_eq!(text.matches(IGNORED).count(), 1, "{text}");
     }
 
+    fn build() -> Build {
+        Build {
+            git: Some("https://git.example/streamcheck.git".into()),
+            rev: "0123abcd".into(),
+        }
+    }
+
     #[test]
     fn the_templates_are_filled_and_the_project_file_reads() {
-        let files = files(Ci::Github, "2.1.330");
+        let files = files(Ci::Github, "2.1.330", &build());
         let dir = tempfile::tempdir().unwrap();
-        for (path, text) in &files {
-            assert!(!text.contains("PINNED"), "{}", path.display());
-            let path = dir.path().join(path);
+        let leftover = regex::Regex::new("@[A-Z_]+@").unwrap();
+        for f in &files {
+            assert!(!f.text.contains("PINNED"), "{}", f.path.display());
+            assert!(
+                !leftover.is_match(&f.text),
+                "{}: {}",
+                f.path.display(),
+                f.text
+            );
+            assert!(!f.next.is_empty(), "a next step for {}", f.path.display());
+            let path = dir.path().join(&f.path);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, text).unwrap();
+            std::fs::write(&path, &f.text).unwrap();
         }
         let config =
             streamcheck::config::Config::load(&dir.path().join("streamcheck.toml")).unwrap();
@@ -176,6 +255,17 @@ mod tests {
             config.scenarios.folders,
             [PathBuf::from("streamcheck/scenarios")]
         );
+        assert_eq!(
+            config.scenarios.bundled,
+            streamcheck::config::Bundled::Topics(
+                CONSUMER_TOPICS.iter().map(|t| t.to_string()).collect()
+            ),
+            "the consumer's topics, not the whole catalogue"
+        );
+        let catalogue = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+        for topic in CONSUMER_TOPICS {
+            assert!(catalogue.join(topic).is_dir(), "{topic} is a bundled topic");
+        }
         let example = dir.path().join("streamcheck/scenarios/example/hello.yaml");
         streamcheck::scenario::Scenario::load(&example, &dir.path().join("streamcheck/scenarios"))
             .unwrap();
@@ -184,7 +274,19 @@ mod tests {
             .unwrap()
             .entries
             .is_empty());
-        assert!(files.iter().any(|(p, _)| p.ends_with("streamcheck.yml")));
+        let workflow = files
+            .iter()
+            .find(|f| f.path.ends_with("streamcheck.yml"))
+            .unwrap();
+        assert!(
+            workflow
+                .text
+                .contains("STREAMCHECK_GIT: https://git.example/streamcheck.git")
+                && workflow.text.contains("STREAMCHECK_REV: 0123abcd")
+                && workflow.text.contains("shard: [1, 2]"),
+            "{}",
+            workflow.text
+        );
         let schema = dir.path().join(SCHEMA);
         let schema: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(schema).unwrap()).unwrap();
@@ -194,8 +296,19 @@ mod tests {
             hello.starts_with("# yaml-language-server: $schema=../schema.json"),
             "the example names the schema beside it"
         );
-        assert!(super::files(Ci::Gitlab, "1")
+        let gitlab = super::files(Ci::Gitlab, "1", &build());
+        let gitlab = gitlab
             .iter()
-            .any(|(p, _)| p.ends_with(".gitlab-ci.yml")));
+            .find(|f| f.path.ends_with(".gitlab-ci.yml"))
+            .unwrap();
+        assert!(gitlab.text.contains("parallel: 2"), "{}", gitlab.text);
+    }
+
+    #[test]
+    fn a_build_without_an_origin_still_pins_a_revision() {
+        let build = Build::this();
+        assert!(!build.rev.is_empty());
+        let files = files(Ci::Github, "1", &Build { git: None, ..build });
+        assert!(files.iter().any(|f| f.text.contains(UNKNOWN_GIT)));
     }
 }

@@ -22,6 +22,7 @@ pub mod record;
 pub mod review;
 pub mod run;
 pub mod setup;
+pub mod show;
 pub mod stub;
 pub mod term;
 

@@ -1,7 +1,7 @@
 //! The run page: scenario rows × target columns, failures first, each trial's detail
 //! embedded for the script to open.
 
-use super::page::{write_page, Embedded};
+use super::page::{write_page, Embedded, Packer};
 use super::trial::{status_name, view};
 use crate::runner::{Status, Trial};
 use crate::store::results::{trial_stem, Results};
@@ -40,6 +40,8 @@ struct Page<'a> {
     trials: Vec<Embedded>,
     /// The run's protocol findings, one line each (see [`crate::protocol`]).
     protocol: Vec<String>,
+    /// The long strings the trials share, packed (see [`Packer`]).
+    strings: minijinja::Value,
 }
 
 /// Writes `dir/index.html` for `results`; `saved` gives a trial's saved output (from
@@ -60,6 +62,7 @@ pub fn write_run(
         .map(|(scenario, trials)| row(scenario, trials, &columns))
         .collect();
     rows.sort_by_key(|r| rank(r.status));
+    let mut packer = Packer::default();
     let trials = results
         .trials
         .iter()
@@ -67,9 +70,10 @@ pub fn write_run(
         .map(|t| {
             let id = trial_stem(t);
             let detail = view(id.clone(), t, saved(t).as_ref());
-            Embedded::new(id, &detail)
+            packer.pack(id, &detail)
         })
         .collect();
+    let strings = packer.table();
     let page = Page {
         title: format!("streamcheck run {}", results.started_at),
         command,
@@ -80,6 +84,7 @@ pub fn write_run(
         protocol: (crate::runner::protocol::run_findings(&results.trials).iter())
             .map(|(f, t)| crate::protocol::check::line(f, t))
             .collect(),
+        strings,
     };
     write_page(dir, "run.html", page)
 }

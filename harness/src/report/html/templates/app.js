@@ -15,9 +15,127 @@
     for (var i = 1; i < arguments.length; i++) if (arguments[i]) parent.appendChild(arguments[i]);
     return parent;
   }
+  // A block's data. A run page's trials are deflated and base64-encoded, and point into
+  // the page's table of long strings ("\u0000N"), put back here.
   function data(id) {
     var node = document.getElementById(id);
-    return node ? JSON.parse(node.textContent) : null;
+    if (!node) return null;
+    if (node.type !== "application/x-deflate-base64") return JSON.parse(node.textContent);
+    return restore(unpack(node), sharedStrings());
+  }
+  function unpack(node) {
+    var bin = atob(node.textContent.trim());
+    var bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return JSON.parse(new TextDecoder().decode(inflate(bytes)));
+  }
+  var strings = null;
+  function sharedStrings() {
+    if (!strings) {
+      var node = document.getElementById("strings");
+      strings = node ? unpack(node) : [];
+    }
+    return strings;
+  }
+
+  // Raw inflate (RFC 1951), after Mark Adler's puff.c.
+  var LBASE = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258];
+  var LEXT = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0];
+  var DBASE = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577];
+  var DEXT = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13];
+  var ORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
+  function huffman(lengths) {
+    var count = new Uint16Array(16), offs = new Uint16Array(16), symbol = new Uint16Array(lengths.length), i;
+    for (i = 0; i < lengths.length; i++) count[lengths[i]]++;
+    count[0] = 0;
+    for (i = 1; i < 16; i++) offs[i] = offs[i - 1] + count[i - 1];
+    for (i = 0; i < lengths.length; i++) if (lengths[i]) symbol[offs[lengths[i]]++] = i;
+    return { count: count, symbol: symbol };
+  }
+  function inflate(src) {
+    var pos = 0, buf = 0, cnt = 0, out = new Uint8Array(src.length * 4 + 1024), n = 0;
+    function bits(k) {
+      while (cnt < k) {
+        if (pos >= src.length) throw new Error("inflate: data ends early");
+        buf |= src[pos++] << cnt; cnt += 8;
+      }
+      var v = buf & ((1 << k) - 1);
+      buf >>>= k; cnt -= k;
+      return v;
+    }
+    function room(k) {
+      if (n + k <= out.length) return;
+      var bigger = new Uint8Array(Math.max(out.length * 2, n + k));
+      bigger.set(out.subarray(0, n));
+      out = bigger;
+    }
+    function decode(h) {
+      var code = 0, first = 0, index = 0;
+      for (var len = 1; len < 16; len++) {
+        code |= bits(1);
+        var c = h.count[len];
+        if (code - c < first) return h.symbol[index + (code - first)];
+        index += c; first += c; first <<= 1; code <<= 1;
+      }
+      throw new Error("inflate: bad code");
+    }
+    function codes(lcode, dcode) {
+      for (;;) {
+        var sym = decode(lcode);
+        if (sym < 256) { room(1); out[n++] = sym; continue; }
+        if (sym === 256) return;
+        sym -= 257;
+        var len = LBASE[sym] + bits(LEXT[sym]);
+        var d = decode(dcode);
+        var dist = DBASE[d] + bits(DEXT[d]);
+        room(len);
+        for (var k = 0; k < len; k++, n++) out[n] = out[n - dist];
+      }
+    }
+    var last, fixed = null, i;
+    do {
+      last = bits(1);
+      var type = bits(2);
+      if (type === 0) {
+        buf = 0; cnt = 0;
+        var len = src[pos] | (src[pos + 1] << 8);
+        pos += 4;
+        room(len);
+        out.set(src.subarray(pos, pos + len), n);
+        pos += len; n += len;
+      } else if (type === 1) {
+        if (!fixed) {
+          var l = new Uint8Array(288);
+          for (i = 0; i < 288; i++) l[i] = i < 144 ? 8 : i < 256 ? 9 : i < 280 ? 7 : 8;
+          fixed = [huffman(l), huffman(new Uint8Array(30).fill(5))];
+        }
+        codes(fixed[0], fixed[1]);
+      } else if (type === 2) {
+        var nlen = bits(5) + 257, ndist = bits(5) + 1, ncode = bits(4) + 4;
+        var cl = new Uint8Array(19);
+        for (i = 0; i < ncode; i++) cl[ORDER[i]] = bits(3);
+        var ccode = huffman(cl), lengths = new Uint8Array(nlen + ndist);
+        for (i = 0; i < nlen + ndist;) {
+          var sym = decode(ccode);
+          if (sym < 16) { lengths[i++] = sym; continue; }
+          var prev = 0, rep;
+          if (sym === 16) { prev = lengths[i - 1]; rep = 3 + bits(2); }
+          else if (sym === 17) rep = 3 + bits(3);
+          else rep = 11 + bits(7);
+          while (rep--) lengths[i++] = prev;
+        }
+        codes(huffman(lengths.subarray(0, nlen)), huffman(lengths.subarray(nlen)));
+      } else throw new Error("inflate: bad block type");
+    } while (!last);
+    return out.subarray(0, n);
+  }
+  function restore(v, table) {
+    if (typeof v === "string") return v.charCodeAt(0) === 0 ? table[+v.slice(1)] : v;
+    if (Array.isArray(v)) return v.map(function (x) { return restore(x, table); });
+    if (v && typeof v === "object") {
+      Object.keys(v).forEach(function (k) { v[k] = restore(v[k], table); });
+    }
+    return v;
   }
 
   // Pretty JSON, one element per line, each line knowing its JSON path ($.a[0].b).
@@ -203,20 +321,24 @@
     return a;
   }
 
+  // Opens the trial or comparison the hash names; resolves when it is drawn.
   function show(hash, scroll) {
     var panel = document.getElementById("trial");
-    if (!panel) return;
+    if (!panel) return Promise.resolve();
     var m = /^#(trial|pair)=(.*)$/.exec(hash);
     panel.textContent = "";
-    if (!m) { panel.hidden = true; return; }
+    if (!m) { panel.hidden = true; return Promise.resolve(); }
     var id = decodeURIComponent(m[2]);
-    var d = data((m[1] === "trial" ? "t:" : "p:") + id);
-    if (!d) { panel.hidden = true; return; }
-    panel.appendChild(closeLink());
-    if (m[1] === "trial") panel.appendChild(trialView(d));
-    else panel.appendChild(pairView(id, d));
-    panel.hidden = false;
-    if (scroll) window.scrollTo(0, panel.getBoundingClientRect().top + window.scrollY - 8);
+    return Promise.resolve(data((m[1] === "trial" ? "t:" : "p:") + id)).then(function (d) {
+      if (location.hash !== hash) return;
+      panel.textContent = "";
+      if (!d) { panel.hidden = true; return; }
+      panel.appendChild(closeLink());
+      if (m[1] === "trial") panel.appendChild(trialView(d));
+      else panel.appendChild(pairView(id, d));
+      panel.hidden = false;
+      if (scroll) window.scrollTo(0, panel.getBoundingClientRect().top + window.scrollY - 8);
+    });
   }
 
   function pairView(id, d) {
@@ -268,8 +390,11 @@
   filterRows();
   window.addEventListener("hashchange", function () { show(location.hash, true); });
   var before = performance.now();
-  show(location.hash, false);
   document.body.dataset.parsedMs = parsed;
-  document.body.dataset.openedMs = Math.round(performance.now() - before);
-  document.body.dataset.ready = "1";
+  show(location.hash, false).then(function () {
+    document.body.dataset.openedMs = Math.round(performance.now() - before);
+    document.body.dataset.ready = "1";
+  }, function (e) {
+    document.body.dataset.error = String(e);
+  });
 })();

@@ -27,6 +27,7 @@ pub mod catalogue;
 pub mod client;
 pub mod commands;
 pub mod config;
+pub mod consume;
 pub mod divergence;
 pub mod error;
 pub mod expectation;

@@ -154,6 +154,9 @@ enum Cmd {
         #[command(flatten)]
         report: ReportArgs,
     },
+    /// Feed each trial's stdout (run now, or --from earlier runs) to a consumer's parser,
+    /// as printed and with --probes changed the ways releases change it.
+    Consume(cli::consume::ConsumeArgs),
     /// Run the suite on several versions and report protocol drift between neighbours.
     Drift {
         #[command(flatten)]
@@ -317,6 +320,7 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
             };
             cli::drift::drift(Context::load(root, &select)?, &targets, &exec, args)
         }
+        Cmd::Consume(args) => args.exec(root),
         Cmd::Bisect {
             select,
             exec,

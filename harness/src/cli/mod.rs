@@ -11,6 +11,7 @@ pub mod audit;
 pub mod bisect;
 pub mod bundle;
 pub mod compare;
+pub mod consume;
 pub mod drift;
 pub mod init;
 pub mod inspect;

@@ -31,6 +31,10 @@ pub struct ConsumeArgs {
     /// them when no --command is given.
     #[arg(long = "consumer")]
     consumers: Vec<String>,
+    /// A real Agent SDK's own parser, its pinned version installed into the cache
+    /// (python: PyPI claude-agent-sdk, targets/claude-code/sdk-py/). Repeatable.
+    #[arg(long = "sdk", value_enum)]
+    sdks: Vec<consume::sdk::Sdk>,
     /// A pattern (JSON, as in scenario files) each line --command prints must match.
     #[arg(long)]
     each: Option<String>,
@@ -50,6 +54,10 @@ pub struct ConsumeArgs {
     /// Where consume.md, consume.json, junit.xml and index.html go (default reports/consume/<timestamp>/).
     #[arg(long)]
     report_dir: Option<PathBuf>,
+    /// Also write the consumer x release x probe matrix and its findings to FILE, without
+    /// command lines or paths (docs/consumers/sdk-matrix.md is written so).
+    #[arg(long, value_name = "FILE")]
+    matrix: Option<PathBuf>,
     /// Where a fresh run's own reports and saved trials go (default reports/runs/<timestamp>/).
     #[arg(long)]
     run_dir: Option<PathBuf>,
@@ -123,6 +131,15 @@ impl ConsumeArgs {
         };
         let dir = (self.report_dir.clone()).unwrap_or_else(|| ctx.default_report_dir("consume"));
         render::write(&dir, &consumed, self.report.formats).map_err(|e| Error::io(&dir, e))?;
+        if let Some(file) = &self.matrix {
+            let notes = match self.sdks.is_empty() {
+                true => "",
+                false => consume::sdk::NOTES,
+            };
+            let doc =
+                render::matrix_doc(&consumed, "Agent SDKs against the CLI's real output", notes);
+            std::fs::write(file, doc).map_err(|e| Error::io(file, e))?;
+        }
         for c in &consumed.consumers {
             println!("{}\n", c.name);
             println!("{}", render::matrix_table(&consumed, &c.name));
@@ -145,8 +162,8 @@ impl ConsumeArgs {
         Ok(ctx.run_verdict(own, &unavailable, inputs.len()))
     }
 
-    /// `--command`, then the project file's consumers `--consumer` names (all of them if
-    /// neither is given).
+    /// `--command`, the `--sdk`s, then the project file's consumers `--consumer` names
+    /// (all of them if nothing else is given).
     fn consumers(&self, ctx: &Context) -> Result<Vec<Consumer>> {
         let timeout = Duration::from_secs(self.consumer_timeout);
         let mut out = Vec::new();
@@ -166,8 +183,12 @@ impl ConsumeArgs {
         } else if self.each.is_some() {
             return Err(Error::Usage("--each applies to --command".into()));
         }
+        for sdk in &self.sdks {
+            out.push(sdk.consumer(&ctx.project, timeout)?);
+        }
         let configured = ctx.setup.config.as_ref().map(|c| &c.consumers);
-        let names: Vec<String> = match (self.consumers.is_empty(), self.command.is_some()) {
+        let explicit = self.command.is_some() || !self.sdks.is_empty();
+        let names: Vec<String> = match (self.consumers.is_empty(), explicit) {
             (false, _) => self.consumers.clone(),
             (true, false) => configured
                 .into_iter()
@@ -212,7 +233,7 @@ impl ConsumeArgs {
         }
         if out.is_empty() {
             return Err(Error::Usage(
-                "consume: name a consumer: --command CMD, or --consumer NAME of a [consumers.NAME] in streamcheck.toml".into(),
+                "consume: name a consumer: --command CMD, --sdk python, or --consumer NAME of a [consumers.NAME] in streamcheck.toml".into(),
             ));
         }
         Ok(out)

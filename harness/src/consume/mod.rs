@@ -8,10 +8,12 @@
 //! - [`probe`]: the forward-compatibility probes
 //! - [`feed`]: one consumer run on one feed, and locating the line it failed on
 //! - [`render`]: consume.md, consume.json, junit.xml and index.html
+//! - [`sdk`]: the real Agent SDKs as consumers, installed into the cache
 
 pub mod feed;
 pub mod probe;
 pub mod render;
+pub mod sdk;
 
 use crate::pattern::Pattern;
 use crate::runner::saved::SavedTrial;

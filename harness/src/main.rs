@@ -157,6 +157,9 @@ enum Cmd {
     /// Feed each trial's stdout (run now, or --from earlier runs) to a consumer's parser,
     /// as printed and with --probes changed the ways releases change it.
     Consume(cli::consume::ConsumeArgs),
+    /// Play a saved trial back as the CLI for an SDK host's tests: answers --version as its
+    /// release, replays stdout, follows the control protocol on stream-json input.
+    ReplayCli(cli::replay_cli::ReplayCliArgs),
     /// Run the suite on several versions and report protocol drift between neighbours.
     Drift {
         #[command(flatten)]
@@ -321,6 +324,7 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
             cli::drift::drift(Context::load(root, &select)?, &targets, &exec, args)
         }
         Cmd::Consume(args) => args.exec(root),
+        Cmd::ReplayCli(args) => args.exec(),
         Cmd::Bisect {
             select,
             exec,

@@ -18,6 +18,7 @@ pub mod inspect;
 pub mod install;
 pub mod provenance;
 pub mod record;
+pub mod replay_cli;
 pub mod review;
 pub mod run;
 pub mod setup;

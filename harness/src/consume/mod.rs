@@ -8,11 +8,13 @@
 //! - [`probe`]: the forward-compatibility probes
 //! - [`feed`]: one consumer run on one feed, and locating the line it failed on
 //! - [`render`]: consume.md, consume.json, junit.xml and index.html
+//! - [`replay`]: a saved trial played back as the CLI (`replay-cli`)
 //! - [`sdk`]: the real Agent SDKs as consumers, installed into the cache
 
 pub mod feed;
 pub mod probe;
 pub mod render;
+pub mod replay;
 pub mod sdk;
 
 use crate::pattern::Pattern;

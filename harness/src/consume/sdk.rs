@@ -50,6 +50,24 @@ pub fn python_pin(requirements: &str) -> Option<&str> {
 }
 
 fn python(project: &Project, timeout: Duration) -> Result<Consumer, String> {
+    let (python, version) = python_sdk(project)?;
+    let dir = project.root.join(PYTHON_DIR);
+    Ok(Consumer {
+        name: format!("claude-agent-sdk (PyPI) {version}"),
+        command: format!(
+            "{} {}",
+            shell_quote(&python),
+            shell_quote(&dir.join("consumer.py"))
+        ),
+        dir,
+        timeout,
+        each: None,
+    })
+}
+
+/// The interpreter of a venv holding the pinned Python SDK (installed if needed), and
+/// the SDK's version.
+pub fn python_sdk(project: &Project) -> Result<(PathBuf, String), String> {
     let dir = project.root.join(PYTHON_DIR);
     let req_path = dir.join("requirements.txt");
     let requirements =
@@ -71,17 +89,7 @@ fn python(project: &Project, timeout: Duration) -> Result<Consumer, String> {
         install_python(&venv, &req_path)?;
         std::fs::write(&marker, &requirements).map_err(|e| format!("{}: {e}", marker.display()))?;
     }
-    Ok(Consumer {
-        name: format!("claude-agent-sdk (PyPI) {version}"),
-        command: format!(
-            "{} {}",
-            shell_quote(&python),
-            shell_quote(&dir.join("consumer.py"))
-        ),
-        dir,
-        timeout,
-        each: None,
-    })
+    Ok((python, version))
 }
 
 /// A fresh venv (`$STREAMCHECK_PYTHON`, else python3.11, else python3) holding exactly

@@ -170,3 +170,32 @@ fn no_consumer_an_unknown_one_or_no_trial_is_a_setup_error() {
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("no trial selected"), "{out}");
 }
+
+/// docs/consumers/sdk-matrix.md is generated (`consume --sdk python --probes --matrix`);
+/// a new SDK or CLI pin without a new matrix fails here.
+#[test]
+fn the_committed_sdk_matrix_is_of_the_pinned_sdk_and_the_pinned_cli() {
+    let doc = std::fs::read_to_string(root().join("docs/consumers/sdk-matrix.md")).unwrap();
+    let req = std::fs::read_to_string(
+        root()
+            .join(streamcheck::consume::sdk::PYTHON_DIR)
+            .join("requirements.txt"),
+    )
+    .unwrap();
+    let sdk = streamcheck::consume::sdk::python_pin(&req).unwrap();
+    assert!(
+        doc.contains(&format!("## claude-agent-sdk (PyPI) {sdk}\n")),
+        "the matrix is not of the pinned SDK {sdk}"
+    );
+    let package: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("targets/claude-code/package.json")).unwrap(),
+    )
+    .unwrap();
+    let cli = package["dependencies"]["@anthropic-ai/claude-code"]
+        .as_str()
+        .unwrap();
+    assert!(
+        doc.contains(&format!("\n| {cli} |")),
+        "the matrix has no row for the pinned CLI {cli}"
+    );
+}

@@ -3,12 +3,28 @@
 //! feed it still fails on names the line it was last given.
 
 use super::probe::Feed;
-use super::Consumer;
+use crate::pattern::Pattern;
 use crate::pattern::{Captures, Vars};
 use serde::Serialize;
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// A consumer: a shell command reading stream-json on stdin.
+#[derive(Debug, Clone, Serialize)]
+pub struct Consumer {
+    pub name: String,
+    pub command: String,
+    /// Where the command runs (the project file's folder for a configured one).
+    #[serde(skip)]
+    pub dir: PathBuf,
+    #[serde(skip)]
+    pub timeout: Duration,
+    /// What each line it prints must match (one JSON object per frame it understood).
+    #[serde(skip)]
+    pub each: Option<Pattern>,
+}
 
 /// How a consumer failed on a feed.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -17,29 +17,12 @@ pub mod render;
 pub mod replay;
 pub mod sdk;
 
-use crate::pattern::Pattern;
 use crate::runner::saved::SavedTrial;
+pub use feed::Consumer;
 use feed::Failure;
 use probe::{Feed, Probe};
 use serde::Serialize;
-use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
-
-/// A consumer: a shell command reading stream-json on stdin.
-#[derive(Debug, Clone, Serialize)]
-pub struct Consumer {
-    pub name: String,
-    pub command: String,
-    /// Where the command runs (the project file's folder for a configured one).
-    #[serde(skip)]
-    pub dir: PathBuf,
-    #[serde(skip)]
-    pub timeout: Duration,
-    /// What each line it prints must match (one JSON object per frame it understood).
-    #[serde(skip)]
-    pub each: Option<Pattern>,
-}
 
 /// One saved trial's stdout, as a consumer is given it.
 #[derive(Debug, Clone)]

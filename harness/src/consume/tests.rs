@@ -1,6 +1,8 @@
 //! The consumers here are one-line shell programs, so what they refuse is plain.
 
 use super::*;
+use crate::pattern::Pattern;
+use std::time::Duration;
 
 fn consumer(command: &str) -> Consumer {
     Consumer {

@@ -29,6 +29,9 @@ pub struct Config {
     /// What the protocol inventory's findings do to a trial: "report" (default), "strict", "off".
     #[serde(default)]
     pub protocol: Option<crate::protocol::check::Policy>,
+    /// `[consumers.NAME]`: parsers `streamcheck consume` feeds the CLI's output to.
+    #[serde(default)]
+    pub consumers: BTreeMap<String, ConsumerEntry>,
     /// The folder the file is in: paths in it are relative to this.
     #[serde(skip)]
     pub dir: PathBuf,
@@ -145,6 +148,21 @@ pub struct TargetEntry {
     pub conforms_to: Option<String>,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+}
+
+/// `[consumers.NAME]`: a command reading stream-json on stdin (an SDK's parser, a bot).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConsumerEntry {
+    /// Run with `sh -c` in the file's folder.
+    pub command: String,
+    /// Seconds it may take after its input ends (default `consume --timeout`).
+    #[serde(default)]
+    pub timeout: Option<u64>,
+    /// A pattern (as in scenario files) each line it prints must match: one JSON object
+    /// per frame it understood.
+    #[serde(default)]
+    pub each: Option<serde_json::Value>,
 }
 
 impl TargetEntry {
@@ -269,6 +287,22 @@ mod tests {
             .is_err());
         assert!(Bundled::Topics(vec!["".into()]).check(&ids).is_err());
         Bundled::All(false).check(&ids).unwrap();
+    }
+
+    #[test]
+    fn consumers_read_with_their_pattern_and_refuse_unknown_keys() {
+        let c = load("[consumers.bot]\ncommand = \"python3 bot.py\"\ntimeout = 5\neach = { type = \"$string\" }\n").unwrap();
+        let bot = &c.consumers["bot"];
+        assert_eq!(
+            (bot.command.as_str(), bot.timeout),
+            ("python3 bot.py", Some(5))
+        );
+        assert_eq!(bot.each, Some(serde_json::json!({"type": "$string"})));
+        let err = load("[consumers.bot]\ncommand = \"x\"\ncmd = 1\n").unwrap_err();
+        assert!(err.starts_with("streamcheck.toml:3:"), "{err}");
+        assert!(load("[consumers.bot]\ntimeout = 5\n")
+            .unwrap_err()
+            .contains("command"));
     }
 
     #[test]

@@ -42,6 +42,12 @@ enum Cmd {
     Record(cli::record::RecordArgs),
     Review(cli::record::ReviewArgs),
     Audit(cli::audit::AuditArgs),
+    /// Feed each trial's stdout (run now, or --from earlier runs) to a consumer's parser,
+    /// as printed and with --probes changed the ways releases change it.
+    Consume(cli::consume::ConsumeArgs),
+    /// Play a saved trial back as the CLI for an SDK host's tests: answers --version as its
+    /// release, replays stdout, follows the control protocol on stream-json input.
+    ReplayCli(cli::replay_cli::ReplayCliArgs),
     Drift(cli::drift::DriftArgs),
     /// Judge a release from one run of the catalogue: changes to what the scenarios pin,
     /// other protocol changes (breaking, additive), pending blocks and inventory entries.
@@ -79,6 +85,8 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
         Cmd::Record(args) => args.exec(&loc),
         Cmd::Review(args) => args.exec(&loc),
         Cmd::Audit(args) => args.exec(&loc),
+        Cmd::Consume(args) => args.exec(&loc),
+        Cmd::ReplayCli(args) => args.exec(),
         Cmd::Drift(args) => args.exec(&loc),
         Cmd::Verdict(args) => args.exec(&loc),
         Cmd::Protocol(args) => args.exec(&loc),

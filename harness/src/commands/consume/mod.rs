@@ -1,0 +1,264 @@
+//! `streamcheck consume`: a consumer's parser (an SDK, a bot) against what the CLI really
+//! printed. Each saved trial's stdout is fed to the consumer's command on stdin, line by
+//! line as the CLI wrote it, and with `--probes` again changed the ways releases changed
+//! it; a consumer that exits non-zero, crashes, hangs or prints what its `each` pattern
+//! refuses is a finding naming the trial, the release, the probe and the line it was
+//! last given.
+//!
+//! - [`probe`]: the forward-compatibility probes
+//! - [`feed`]: one consumer run on one feed, and locating the line it failed on
+//! - [`render`]: consume.md, consume.json, junit.xml and index.html
+//! - [`replay`]: a saved trial played back as the CLI (`replay-cli`)
+//! - [`sdk`]: the real Agent SDKs as consumers, installed into the cache
+
+pub mod feed;
+pub mod probe;
+pub mod render;
+pub mod replay;
+pub mod sdk;
+
+use crate::store::saved::SavedTrial;
+pub use feed::Consumer;
+use feed::Failure;
+use probe::{Feed, Probe};
+use serde::Serialize;
+use std::sync::Arc;
+
+/// One saved trial's stdout, as a consumer is given it.
+#[derive(Debug, Clone)]
+pub struct Input {
+    pub scenario: String,
+    pub target: String,
+    pub release: String,
+    pub run: Option<usize>,
+    pub lines: Vec<String>,
+    /// Why it is not fed (its stdout is not stream-json, it printed nothing).
+    pub not_fed: Option<String>,
+}
+
+impl Input {
+    pub fn of(saved: &SavedTrial) -> Input {
+        let lines: Vec<String> = saved.stdout.lines().map(str::to_string).collect();
+        let not_json = (lines.iter())
+            .filter(|l| !matches!(serde_json::from_str(l), Ok(serde_json::Value::Object(_))))
+            .count();
+        let not_fed = if saved.stdout_truncated {
+            Some("its stdout was cut when it was saved".to_string())
+        } else if lines.is_empty() {
+            Some("it printed nothing on stdout".to_string())
+        } else if not_json > 0 {
+            Some(format!(
+                "its stdout is not stream-json ({not_json} of {} lines not a JSON object)",
+                lines.len()
+            ))
+        } else {
+            None
+        };
+        Input {
+            scenario: saved.scenario.clone(),
+            target: saved.target.clone(),
+            release: saved.target_version.clone(),
+            run: saved.run,
+            lines,
+            not_fed,
+        }
+    }
+
+    /// The trial's name in reports: the scenario, with its run in a multi-run one.
+    pub fn trial(&self) -> String {
+        match self.run {
+            Some(n) => format!("{} (run {n})", self.scenario),
+            None => self.scenario.clone(),
+        }
+    }
+}
+
+/// What a consumer did with one feed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "outcome")]
+pub enum Outcome {
+    Passed {
+        /// JSON objects it printed, when it has an `each` pattern.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        understood: Option<usize>,
+    },
+    Failed(Finding),
+    /// The probe has nothing to change in this output (no `stream_event`, ...).
+    NotApplicable,
+    /// The trial is not fed at all, with why.
+    NotFed {
+        why: String,
+    },
+}
+
+/// A consumer failing on a feed, and where.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    pub failure: Failure,
+    /// The feed's line it was last given (the end of the shortest input it fails on);
+    /// 0: it fails on no input; `None`: not located (a timeout, a bad output line, a
+    /// consumer that did not fail again).
+    pub at_line: Option<usize>,
+    /// That line's text, clipped.
+    pub line: Option<String>,
+    /// The end of its stderr.
+    pub stderr: String,
+}
+
+/// One consumer on one trial's output, real or probed.
+#[derive(Debug, Clone, Serialize)]
+pub struct Fed {
+    pub consumer: String,
+    pub scenario: String,
+    pub trial: String,
+    pub target: String,
+    pub release: String,
+    /// `None`: the output as printed.
+    pub probe: Option<Probe>,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+/// What `consume` found, for the reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct Consumed {
+    pub command: String,
+    pub duration_ms: u64,
+    pub consumers: Vec<Consumer>,
+    pub probes: Vec<ProbeInfo>,
+    pub fed: Vec<Fed>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ProbeInfo {
+    pub probe: Probe,
+    pub models: &'static str,
+}
+
+impl Consumed {
+    pub fn failed(&self) -> usize {
+        self.fed
+            .iter()
+            .filter(|f| matches!(f.outcome, Outcome::Failed(_)))
+            .count()
+    }
+
+    pub fn fed_count(&self) -> usize {
+        self.fed
+            .iter()
+            .filter(|f| matches!(f.outcome, Outcome::Passed { .. } | Outcome::Failed(_)))
+            .count()
+    }
+}
+
+/// How much of the last line given a finding keeps.
+const LINE_CHARS: usize = 300;
+
+/// Feeds every input to every consumer, as printed and changed by each of `probes`,
+/// `jobs` consumers at once. `Err`: a consumer that cannot run at all.
+pub async fn consume(
+    consumers: &[Consumer],
+    inputs: &[Input],
+    probes: &[Probe],
+    jobs: usize,
+) -> Result<Vec<Fed>, String> {
+    let gate = Arc::new(tokio::sync::Semaphore::new(jobs.max(1)));
+    let mut set = tokio::task::JoinSet::new();
+    let mut order = 0usize;
+    for input in inputs {
+        for consumer in consumers {
+            let variants = std::iter::once(None).chain(probes.iter().copied().map(Some));
+            for probe in variants {
+                let (input, consumer, gate) = (input.clone(), consumer.clone(), gate.clone());
+                let at = order;
+                order += 1;
+                set.spawn(async move {
+                    let _permit = gate.acquire_owned().await.expect("never closed");
+                    let outcome = feed_one(&consumer, &input, probe).await;
+                    (at, consumer.name.clone(), input, probe, outcome)
+                });
+            }
+        }
+    }
+    let mut fed = Vec::with_capacity(order);
+    while let Some(done) = set.join_next().await {
+        let (at, consumer, input, probe, outcome) =
+            done.map_err(|e| format!("a consumer task failed: {e}"))?;
+        let outcome = match outcome {
+            Ok(o) => o,
+            Err(e) => {
+                set.abort_all();
+                return Err(e);
+            }
+        };
+        fed.push((
+            at,
+            Fed {
+                consumer,
+                scenario: input.scenario.clone(),
+                trial: input.trial(),
+                target: input.target.clone(),
+                release: input.release.clone(),
+                probe,
+                outcome,
+            },
+        ));
+    }
+    fed.sort_by_key(|(at, _)| *at);
+    Ok(fed.into_iter().map(|(_, f)| f).collect())
+}
+
+/// One consumer on one input, as printed (`probe` `None`) or probed.
+pub async fn feed_one(
+    consumer: &Consumer,
+    input: &Input,
+    probe: Option<Probe>,
+) -> Result<Outcome, String> {
+    if let Some(why) = &input.not_fed {
+        return Ok(Outcome::NotFed { why: why.clone() });
+    }
+    let feed = match probe {
+        None => Feed::lines(&input.lines),
+        Some(p) => match p.apply(&input.lines) {
+            Some(feed) => feed,
+            None => return Ok(Outcome::NotApplicable),
+        },
+    };
+    let pause = probe.is_some_and(Probe::pauses_between_writes);
+    let env = [
+        ("STREAMCHECK_SCENARIO", input.scenario.clone()),
+        ("STREAMCHECK_RELEASE", input.release.clone()),
+        (
+            "STREAMCHECK_PROBE",
+            probe.map_or("none".to_string(), |p| p.name().to_string()),
+        ),
+    ];
+    let ran = feed::run_once(consumer, &feed, pause, &env).await?;
+    let Some(failure) = ran.failure else {
+        return Ok(Outcome::Passed {
+            understood: consumer.each.as_ref().map(|_| ran.understood),
+        });
+    };
+    let at_line = match failure {
+        Failure::Exit { .. } | Failure::Signal { .. } => {
+            let hint = feed.changed.first().copied();
+            feed::locate(consumer, &feed, pause, hint, &env).await?
+        }
+        Failure::Timeout { .. } => Some(feed.line_count()),
+        Failure::Output { .. } => None,
+    };
+    let lines = feed.text_lines();
+    let line = at_line
+        .and_then(|n| n.checked_sub(1))
+        .and_then(|i| lines.get(i))
+        .map(|l| crate::text::clip(l, LINE_CHARS));
+    Ok(Outcome::Failed(Finding {
+        failure,
+        at_line,
+        line,
+        stderr: ran.stderr,
+    }))
+}
+
+#[cfg(test)]
+mod tests;

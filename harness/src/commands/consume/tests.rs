@@ -1,0 +1,211 @@
+//! The consumers here are one-line shell programs, so what they refuse is plain.
+
+use super::*;
+use crate::pattern::Pattern;
+use std::time::Duration;
+
+fn consumer(command: &str) -> Consumer {
+    Consumer {
+        name: "t".into(),
+        command: command.into(),
+        dir: std::env::temp_dir(),
+        timeout: Duration::from_secs(20),
+        each: None,
+    }
+}
+
+fn input(lines: &[&str]) -> Input {
+    Input {
+        scenario: "basics/x".into(),
+        target: "claude-code@2.1.330".into(),
+        release: "2.1.330".into(),
+        run: None,
+        lines: lines.iter().map(|l| l.to_string()).collect(),
+        not_fed: None,
+    }
+}
+
+const PRINTED: [&str; 3] = [
+    r#"{"type":"system","subtype":"init","session_id":"s"}"#,
+    r#"{"type":"assistant","message":{"content":[]},"session_id":"s"}"#,
+    r#"{"type":"result","subtype":"success","session_id":"s"}"#,
+];
+
+/// Exits 1 on the first line whose `type` is not one it knows.
+const STRICT: &str = r#"while IFS= read -r l; do case "$l" in '{"type":"system"'*|'{"type":"assistant"'*|'{"type":"result"'*) ;; *) echo "unknown: $l" >&2; exit 1;; esac; done"#;
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn a_strict_consumer_passes_the_real_output_and_fails_a_new_frame_type_at_its_line() {
+    let c = consumer(STRICT);
+    let i = input(&PRINTED);
+    let rt = rt();
+    let real = rt.block_on(feed_one(&c, &i, None)).unwrap();
+    assert_eq!(real, Outcome::Passed { understood: None });
+    let Outcome::Failed(f) = rt
+        .block_on(feed_one(&c, &i, Some(Probe::NewFrameType)))
+        .unwrap()
+    else {
+        panic!("the new frame type should fail it")
+    };
+    assert_eq!(f.failure, Failure::Exit { code: 1 });
+    assert_eq!(
+        f.at_line,
+        Some(2),
+        "the probe's frame is line 2, after init"
+    );
+    assert!(f.line.unwrap().contains("probe_new_frame"));
+    assert!(
+        f.stderr.contains("unknown: {\"type\":\"probe_new_frame\""),
+        "{}",
+        f.stderr
+    );
+}
+
+#[test]
+fn a_failure_without_a_hint_is_located_by_the_shortest_prefix_it_fails_on() {
+    // Fails on the result line (line 3) of the real output.
+    let c = consumer(r#"while IFS= read -r l; do case "$l" in *'"result"'*) exit 3;; esac; done"#);
+    let Outcome::Failed(f) = rt().block_on(feed_one(&c, &input(&PRINTED), None)).unwrap() else {
+        panic!("it exits 3 on the result")
+    };
+    assert_eq!((f.failure, f.at_line), (Failure::Exit { code: 3 }, Some(3)));
+    // A consumer that fails whatever it is given says so.
+    let Outcome::Failed(f) = rt()
+        .block_on(feed_one(
+            &consumer("cat >/dev/null; exit 2"),
+            &input(&PRINTED),
+            None,
+        ))
+        .unwrap()
+    else {
+        panic!("exit 2")
+    };
+    assert_eq!(f.at_line, Some(0));
+}
+
+#[test]
+fn a_crash_a_hang_and_a_command_that_cannot_run_are_told_apart() {
+    let rt = rt();
+    let i = input(&PRINTED);
+    let Outcome::Failed(f) = rt
+        .block_on(feed_one(
+            &consumer("cat >/dev/null; kill -SEGV $$"),
+            &i,
+            None,
+        ))
+        .unwrap()
+    else {
+        panic!("a signal is a crash")
+    };
+    assert_eq!(
+        f.failure,
+        Failure::Signal {
+            signal: libc::SIGSEGV
+        }
+    );
+    let hang = Consumer {
+        timeout: Duration::from_millis(300),
+        ..consumer("cat >/dev/null; sleep 30")
+    };
+    let Outcome::Failed(f) = rt.block_on(feed_one(&hang, &i, None)).unwrap() else {
+        panic!("a hang is a timeout")
+    };
+    assert!(matches!(f.failure, Failure::Timeout { .. }));
+    assert_eq!(f.at_line, Some(3), "a timeout names the last line written");
+    let err = rt
+        .block_on(feed_one(&consumer("no-such-consumer-xyz"), &i, None))
+        .unwrap_err();
+    assert!(
+        err.contains("could not be run") && err.contains("no-such-consumer-xyz"),
+        "{err}"
+    );
+}
+
+#[test]
+fn each_line_a_consumer_prints_is_held_to_its_pattern() {
+    let mut c = consumer(
+        r#"while IFS= read -r l; do echo '{"understood":true}'; done; echo '{"understood":false}'"#,
+    );
+    c.each = Some(Pattern::compile(&serde_json::json!({"understood": true})).unwrap());
+    let Outcome::Failed(f) = rt().block_on(feed_one(&c, &input(&PRINTED), None)).unwrap() else {
+        panic!("its last line does not match")
+    };
+    assert!(
+        matches!(&f.failure, Failure::Output { line: 4, why } if why.contains("understood")),
+        "{:?}",
+        f.failure
+    );
+    c.command = r#"while IFS= read -r l; do echo '{"understood":true}'; done"#.into();
+    assert_eq!(
+        rt().block_on(feed_one(&c, &input(&PRINTED), None)).unwrap(),
+        Outcome::Passed {
+            understood: Some(3)
+        }
+    );
+}
+
+#[test]
+fn a_tolerant_consumer_passes_every_probe_and_a_one_read_parser_fails_the_split_write() {
+    let tolerant = consumer("cat >/dev/null");
+    let probes = Probe::ALL.to_vec();
+    let fed = rt()
+        .block_on(consume(&[tolerant], &[input(&PRINTED)], &probes, 2))
+        .unwrap();
+    assert_eq!(fed.len(), 1 + Probe::ALL.len());
+    for f in &fed {
+        assert!(
+            matches!(f.outcome, Outcome::Passed { .. } | Outcome::NotApplicable),
+            "{:?}: {:?}",
+            f.probe,
+            f.outcome
+        );
+    }
+    assert_eq!(
+        fed.iter()
+            .find(|f| f.probe == Some(Probe::NewStreamEvent))
+            .unwrap()
+            .outcome,
+        Outcome::NotApplicable,
+        "no stream_event to add one after"
+    );
+    // Reads stdin in raw chunks and wants each chunk to end a line.
+    let chunky = consumer(
+        r#"python3 -c "
+import os,sys
+while True:
+    b=os.read(0,1<<16)
+    if not b: break
+    if not b.endswith(b'\n'): sys.exit(4)
+""#,
+    );
+    let i = input(&PRINTED);
+    let rt = rt();
+    assert_eq!(
+        rt.block_on(feed_one(&chunky, &i, None)).unwrap(),
+        Outcome::Passed { understood: None }
+    );
+    let Outcome::Failed(f) = rt
+        .block_on(feed_one(&chunky, &i, Some(Probe::SplitWrite)))
+        .unwrap()
+    else {
+        panic!("a frame in two reads should fail a one-read parser")
+    };
+    assert_eq!(f.failure, Failure::Exit { code: 4 });
+}
+
+#[test]
+fn a_trial_whose_stdout_is_not_stream_json_is_not_fed_and_says_why() {
+    let mut saved_lines = input(&["hello", PRINTED[2]]);
+    saved_lines.not_fed = Some("x".into());
+    let out = rt()
+        .block_on(feed_one(&consumer("exit 1"), &saved_lines, None))
+        .unwrap();
+    assert_eq!(out, Outcome::NotFed { why: "x".into() });
+}

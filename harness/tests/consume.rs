@@ -1,0 +1,201 @@
+//! `streamcheck consume` on the real pinned CLI's output, with the tiny consumers of
+//! `tests/consumers/`: a strict one (exit 1 on an unknown `type`), the same one written
+//! before `rate_limit_event` came (2.1.45), and a tolerant one.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn consume(args: &[&str]) -> (i32, String) {
+    let out = Command::cargo_bin("streamcheck")
+        .unwrap()
+        .current_dir(root())
+        .arg("consume")
+        .args(args)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code().unwrap_or(-1), text)
+}
+
+fn fed(dir: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(dir.join("consume.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    v["fed"].as_array().unwrap().clone()
+}
+
+fn of<'a>(fed: &'a [Value], scenario: &str, probe: Value) -> Vec<&'a Value> {
+    fed.iter()
+        .filter(|f| f["scenario"] == scenario && f["probe"] == probe)
+        .collect()
+}
+
+const STRICT: &str = "python3 harness/tests/consumers/strict.py";
+
+#[test]
+fn strict_tolerant_and_pre_rate_limit_consumers_on_the_pinned_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (run, strict) = (tmp.path().join("run"), tmp.path().join("strict"));
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let (code, out) = consume(&[
+        "--filter",
+        "basics/text-reply",
+        "--filter",
+        "errors/rate-limit-event-allowed",
+        "--command",
+        STRICT,
+        "--probes",
+        "--jobs",
+        "2",
+        "--run-dir",
+        &s(&run),
+        "--report-dir",
+        &s(&strict),
+    ]);
+    assert_eq!(code, 1, "a probe fails the strict consumer: {out}");
+    let all = fed(&strict);
+    let rate = "errors/rate-limit-event-allowed";
+    for f in
+        of(&all, rate, Value::Null)
+            .into_iter()
+            .chain(of(&all, "basics/text-reply", Value::Null))
+    {
+        assert_eq!(f["outcome"], "passed", "the real pinned output passes: {f}");
+    }
+    let probed = of(&all, "basics/text-reply", "new-frame-type".into());
+    assert_eq!(probed.len(), 1);
+    let f = probed[0];
+    assert_eq!(
+        (f["outcome"].as_str(), f["failure"]["code"].as_i64()),
+        (Some("failed"), Some(1))
+    );
+    assert_eq!(
+        f["at_line"], 2,
+        "the new frame comes right after system/init: {f}"
+    );
+    assert!(
+        f["line"].as_str().unwrap().contains("probe_new_frame"),
+        "{f}"
+    );
+    let md = std::fs::read_to_string(strict.join("consume.md")).unwrap();
+    assert!(md.contains("probe `new-frame-type`: 2 trial(s)"), "{md}");
+    assert!(strict.join("junit.xml").is_file() && strict.join("index.html").is_file());
+
+    // The same parser written before 2.1.45: the pinned release prints rate_limit_event.
+    let old = tmp.path().join("old");
+    let without = format!("{STRICT} --without rate_limit_event");
+    let (code, out) = consume(&[
+        "--filter",
+        rate,
+        "--command",
+        &without,
+        "--from",
+        &s(&run),
+        "--report-dir",
+        &s(&old),
+    ]);
+    assert_eq!(code, 1, "{out}");
+    let all = fed(&old);
+    let f = of(&all, rate, Value::Null)[0];
+    assert_eq!(f["outcome"], "failed");
+    assert!(
+        f["line"]
+            .as_str()
+            .unwrap()
+            .contains("\"type\":\"rate_limit_event\""),
+        "{f}"
+    );
+    assert!(
+        f["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("unknown message type 'rate_limit_event'"),
+        "{f}"
+    );
+
+    // A tolerant parser reads every probe of the same saved run.
+    let tolerant = tmp.path().join("tolerant");
+    let (code, out) = consume(&[
+        "--filter",
+        "basics/text-reply",
+        "--filter",
+        rate,
+        "--command",
+        "python3 harness/tests/consumers/tolerant.py",
+        "--each",
+        r#"{"type":"$string"}"#,
+        "--probes",
+        "--from",
+        &s(&run),
+        "--report-dir",
+        &s(&tolerant),
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let all = fed(&tolerant);
+    assert!(all
+        .iter()
+        .all(|f| f["outcome"] == "passed" || f["outcome"] == "not_applicable"));
+    assert!(
+        all.iter().filter(|f| f["outcome"] == "passed").count() > 2 * 9,
+        "every probe ran: {out}"
+    );
+}
+
+#[test]
+fn no_consumer_an_unknown_one_or_no_trial_is_a_setup_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (code, out) = consume(&[
+        "--filter",
+        "basics/text-reply",
+        "--from",
+        tmp.path().to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("name a consumer"), "{out}");
+    let (code, out) = consume(&["--filter", "basics/text-reply", "--consumer", "nope"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("--consumer nope"), "{out}");
+    let (code, out) = consume(&["--filter", "nothing-is-called-this", "--command", "cat"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("no trial selected"), "{out}");
+}
+
+/// docs/consumers/sdk-matrix.md is generated (`consume --sdk python --probes --matrix`);
+/// a new SDK or CLI pin without a new matrix fails here.
+#[test]
+fn the_committed_sdk_matrix_is_of_the_pinned_sdk_and_the_pinned_cli() {
+    let doc = std::fs::read_to_string(root().join("docs/consumers/sdk-matrix.md")).unwrap();
+    let req = std::fs::read_to_string(
+        root()
+            .join(streamcheck::commands::consume::sdk::PYTHON_DIR)
+            .join("requirements.txt"),
+    )
+    .unwrap();
+    let sdk = streamcheck::commands::consume::sdk::python_pin(&req).unwrap();
+    assert!(
+        doc.contains(&format!("## claude-agent-sdk (PyPI) {sdk}\n")),
+        "the matrix is not of the pinned SDK {sdk}"
+    );
+    let package: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("targets/claude-code/package.json")).unwrap(),
+    )
+    .unwrap();
+    let cli = package["dependencies"]["@anthropic-ai/claude-code"]
+        .as_str()
+        .unwrap();
+    assert!(
+        doc.contains(&format!("\n| {cli} |")),
+        "the matrix has no row for the pinned CLI {cli}"
+    );
+}

@@ -64,9 +64,18 @@ fn each_case_is_listed_filtered_and_run_as_its_own_scenario() {
 #[test]
 fn a_bad_case_fails_check_naming_file_and_case() {
     for (bad, says) in [
-        ("  - {name: typo, mode: hello, second: result, secnod: 1}\n", "case `typo`: parameter `secnod` is used nowhere"),
-        ("  - {name: hello, mode: hello, second: result}\n", "case `hello` is named twice"),
-        ("  - {name: short, mode: hello}\n", "case `short`: `{{second}}` is used in the file"),
+        (
+            "  - {name: typo, mode: hello, second: result, secnod: 1}\n",
+            "case `typo`: parameter `secnod` is used nowhere",
+        ),
+        (
+            "  - {name: hello, mode: hello, second: result}\n",
+            "case `hello` is named twice",
+        ),
+        (
+            "  - {name: short, mode: hello}\n",
+            "case `short`: `{{second}}` is used in the file",
+        ),
         ("  - {name: nothing}\n", "the case names no parameter"),
     ] {
         let p = project(&format!("{MATRIX}{bad}"));
@@ -98,7 +107,10 @@ fn record_does_not_write_back_a_case_and_audit_checks_cases_by_id() {
     assert_eq!(code, 0, "{out}{err}");
     let from = p.path().join("reports/run");
     let mut cmd = streamcheck_at(p.path());
-    cmd.args(["audit", "--from"]).arg(&from).arg("--report-dir").arg(p.path().join("reports/audit"));
+    cmd.args(["audit", "--from"])
+        .arg(&from)
+        .arg("--report-dir")
+        .arg(p.path().join("reports/audit"));
     let (_, out, err) = outcome(&mut cmd);
     let audit = std::fs::read_to_string(p.path().join("reports/audit/audit.md"))
         .unwrap_or_else(|e| panic!("{e}: {out}{err}"));

@@ -82,6 +82,7 @@ async fn drive(
         timeout: expect.timeout.map_or(opts.timeout, Duration::from_secs),
         grace: opts.grace,
         turns: scenario.turns(expect),
+        answer_within: expect.answer_within.map(Duration::from_secs),
     };
     let input = Input {
         client: client_plan(scenario, expect).map(|p| Client::new(p, trial.vars.clone())),

@@ -57,11 +57,13 @@ pub enum ParamValues {
     Named(BTreeMap<String, Json>),
 }
 
+type Params = Vec<(String, Value)>;
+
 /// One expanded case: its name and its parameters in the order written.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Case {
     pub name: String,
-    pub params: Vec<(String, Value)>,
+    pub params: Params,
 }
 
 static PLACEHOLDER: LazyLock<Regex> =
@@ -226,8 +228,8 @@ fn expand(cases: Cases) -> Result<Vec<Case>, String> {
                     }
                     axes.push((k, values));
                 }
-                let mut combos: Vec<(Vec<String>, Vec<(String, Value)>)> =
-                    vec![(Vec::new(), Vec::new())];
+                // Per combination so far: the value names, and the parameters.
+                let mut combos: Vec<(Vec<String>, Params)> = vec![(Vec::new(), Vec::new())];
                 for (k, values) in &axes {
                     combos = combos
                         .into_iter()

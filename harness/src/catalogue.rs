@@ -62,7 +62,7 @@ pub fn load_all(root: &Path) -> (Vec<Scenario>, Vec<ScenarioError>) {
     let Found { paths, mut errors } = discover(root);
     let mut ok = Vec::new();
     for p in paths {
-        match Scenario::load_cases(&p, root) {
+        match crate::scenario::cases::load(&p, root) {
             Ok(s) => ok.extend(s),
             Err(e) => errors.push(e),
         }

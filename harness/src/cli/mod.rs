@@ -108,11 +108,11 @@ impl Context {
                 // A file of `cases:` is read to see which of its cases the selection takes.
                 let cases = !selection.takes(&id)
                     && std::fs::read_to_string(path)
-                        .is_ok_and(|t| scenario::cases::may_have_cases(&t));
+                        .is_ok_and(|t| scenario::cases_form::may_have_cases(&t));
                 if !selection.takes(&id) && !cases {
                     continue;
                 }
-                match Scenario::load_cases(path, dir) {
+                match scenario::cases::load(path, dir) {
                     // The project's own scenario replaces the catalogue's of the same id.
                     Ok(loaded) => {
                         for s in loaded.into_iter().filter(|s| selection.takes(&s.id)) {

@@ -7,55 +7,14 @@
 //! A string that is exactly `{{p}}` becomes the parameter's value, of any type (`null`, a
 //! number, a map); `{{p}}` inside a longer string (or a mapping key) becomes its text.
 
-use super::{id_of, Scenario, ScenarioError};
+pub use super::cases_form::*;
+use super::{id_of, read, Scenario, ScenarioError};
 use regex::Regex;
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::Value as Json;
 use serde_yaml::Value;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::LazyLock;
-
-/// `cases:` as written: a list of items, each a named parameter set or a `product`; or a
-/// single `{product: ...}`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(untagged)]
-pub enum Cases {
-    // A list first: a struct would take a list as its fields in order.
-    List(Vec<CaseItem>),
-    Product(Product),
-}
-
-/// One item of `cases:`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(untagged)]
-pub enum CaseItem {
-    /// `{product: {a: [1, 2], b: {short: "...", long: "..."}}}`: one case per combination,
-    /// named `a=1,b=short` (a list's values by their JSON text, a map's by their keys).
-    Product(Product),
-    /// `{name: "request_id=null", field: request_id, value: null}`: one case; `name` is
-    /// optional (default `field=request_id,value=null`), every other key is a parameter.
-    /// A value `{$repeat: "ab", times: 1000}` is that string repeated.
-    Set(BTreeMap<String, Json>),
-}
-
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Product {
-    /// Parameter -> its values: a list, or a map of value names to values.
-    #[schemars(with = "BTreeMap<String, ParamValues>")]
-    pub product: serde_yaml::Mapping,
-}
-
-/// The values of one parameter of a product.
-#[allow(dead_code)]
-#[derive(JsonSchema)]
-#[serde(untagged)]
-pub enum ParamValues {
-    List(Vec<Json>),
-    Named(BTreeMap<String, Json>),
-}
 
 type Params = Vec<(String, Value)>;
 
@@ -74,7 +33,12 @@ static AT_LINE: LazyLock<Regex> =
 
 const MAX_AUTO_NAME: usize = 60;
 
-/// The scenarios of one file: one per case when it declares `cases:`, else the file itself.
+/// The scenarios of one file: each of its cases (`cases:`), or the file itself.
+pub fn load(path: &Path, root: &Path) -> Result<Vec<Scenario>, ScenarioError> {
+    parse_file(&read(path)?, path, root)
+}
+
+/// The scenarios of one file's text: one per case when it declares `cases:`, else the file itself.
 pub fn parse_file(text: &str, path: &Path, root: &Path) -> Result<Vec<Scenario>, ScenarioError> {
     let err = |message: String| ScenarioError {
         path: path.to_path_buf(),
@@ -421,11 +385,6 @@ pub fn substitute(v: &Value, case: &Case) -> Value {
         })),
         other => other.clone(),
     }
-}
-
-/// True when a file's text may declare `cases:` (a top-level key), without parsing it.
-pub fn may_have_cases(text: &str) -> bool {
-    text.lines().any(|l| l.starts_with("cases:"))
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
 pub mod cases;
+pub mod cases_form;
 pub mod expect;
 pub mod input;
 pub mod skip;
@@ -91,7 +92,7 @@ pub struct ScenarioFile {
     /// A matrix: each case's parameters are put into the rest of the file (`{{name}}`) and
     /// the case runs as its own scenario, `<id>[<case name>]` (see `scenario::cases`).
     #[serde(default)]
-    pub cases: Option<cases::Cases>,
+    pub cases: Option<cases_form::Cases>,
 }
 
 /// One CLI run of a multi-run scenario: replaces the scenario's args, prompt, stdin and stub.
@@ -200,12 +201,12 @@ impl Scenario {
             column,
             message,
         };
-        if cases::may_have_cases(text) {
+        if cases_form::may_have_cases(text) {
             let (line, column) = locate_text(text, "cases:").unzip();
             return Err(err(
                 line,
                 column,
-                "this file declares `cases:`: it is a matrix of scenarios, loaded with `Scenario::load_cases`".into(),
+                "this file declares `cases:`: it is a matrix of scenarios, loaded with `scenario::cases::load`".into(),
             ));
         }
         let mut file: ScenarioFile = serde_yaml::from_str(text).map_err(|e| {
@@ -292,11 +293,6 @@ impl Scenario {
 
     pub fn load(path: &Path, root: &Path) -> Result<Scenario, ScenarioError> {
         Scenario::parse(&read(path)?, path, root)
-    }
-
-    /// The scenarios of one file: each of its cases (`cases:`), or the file itself.
-    pub fn load_cases(path: &Path, root: &Path) -> Result<Vec<Scenario>, ScenarioError> {
-        cases::parse_file(&read(path)?, path, root)
     }
 }
 

@@ -56,14 +56,14 @@ fn unreadable(path: &Path, why: &str) -> ScenarioError {
     }
 }
 
-/// Loads every scenario under `root`; broken files and unreadable folders come back as
-/// errors, the rest load.
+/// Loads every scenario under `root` (each case of a file with `cases:`); broken files and
+/// unreadable folders come back as errors, the rest load.
 pub fn load_all(root: &Path) -> (Vec<Scenario>, Vec<ScenarioError>) {
     let Found { paths, mut errors } = discover(root);
     let mut ok = Vec::new();
     for p in paths {
-        match Scenario::load(&p, root) {
-            Ok(s) => ok.push(s),
+        match crate::scenario::cases::load(&p, root) {
+            Ok(s) => ok.extend(s),
             Err(e) => errors.push(e),
         }
     }

@@ -47,10 +47,14 @@ pub enum Invariant {
     /// No frame holds U+FFFD (the replacement character) unless the scenario itself
     /// does: text split inside a multi-byte character, decoded piecewise.
     NoReplacementCharacter,
+    /// Each tool call is answered by its own result: no `tool_use` id gets more
+    /// `tool_result`s than it had calls, and every call printed before a successful
+    /// `result` got one by then (parallel calls each answered, none twice, none lost).
+    ToolUsesAnsweredOnce,
 }
 
 impl Invariant {
-    pub const ALL: [Invariant; 13] = [
+    pub const ALL: [Invariant; 14] = [
         Invariant::NdjsonOnly,
         Invariant::InitFirst,
         Invariant::ResultEndsTurn,
@@ -64,6 +68,7 @@ impl Invariant {
         Invariant::ResultTextKept,
         Invariant::ClientRequestsAnswered,
         Invariant::NoReplacementCharacter,
+        Invariant::ToolUsesAnsweredOnce,
     ];
 }
 
@@ -148,6 +153,9 @@ pub fn check(output: &Output, enabled: &[Invariant], hung_after_result: bool) ->
     }
     if on(Invariant::ResultTextKept) {
         out.extend(result_text_kept(&conversation));
+    }
+    if on(Invariant::ToolUsesAnsweredOnce) {
+        out.extend(tool_uses_answered_once(frames));
     }
     if on(Invariant::ExitsAfterResult) && hung_after_result {
         out.push(Divergence::new(
@@ -313,6 +321,70 @@ fn tool_results_refer_to_tool_uses(frames: &[Frame]) -> Option<Divergence> {
             ));
         }
         ids.extend(seen_here);
+    }
+    None
+}
+
+/// [`Invariant::ToolUsesAnsweredOnce`]: the first tool_result answering a call more often
+/// than it was made, else the first successful result with calls still unanswered.
+fn tool_uses_answered_once(frames: &[Frame]) -> Option<Divergence> {
+    use std::collections::HashMap;
+    let mut calls: HashMap<String, usize> = HashMap::new();
+    let mut answers: HashMap<String, usize> = HashMap::new();
+    let mut open: Vec<String> = Vec::new();
+    for f in frames {
+        let mut twice = None;
+        for_each_object(&f.value, &mut |m| {
+            let id = |key: &str| m.get(key).and_then(Value::as_str).map(str::to_string);
+            match m.get("type").and_then(Value::as_str) {
+                Some("tool_use") => {
+                    if let Some(id) = id("id") {
+                        *calls.entry(id.clone()).or_default() += 1;
+                        open.push(id);
+                    }
+                }
+                Some("tool_result") => {
+                    if let Some(id) = id("tool_use_id") {
+                        let n = answers.entry(id.clone()).or_default();
+                        *n += 1;
+                        // A result for no call at all is tool_results_refer_to_tool_uses's.
+                        let made = calls.get(&id).copied().unwrap_or(0);
+                        if made > 0 && *n > made && twice.is_none() {
+                            twice = Some(id);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        });
+        if let Some(id) = twice {
+            return Some(f.divergence(
+                Kind::Invariant,
+                format!(
+                    "frame {} answers the tool call {id:?} again: {} tool_result(s) for {} call(s)",
+                    f.index,
+                    answers[&id],
+                    calls.get(&id).copied().unwrap_or(0)
+                ),
+            ));
+        }
+        if is(&f.value, "result", Some("success")) {
+            let lost: Vec<&String> = open
+                .iter()
+                .filter(|id| !answers.contains_key(*id))
+                .collect();
+            if !lost.is_empty() {
+                return Some(f.divergence(
+                    Kind::Invariant,
+                    format!(
+                        "the turn ends in a successful result (frame {}) with tool call(s) no tool_result answered: {}",
+                        f.index,
+                        lost.iter().map(|id| format!("{id:?}")).collect::<Vec<_>>().join(", ")
+                    ),
+                ));
+            }
+            open.clear();
+        }
     }
     None
 }
@@ -561,6 +633,65 @@ mod tests {
     }
 
     #[test]
+    fn parallel_calls_are_each_answered_once() {
+        let calls = r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"a"},{"type":"tool_use","id":"b"}]},"session_id":"s"}"#;
+        let tr = |id: &str| {
+            format!(
+                r#"{{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"{id}"}}]}},"session_id":"s"}}"#
+            )
+        };
+        let only = |text: String| {
+            check(
+                &Output::parse(text.as_bytes()),
+                &[Invariant::ToolUsesAnsweredOnce],
+                false,
+            )
+        };
+        // Each call answered, in either order: nothing to say.
+        assert!(only(format!(
+            "{INIT}\n{calls}\n{}\n{}\n{RESULT}\n",
+            tr("b"),
+            tr("a")
+        ))
+        .is_empty());
+        // One call answered twice (the other's result answering the wrong call).
+        let d = only(format!(
+            "{INIT}\n{calls}\n{}\n{}\n{RESULT}\n",
+            tr("a"),
+            tr("a")
+        ));
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert!(
+            d[0].message.contains("answers the tool call \"a\" again"),
+            "{d:?}"
+        );
+        assert_eq!(d[0].frame, Some(3));
+        // A call left without a result when the turn ends well.
+        let d = only(format!("{INIT}\n{calls}\n{}\n{RESULT}\n", tr("a")));
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert!(
+            d[0].message.contains("no tool_result answered: \"b\""),
+            "{d:?}"
+        );
+        // A turn that ends in an error may leave calls open (interrupted, max_tokens).
+        let failed = RESULT.replace(
+            "\"subtype\":\"success\"",
+            "\"subtype\":\"error_during_execution\"",
+        );
+        assert_ne!(failed, RESULT);
+        assert!(only(format!("{INIT}\n{calls}\n{failed}\n")).is_empty());
+        // The same id called again in a later turn (a stub's fixed id) is two calls.
+        assert!(only(format!(
+            "{INIT}\n{calls}\n{}\n{}\n{RESULT}\n{INIT}\n{calls}\n{}\n{}\n{RESULT}\n",
+            tr("a"),
+            tr("b"),
+            tr("a"),
+            tr("b")
+        ))
+        .is_empty());
+    }
+
+    #[test]
     fn tool_results_need_an_earlier_tool_use() {
         let tu = r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1"}]},"session_id":"s"}"#;
         let tr = |id: &str| {
@@ -570,9 +701,14 @@ mod tests {
         };
         assert!(run(&format!("{INIT}\n{tu}\n{}\n{RESULT}\n", tr("t1"))).is_empty());
         let d = run(&format!("{INIT}\n{tu}\n{}\n{RESULT}\n", tr("t9")));
-        assert_eq!(d.len(), 1);
+        // The orphan, and (tool_uses_answered_once) t1 left unanswered.
+        assert_eq!(d.len(), 2, "{d:?}");
         assert_eq!(d[0].frame, Some(2));
         assert!(d[0].message.contains("\"t9\""));
+        assert!(
+            d[1].message.contains("no tool_result answered: \"t1\""),
+            "{d:?}"
+        );
     }
 
     #[test]
@@ -624,7 +760,12 @@ mod tests {
         ))
         .is_empty());
         let tool_only = r#"{"type":"assistant","session_id":"s","message":{"content":[{"type":"tool_use","id":"t","name":"Bash"}]}}"#;
-        assert!(run(&format!("{INIT}\n{tool_only}\n{}\n", success(""))).is_empty());
+        let answered = r#"{"type":"user","session_id":"s","message":{"content":[{"type":"tool_result","tool_use_id":"t"}]}}"#;
+        assert!(run(&format!(
+            "{INIT}\n{tool_only}\n{answered}\n{}\n",
+            success("")
+        ))
+        .is_empty());
         // A second turn starts afresh: its empty result has no text of its own to keep.
         assert!(run(&format!(
             "{INIT}\n{}\n{}\n{INIT}\n{}\n",

@@ -110,14 +110,20 @@ impl Context {
                     continue;
                 }
                 catalogue += 1;
-                if !selection.takes(&id) {
+                // A file of `cases:` is read to see which of its cases the selection takes.
+                let cases = !selection.takes(&id)
+                    && std::fs::read_to_string(path)
+                        .is_ok_and(|t| scenario::cases_form::may_have_cases(&t));
+                if !selection.takes(&id) && !cases {
                     continue;
                 }
-                match Scenario::load(path, dir) {
+                match scenario::cases::load(path, dir) {
                     // The project's own scenario replaces the catalogue's of the same id.
-                    Ok(s) => {
-                        scenarios.retain(|old| old.id != s.id);
-                        scenarios.push(s);
+                    Ok(loaded) => {
+                        for s in loaded.into_iter().filter(|s| selection.takes(&s.id)) {
+                            scenarios.retain(|old| old.id != s.id);
+                            scenarios.push(s);
+                        }
                     }
                     Err(e) => errors.push(e),
                 }

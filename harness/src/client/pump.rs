@@ -3,15 +3,23 @@
 
 use crate::client::session::{Client, ClientLog, Io};
 use crate::printed::output::Frame;
+use std::collections::HashMap;
 use tokio::io::AsyncWriteExt;
 use tokio::process::ChildStdin;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
+use tokio::time::Instant;
 
 /// The client and the channel to its stdin writer.
 pub struct Pump {
     client: Client,
     tx: UnboundedSender<Io>,
+    /// Each request the client sent: since when it waits for its control_response
+    /// (`None` once answered).
+    open: HashMap<String, Option<Instant>>,
+    /// When the oldest of them was written (`None`: nothing waits).
+    oldest: watch::Sender<Option<Instant>>,
 }
 
 /// Starts the writer on `pipe`; returns the pump (for the stdout reader) and the
@@ -49,7 +57,14 @@ pub fn start(mut client: Client, mut pipe: ChildStdin) -> (Pump, JoinHandle<Opti
         drop(pipe);
         error
     });
-    (Pump { client, tx }, writer)
+    let mut pump = Pump {
+        client,
+        tx,
+        open: HashMap::new(),
+        oldest: watch::channel(None).0,
+    };
+    pump.track(&[]);
+    (pump, writer)
 }
 
 async fn write_part(pipe: &mut ChildStdin, part: &[u8]) -> std::io::Result<()> {
@@ -83,6 +98,37 @@ impl Pump {
                 let _ = self.tx.send(io);
             }
         }
+        self.track(frames);
+    }
+
+    /// When the oldest client request still waiting for its answer was written.
+    pub fn waiting(&self) -> watch::Receiver<Option<Instant>> {
+        self.oldest.subscribe()
+    }
+
+    /// Notes the requests sent since and the answers in `frames`.
+    fn track(&mut self, frames: &[Frame]) {
+        let now = Instant::now();
+        for r in self.client.requests() {
+            self.open.entry(r.id.clone()).or_insert(Some(now));
+        }
+        for f in frames {
+            if f.value.get("type").and_then(serde_json::Value::as_str) == Some("control_response") {
+                if let Some(id) = f
+                    .value
+                    .pointer("/response/request_id")
+                    .and_then(serde_json::Value::as_str)
+                {
+                    self.open.insert(id.to_string(), None);
+                }
+            }
+        }
+        let oldest = self.open.values().flatten().min().copied();
+        self.oldest.send_if_modified(|o| {
+            let changed = *o != oldest;
+            *o = oldest;
+            changed
+        });
     }
 
     /// stdout ended: stdin is closed, and the log is what the checks need.

@@ -124,6 +124,8 @@ pub struct Limits {
     /// closed stdout).
     pub grace: Duration,
     pub turns: usize,
+    /// How long a control request the client sent may wait for its answer.
+    pub answer_within: Option<Duration>,
 }
 
 /// One trial, decided.
@@ -353,6 +355,7 @@ fn runs(scenario: &Scenario, expect: &TargetExpect, opts: &RunOptions) -> Vec<Ru
             timeout: expect.timeout.map_or(opts.timeout, Duration::from_secs),
             grace: opts.grace,
             turns: scenario.turns(&expect),
+            answer_within: expect.answer_within.map(Duration::from_secs),
         },
         scenario,
         expect,

@@ -27,13 +27,17 @@ pub enum Termination {
     HungAfterResult,
     /// It exited, but a process it started kept its stdout open past the grace period.
     StdoutHeldOpen,
+    /// Killed because a control request the client sent got no answer within the
+    /// expectation's `answer_within`.
+    Unanswered,
 }
 
 impl Termination {
-    const KILLS: [Termination; 3] = [
+    const KILLS: [Termination; 4] = [
         Termination::Timeout,
         Termination::HungAfterResult,
         Termination::StdoutHeldOpen,
+        Termination::Unanswered,
     ];
 
     /// Whether the harness killed the process.
@@ -47,6 +51,7 @@ impl Termination {
             Termination::Timeout => "timeout",
             Termination::HungAfterResult => "grace",
             Termination::StdoutHeldOpen => "stdout-open",
+            Termination::Unanswered => "unanswered",
         }
     }
 }

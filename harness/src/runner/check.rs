@@ -117,6 +117,10 @@ fn termination(how: Termination, timeout: Duration) -> Option<Divergence> {
             Kind::Hang,
             "the CLI exited but its stdout stayed open (a child process kept it); the process group was killed",
         )),
+        Termination::Unanswered => Some(Divergence::new(
+            Kind::Hang,
+            "a control request the client sent got no answer within the expectation's `answer_within`; the CLI was killed (the request is named below)",
+        )),
         Termination::Exited | Termination::HungAfterResult => None,
     }
 }
@@ -254,7 +258,10 @@ fn turns(
     trial: &Trial,
     enabled: &[Invariant],
 ) -> Option<Divergence> {
-    if trial.exit.termination == Termination::Timeout {
+    if matches!(
+        trial.exit.termination,
+        Termination::Timeout | Termination::Unanswered
+    ) {
         return None;
     }
     if enabled.contains(&Invariant::EveryTurnEndsInResult) {

@@ -68,12 +68,13 @@ pub async fn drive(
         signal_after(at, pid, frames_rx);
     }
     // The scripted client is fed every stdout frame and writes stdin (see `client::pump`).
-    let (client, stdin) = match (input.client, child.stdin.take()) {
+    let (client, stdin, waiting) = match (input.client, child.stdin.take()) {
         (Some(c), Some(pipe)) => {
             let (p, w) = pump::start(c, pipe);
-            (Some(p), Some(w))
+            let waiting = p.waiting();
+            (Some(p), Some(w), Some(waiting))
         }
-        _ => (None, None),
+        _ => (None, None, None),
     };
     let stdout = pump_stdout(
         child.stdout.take().expect("stdout is piped"),
@@ -86,7 +87,7 @@ pub async fn drive(
     );
     let stderr = pump_stderr(child.stderr.take().expect("stderr is piped"));
 
-    let (status, termination) = wait(&mut child, pgid, started, limits, results_rx).await;
+    let (status, termination) = wait(&mut child, pgid, started, limits, results_rx, waiting).await;
     let ((output, client), termination) =
         drain_stdout(stdout, pgid, limits.grace, termination).await;
     kill_group(pgid);
@@ -212,12 +213,27 @@ async fn wait(
     started: Instant,
     limits: &Limits,
     mut results: watch::Receiver<usize>,
+    mut waiting: Option<watch::Receiver<Option<Instant>>>,
 ) -> (Option<ExitStatus>, Termination) {
     let mut deadline = started + limits.timeout;
     let mut in_grace = false;
     loop {
+        // The oldest unanswered client request's deadline, if there is one to keep.
+        let unanswered = match (&waiting, limits.answer_within) {
+            (Some(w), Some(within)) => w.borrow().map(|since| since + within),
+            _ => None,
+        };
         tokio::select! {
             status = child.wait() => return (status.ok(), Termination::Exited),
+            _ = sleep_until(unanswered.unwrap_or(deadline)), if unanswered.is_some_and(|u| u < deadline) => {
+                kill_group(pgid);
+                return (child.wait().await.ok(), Termination::Unanswered);
+            }
+            changed = async { waiting.as_mut().expect("guarded").changed().await }, if waiting.is_some() => {
+                if changed.is_err() {
+                    waiting = None;
+                }
+            }
             _ = sleep_until(deadline) => {
                 kill_group(pgid);
                 let why = if in_grace { Termination::HungAfterResult } else { Termination::Timeout };

@@ -49,6 +49,10 @@ pub struct TargetExpect {
     pub files: BTreeMap<String, FileExpect>,
     /// Seconds before the CLI is killed (default 60).
     pub timeout: Option<u64>,
+    /// Seconds each control request the scripted client sends has to get its answer: past
+    /// that the CLI is killed and the trial fails as a hang, in seconds rather than at the
+    /// timeout (default: no deadline but the timeout).
+    pub answer_within: Option<u64>,
     /// The behaviour pinned is a hang (see `Hang`); by default the CLI exits by itself.
     pub hangs: Option<Hang>,
     /// How many turns (result frames) the run has; default 1, or the number of user frames on stdin.

@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
+pub mod cases;
+pub mod cases_form;
 pub mod expect;
 pub mod input;
 pub mod skip;
@@ -86,6 +88,11 @@ pub struct ScenarioFile {
     /// and states only what differs (see `expectation.rs`).
     #[schemars(schema_with = "crate::expectation::expect_map_schema")]
     pub expect: BTreeMap<String, TargetExpect>,
+
+    /// A matrix: each case's parameters are put into the rest of the file (`{{name}}`) and
+    /// the case runs as its own scenario, `<id>[<case name>]` (see `scenario::cases`).
+    #[serde(default)]
+    pub cases: Option<cases_form::Cases>,
 }
 
 /// One CLI run of a multi-run scenario: replaces the scenario's args, prompt, stdin and stub.
@@ -113,6 +120,8 @@ pub struct Scenario {
     pub id: String,
     pub path: PathBuf,
     pub file: ScenarioFile,
+    /// The case's name when the file declares `cases:` (the id ends `[name]`).
+    pub case: Option<String>,
 }
 
 impl Scenario {
@@ -122,7 +131,14 @@ impl Scenario {
             .path
             .extension()
             .map_or("yaml".into(), |e| e.to_string_lossy());
-        format!("scenarios/{}.{ext}", self.id)
+        let id = match &self.case {
+            Some(case) => self
+                .id
+                .strip_suffix(&format!("[{case}]"))
+                .unwrap_or(&self.id),
+            None => &self.id,
+        };
+        format!("scenarios/{id}.{ext}")
     }
 
     /// The stdin lines for a target: its own, else the scenario's.
@@ -185,6 +201,14 @@ impl Scenario {
             column,
             message,
         };
+        if cases_form::may_have_cases(text) {
+            let (line, column) = locate_text(text, "cases:").unzip();
+            return Err(err(
+                line,
+                column,
+                "this file declares `cases:`: it is a matrix of scenarios, loaded with `scenario::cases::load`".into(),
+            ));
+        }
         let mut file: ScenarioFile = serde_yaml::from_str(text).map_err(|e| {
             let loc = e.location();
             err(
@@ -263,19 +287,26 @@ impl Scenario {
             id,
             path: path.to_path_buf(),
             file,
+            case: None,
         })
     }
 
     pub fn load(path: &Path, root: &Path) -> Result<Scenario, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-            path: path.to_path_buf(),
-            line: None,
-            column: None,
-            message: format!("cannot read: {e}"),
-        })?;
-        Scenario::parse(&text, path, root)
+        Scenario::parse(&read(path)?, path, root)
     }
 }
+
+/// A scenario file's text.
+pub fn read(path: &Path) -> Result<String, ScenarioError> {
+    std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        path: path.to_path_buf(),
+        line: None,
+        column: None,
+        message: format!("cannot read: {e}"),
+    })
+}
+
+impl Scenario {}
 
 /// A multi-run scenario gives every (not skipped) target one expectation per run.
 fn check_runs(file: &ScenarioFile) -> Result<(), String> {

@@ -53,6 +53,12 @@ pub fn pending_for(
     if let Some(why) = first.status.did_not_run() {
         return Outcome::Skipped(why.to_string());
     }
+    if let Some(case) = &scenario.case {
+        return Outcome::NotRecorded(format!(
+            "case `{case}` of a `cases:` matrix: its expectation is shared with the other cases through `{{{{parameters}}}}`, so a recording of one case is not written back; edit `expect:` in {} by hand (this run is in the report)",
+            scenario.display_path()
+        ));
+    }
     if first::has_none_for(&scenario.file.expect, expect_key) {
         return first::first_block(rec, scenario, expect_key, trials);
     }

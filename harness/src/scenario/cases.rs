@@ -1,0 +1,543 @@
+//! `cases:` in a scenario file: one file states a matrix. Each case is a set of named
+//! parameters substituted into the rest of the file (`{{name}}`), and becomes a scenario of
+//! its own, id `<file id>[<case name>]`. Expansion happens when the file is loaded, so
+//! everything downstream (run, list, filters, reports, known lists, audit) sees ordinary
+//! scenarios.
+//!
+//! A string that is exactly `{{p}}` becomes the parameter's value, of any type (`null`, a
+//! number, a map); `{{p}}` inside a longer string (or a mapping key) becomes its text.
+
+pub use super::cases_form::*;
+use super::{id_of, read, Scenario, ScenarioError};
+use regex::Regex;
+use serde_json::Value as Json;
+use serde_yaml::Value;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::LazyLock;
+
+type Params = Vec<(String, Value)>;
+
+/// One expanded case: its name and its parameters in the order written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case {
+    pub name: String,
+    pub params: Params,
+}
+
+static PLACEHOLDER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\{\{\s*([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}").expect("a regex"));
+
+static AT_LINE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r" at line \d+ column \d+").expect("a regex"));
+
+const MAX_AUTO_NAME: usize = 60;
+
+/// The scenarios of one file: each of its cases (`cases:`), or the file itself.
+pub fn load(path: &Path, root: &Path) -> Result<Vec<Scenario>, ScenarioError> {
+    parse_file(&read(path)?, path, root)
+}
+
+/// The scenarios of one file's text: one per case when it declares `cases:`, else the file itself.
+pub fn parse_file(text: &str, path: &Path, root: &Path) -> Result<Vec<Scenario>, ScenarioError> {
+    let err = |message: String| ScenarioError {
+        path: path.to_path_buf(),
+        line: None,
+        column: None,
+        message,
+    };
+    let doc: Value = match serde_yaml::from_str(text) {
+        Ok(Value::Mapping(m)) if m.contains_key("cases") => Value::Mapping(m),
+        _ => return Scenario::parse(text, path, root).map(|s| vec![s]),
+    };
+    let (cases, body) = split(doc).map_err(|m| {
+        let (line, column) = super::locate_text(text, "cases:").unzip();
+        ScenarioError {
+            line,
+            column,
+            ..err(m)
+        }
+    })?;
+    let id = id_of(path, root);
+    let mut out = Vec::with_capacity(cases.len());
+    for case in &cases {
+        let expanded = substitute(&body, case);
+        let yaml = serde_yaml::to_string(&expanded).expect("a YAML value serializes");
+        // A place in the expanded text means nothing in the file: only the message is kept.
+        let mut s = Scenario::parse(&yaml, path, root).map_err(|e| {
+            let message = AT_LINE.replace(&e.message, "");
+            err(format!("case `{}`: {message}", case.name))
+        })?;
+        s.id = format!("{id}[{}]", case.name);
+        s.case = Some(case.name.clone());
+        out.push(s);
+    }
+    Ok(out)
+}
+
+/// The cases of a file's document, checked against the rest of it (returned without
+/// `cases:`). Err: what is wrong, naming the case.
+pub fn split(doc: Value) -> Result<(Vec<Case>, Value), String> {
+    let Value::Mapping(mut map) = doc else {
+        return Err("a scenario file is a mapping".into());
+    };
+    let raw = map.remove("cases").unwrap_or(Value::Null);
+    let cases: Cases =
+        serde_yaml::from_value(raw).map_err(|e| format!("cases: {e}: write a list of parameter sets (`- {{name: ..., param: value}}`) or `{{product: {{param: [values]}}}}`"))?;
+    let cases = expand(cases)?;
+    let body = Value::Mapping(map);
+    let mut used = BTreeSet::new();
+    placeholders(&body, &mut used);
+    if used.is_empty() {
+        return Err(
+            "cases: the file uses no `{{parameter}}`: every case would be the same scenario".into(),
+        );
+    }
+    for case in &cases {
+        let names: BTreeSet<&str> = case.params.iter().map(|(k, _)| k.as_str()).collect();
+        if let Some(p) = used.iter().find(|p| !names.contains(p.as_str())) {
+            return Err(format!(
+                "case `{}`: `{{{{{p}}}}}` is used in the file but the case gives no `{p}` (it gives {})",
+                case.name,
+                names.iter().copied().collect::<Vec<_>>().join(", ")
+            ));
+        }
+        if let Some(p) = names.iter().find(|p| !used.contains(**p)) {
+            return Err(format!(
+                "case `{}`: parameter `{p}` is used nowhere in the file (no `{{{{{p}}}}}`)",
+                case.name
+            ));
+        }
+    }
+    Ok((cases, body))
+}
+
+/// The cases `cases:` states, named and checked (names unique and usable in an id).
+fn expand(cases: Cases) -> Result<Vec<Case>, String> {
+    let items = match cases {
+        Cases::Product(p) => vec![CaseItem::Product(p)],
+        Cases::List(items) => items,
+    };
+    if items.is_empty() {
+        return Err("cases: an empty list: give at least one case".into());
+    }
+    let mut out: Vec<Case> = Vec::new();
+    for (i, item) in items.into_iter().enumerate() {
+        match item {
+            CaseItem::Set(mut set) => {
+                let name = match set.remove("name") {
+                    Some(Json::String(n)) => Some(n),
+                    Some(other) => {
+                        return Err(format!("cases[{i}]: `name` takes a string, found {other}"))
+                    }
+                    None => None,
+                };
+                if set.is_empty() {
+                    return Err(format!(
+                        "cases[{i}]{}: the case names no parameter",
+                        name.map(|n| format!(" (`{n}`)")).unwrap_or_default()
+                    ));
+                }
+                let mut params = Vec::new();
+                let mut auto = Vec::new();
+                for (k, v) in set {
+                    let v = generated(&v).map_err(|m| format!("cases[{i}].{k}: {m}"))?;
+                    auto.push(format!("{k}={}", shown(&v)));
+                    params.push((k, to_yaml(&v)));
+                }
+                let name = match name {
+                    Some(n) => n,
+                    None => auto_name(auto.join(","), i)?,
+                };
+                out.push(Case { name, params });
+            }
+            CaseItem::Product(p) => {
+                if p.product.is_empty() {
+                    return Err(format!("cases[{i}].product names no parameter"));
+                }
+                // Per parameter: (value name, value).
+                let mut axes: Vec<(String, Vec<(String, Value)>)> = Vec::new();
+                for (k, vs) in p.product {
+                    let k = k
+                        .as_str()
+                        .ok_or_else(|| format!("cases[{i}].product: a parameter name is a string"))?
+                        .to_string();
+                    let values: Vec<(String, Value)> = match vs {
+                        Value::Sequence(list) => list
+                            .into_iter()
+                            .map(|v| {
+                                let j = yaml_json(v)?;
+                                let j = generated(&j)?;
+                                Ok((shown(&j), to_yaml(&j)))
+                            })
+                            .collect::<Result<_, String>>()
+                            .map_err(|m| format!("cases[{i}].product.{k}: {m}"))?,
+                        Value::Mapping(named) => named
+                            .into_iter()
+                            .map(|(n, v)| {
+                                let n = n.as_str().ok_or("a value name is a string")?.to_string();
+                                let j = generated(&yaml_json(v)?)?;
+                                Ok((n, to_yaml(&j)))
+                            })
+                            .collect::<Result<_, String>>()
+                            .map_err(|m| format!("cases[{i}].product.{k}: {m}"))?,
+                        _ => {
+                            return Err(format!(
+                                "cases[{i}].product.{k}: give a list of values or a map of named values"
+                            ))
+                        }
+                    };
+                    if values.is_empty() {
+                        return Err(format!("cases[{i}].product.{k}: no values"));
+                    }
+                    axes.push((k, values));
+                }
+                // Per combination so far: the value names, and the parameters.
+                let mut combos: Vec<(Vec<String>, Params)> = vec![(Vec::new(), Vec::new())];
+                for (k, values) in &axes {
+                    combos = combos
+                        .into_iter()
+                        .flat_map(|(names, params)| {
+                            values.iter().map(move |(vn, v)| {
+                                let mut names = names.clone();
+                                let mut params = params.clone();
+                                names.push(format!("{k}={vn}"));
+                                params.push((k.clone(), v.clone()));
+                                (names, params)
+                            })
+                        })
+                        .collect();
+                }
+                for (names, params) in combos {
+                    let name = auto_name(names.join(","), i)?;
+                    out.push(Case { name, params });
+                }
+            }
+        }
+    }
+    let mut seen = BTreeSet::new();
+    for c in &out {
+        check_name(&c.name)?;
+        if !seen.insert(c.name.as_str()) {
+            return Err(format!(
+                "case `{}` is named twice: case names make the scenario ids and must be unique",
+                c.name
+            ));
+        }
+    }
+    Ok(out)
+}
+
+fn auto_name(name: String, i: usize) -> Result<String, String> {
+    if name.chars().count() > MAX_AUTO_NAME {
+        return Err(format!(
+            "cases[{i}]: the case's name would be `{}…`: give it a short `name` (or name the values: a map instead of a list)",
+            name.chars().take(MAX_AUTO_NAME).collect::<String>()
+        ));
+    }
+    Ok(name)
+}
+
+fn check_name(name: &str) -> Result<(), String> {
+    if name.trim().is_empty() {
+        return Err("a case has an empty name".into());
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| matches!(c, '/' | '[' | ']') || c.is_control())
+    {
+        return Err(format!(
+            "case `{name}`: a case name cannot hold {c:?} (it is part of the scenario id and of report file names)"
+        ));
+    }
+    Ok(())
+}
+
+fn yaml_json(v: Value) -> Result<Json, String> {
+    serde_yaml::from_value(v).map_err(|e| e.to_string())
+}
+
+fn to_yaml(v: &Json) -> Value {
+    serde_yaml::to_value(v).expect("JSON is YAML")
+}
+
+/// `{$repeat: "ab", times: N}` (anywhere in the value) is the string repeated.
+fn generated(v: &Json) -> Result<Json, String> {
+    let m = match v {
+        Json::Object(m) if m.contains_key("$repeat") => m,
+        Json::Object(m) => {
+            return m
+                .iter()
+                .map(|(k, v)| Ok((k.clone(), generated(v)?)))
+                .collect::<Result<_, String>>()
+                .map(Json::Object)
+        }
+        Json::Array(items) => {
+            return items
+                .iter()
+                .map(generated)
+                .collect::<Result<_, _>>()
+                .map(Json::Array)
+        }
+        other => return Ok(other.clone()),
+    };
+    let unit = &m["$repeat"];
+    let (Some(unit), Some(times), 2) = (
+        unit.as_str(),
+        m.get("times").and_then(Json::as_u64),
+        m.len(),
+    ) else {
+        return Err("write `{$repeat: \"text\", times: N}`".into());
+    };
+    Ok(Json::String(unit.repeat(times as usize)))
+}
+
+/// A value as it shows in a case name: strings as they are, the rest as compact JSON.
+fn shown(v: &Json) -> String {
+    match v {
+        Json::String(s) if s.chars().count() > MAX_AUTO_NAME => {
+            format!(
+                "{}…({} chars)",
+                s.chars().take(8).collect::<String>(),
+                s.chars().count()
+            )
+        }
+        Json::String(s) => s.clone(),
+        // `[` and `]` close a case id: a list or a map shows as its kind and size.
+        Json::Array(a) if a.is_empty() => "array".into(),
+        Json::Array(a) => format!("array({})", a.len()),
+        Json::Object(m) if m.is_empty() => "object".into(),
+        Json::Object(m) => format!("object({})", m.len()),
+        other => other.to_string(),
+    }
+}
+
+/// The text a value takes inside a longer string.
+fn text_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        other => serde_json::to_string(&yaml_json(other.clone()).unwrap_or(Json::Null))
+            .expect("JSON serializes"),
+    }
+}
+
+fn placeholders(v: &Value, out: &mut BTreeSet<String>) {
+    let from = |s: &str, out: &mut BTreeSet<String>| {
+        out.extend(PLACEHOLDER.captures_iter(s).map(|c| c[1].to_string()));
+    };
+    match v {
+        Value::String(s) => from(s, out),
+        Value::Mapping(m) => {
+            for (k, v) in m {
+                if let Value::String(k) = k {
+                    from(k, out);
+                }
+                placeholders(v, out);
+            }
+        }
+        Value::Sequence(items) => items.iter().for_each(|v| placeholders(v, out)),
+        Value::Tagged(t) => placeholders(&t.value, out),
+        _ => {}
+    }
+}
+
+/// `v` with the case's parameters put in.
+pub fn substitute(v: &Value, case: &Case) -> Value {
+    let get = |name: &str| case.params.iter().find(|(k, _)| k == name).map(|(_, v)| v);
+    let text = |s: &str| {
+        PLACEHOLDER
+            .replace_all(s, |c: &regex::Captures| {
+                get(&c[1]).map_or_else(|| c[0].to_string(), text_of)
+            })
+            .into_owned()
+    };
+    match v {
+        Value::String(s) => {
+            if let Some(c) = PLACEHOLDER.captures(s) {
+                if c[0].len() == s.len() {
+                    if let Some(v) = get(&c[1]) {
+                        return v.clone();
+                    }
+                }
+            }
+            Value::String(text(s))
+        }
+        Value::Mapping(m) => Value::Mapping(
+            m.iter()
+                .map(|(k, v)| {
+                    let k = match k {
+                        Value::String(k) => Value::String(text(k)),
+                        other => other.clone(),
+                    };
+                    (k, substitute(v, case))
+                })
+                .collect(),
+        ),
+        Value::Sequence(items) => {
+            Value::Sequence(items.iter().map(|v| substitute(v, case)).collect())
+        }
+        Value::Tagged(t) => Value::Tagged(Box::new(serde_yaml::value::TaggedValue {
+            tag: t.tag.clone(),
+            value: substitute(&t.value, case),
+        })),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::script::Line;
+
+    const BASE: &str = "description: \"{{what}}\"\nclient:\n  profile: sdk-py\n  conversation:\n    - request: {subtype: interrupt, extra: \"{{value}}\"}\n      as: req\nexpect:\n  claude-code:\n    exit_code: \"{{code}}\"\n    frames: []\n";
+
+    fn load(text: &str) -> Result<Vec<Scenario>, ScenarioError> {
+        parse_file(
+            text,
+            Path::new("scenarios/edges/m.yaml"),
+            Path::new("scenarios"),
+        )
+    }
+
+    fn request_extra(s: &Scenario) -> Json {
+        match &s.file.client.as_ref().unwrap().conversation[0] {
+            Line::Request { request, .. } => request["extra"].clone(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn named_sets_become_scenarios_with_typed_values() {
+        let text = format!("{BASE}cases:\n  - {{name: \"extra=null\", what: w1, value: null, code: 0}}\n  - {{what: w2, value: [1, {{a: b}}], code: 1}}\n");
+        let got = load(&text).unwrap();
+        let ids: Vec<&str> = got.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "edges/m[extra=null]",
+                "edges/m[code=1,value=array(2),what=w2]"
+            ]
+        );
+        assert_eq!(request_extra(&got[0]), Json::Null);
+        assert_eq!(request_extra(&got[1]), serde_json::json!([1, {"a": "b"}]));
+        assert_eq!(got[0].file.description, "w1");
+        assert_eq!(got[1].file.expect["claude-code"].exit_code, Some(1));
+        assert_eq!(got[0].case.as_deref(), Some("extra=null"));
+        assert_eq!(got[1].display_path(), "scenarios/edges/m.yaml");
+    }
+
+    #[test]
+    fn a_product_gives_every_combination_named_by_its_values() {
+        let text = format!("{BASE}cases:\n  product:\n    what: [w]\n    value: {{none: null, long: {{$repeat: ab, times: 3}}}}\n    code: [0, 2]\n");
+        let got = load(&text).unwrap();
+        let ids: Vec<&str> = got.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "edges/m[what=w,value=none,code=0]",
+                "edges/m[what=w,value=none,code=2]",
+                "edges/m[what=w,value=long,code=0]",
+                "edges/m[what=w,value=long,code=2]"
+            ]
+        );
+        assert_eq!(request_extra(&got[2]), Json::String("ababab".into()));
+        let nested = format!("{BASE}cases:\n  - {{name: n, what: w, code: 0, value: [{{k: {{$repeat: a, times: 2}}}}]}}\n");
+        assert_eq!(
+            request_extra(&load(&nested).unwrap()[0]),
+            serde_json::json!([{"k": "aa"}])
+        );
+    }
+
+    #[test]
+    fn a_placeholder_inside_text_takes_the_value_as_text() {
+        let text = "description: \"field {{f}} is {{v}}\"\nprompt: \"p {{v}}\"\nexpect: {claude-code: {frames: []}}\ncases:\n  - {f: request_id, v: null}\n  - {f: x, v: {a: 1}}\n";
+        let got = load(text).unwrap();
+        assert_eq!(got[0].file.description, "field request_id is null");
+        assert_eq!(got[1].file.prompt.as_deref(), Some("p {\"a\":1}"));
+    }
+
+    #[test]
+    fn a_file_without_cases_is_one_scenario_as_before() {
+        let got = load("description: d\nprompt: \"{{x}}\"\nexpect: {claude-code: {frames: []}}\n")
+            .unwrap();
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].id, "edges/m");
+        assert_eq!(got[0].case, None);
+        assert_eq!(got[0].file.prompt.as_deref(), Some("{{x}}"));
+    }
+
+    fn error(cases: &str) -> String {
+        let e = load(&format!("{BASE}{cases}")).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.starts_with("scenarios/edges/m.yaml"), "{msg}");
+        msg
+    }
+
+    #[test]
+    fn a_placeholder_a_case_does_not_give_is_an_error_naming_file_and_case() {
+        let msg = error("cases:\n  - {name: short, what: w, value: 1}\n");
+        assert!(msg.contains("case `short`"), "{msg}");
+        assert!(msg.contains("{{code}}"), "{msg}");
+    }
+
+    #[test]
+    fn a_case_naming_no_parameter_is_an_error() {
+        let msg = error("cases:\n  - {what: w, value: 1, code: 0}\n  - {name: empty}\n");
+        assert!(
+            msg.contains("cases[1] (`empty`): the case names no parameter"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn a_parameter_used_nowhere_is_an_error() {
+        let msg = error("cases:\n  - {name: typo, what: w, value: 1, code: 0, valeu: 2}\n");
+        assert!(
+            msg.contains("case `typo`: parameter `valeu` is used nowhere"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn duplicate_case_names_are_an_error() {
+        let msg = error("cases:\n  - {name: a, what: w, value: 1, code: 0}\n  - {name: a, what: w, value: 2, code: 0}\n");
+        assert!(msg.contains("case `a` is named twice"), "{msg}");
+    }
+
+    #[test]
+    fn a_name_that_cannot_be_part_of_an_id_is_an_error() {
+        let msg = error("cases:\n  - {name: \"a/b\", what: w, value: 1, code: 0}\n");
+        assert!(msg.contains("cannot hold '/'"), "{msg}");
+    }
+
+    #[test]
+    fn a_case_that_makes_a_bad_scenario_is_an_error_naming_the_case() {
+        let msg = error("cases:\n  - {name: ok, what: w, value: 1, code: 0}\n  - {name: bad, what: w, value: 1, code: not-a-number}\n");
+        assert!(msg.contains("case `bad`: "), "{msg}");
+        assert!(msg.contains("exit_code"), "{msg}");
+    }
+
+    #[test]
+    fn cases_that_use_no_placeholder_are_an_error() {
+        let e = load(
+            "description: d\nprompt: p\nexpect: {claude-code: {frames: []}}\ncases:\n  - {x: 1}\n",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("uses no `{{parameter}}`"), "{e}");
+        assert_eq!(e.line, Some(4), "{e}");
+    }
+
+    #[test]
+    fn a_file_with_cases_is_not_one_scenario() {
+        let e = Scenario::parse(
+            &format!("{BASE}cases:\n  - {{what: w, value: 1, code: 0}}\n"),
+            Path::new("scenarios/edges/m.yaml"),
+            Path::new("scenarios"),
+        )
+        .unwrap_err();
+        assert!(e.message.contains("declares `cases:`"), "{e}");
+    }
+}

@@ -1,27 +1,31 @@
 //! streamcheck: conformance tests for the stream-json protocol of agent CLIs.
 //!
-//! The core, leaf first:
-//! - [`pattern`] and [`matcher`]: partial JSON patterns and frame-sequence matching
-//! - [`divergence`]: what a divergence is (its kind, frame, line, JSON path); [`error`]:
-//!   the one error type (usage, scenario files, setup), never a divergence
-//! - [`invariants`]: protocol rules checked in every scenario
-//! - [`frame`]: a frame's kind and the JSON types in it; [`text`]: clipping, escaping and
-//!   Markdown tables
-//! - [`normalize`]: what changes from run to run (volatile values, sandbox paths), in one place
-//! - [`scenario`]: scenario files (what to send, what the stub answers, what must come out)
-//! - [`expectation`] and [`version_range`]: which expectation holds at a target's version
-//! - [`client`]: the scripted client on the CLI's stdin (SDK profiles, responders to control
-//!   requests); [`sdk_contract`]: what the Agent SDKs require of the output
-//! - [`fixtures`]: `$FIXTURES` (the project's test fixtures) in a scenario's args, env and files
-//! - [`target`]: the CLIs under test (install, version, flags, environment)
-//! - [`runner`]: one scenario on one target: sandbox, process, output, check;
-//!   [`output`] is what the CLI printed (re-exported from [`runner::output`])
-//! - [`suite`]: many trials in parallel, sharding, filters; every planned trial reports
-//! - [`report`]: summary.md, junit.xml, results.json and one report per divergence
+//! The rooms, ground floor first (a room reads its own floor and those below it; the
+//! floors are checked by `harness/tests/layers.rs`):
+//! - words: [`text`] (clipping, escaping, Markdown tables), [`frame`] (a frame's kind and
+//!   the JSON types in it), [`pattern`] (partial JSON patterns), [`toolmap`] (tool names per
+//!   dialect), [`version_range`] (ranges and the one version order); [`divergence`] (what a
+//!   divergence is: its kind, frame, line, JSON path) and [`normalize`] (what changes from
+//!   run to run, in one place)
+//! - [`printed`]: what a CLI printed and how it ended, as data; [`dialect`]: the families
+//!   of CLIs, one file each, their facts and their [`dialect::Conventions`]
+//! - [`matcher`] (frame-sequence matching), [`invariants`] (protocol rules checked in
+//!   every scenario), [`client`] (the scripted client on the CLI's stdin),
+//!   [`sdk_contract`] (what the Agent SDKs require of the output)
+//! - the formats: [`scenario`] (scenario files), [`expectation`] (version blocks and
+//!   release-wide rules), [`catalogue`] (finding scenario files), [`known`] (known
+//!   divergences), [`config`] (`streamcheck.toml`), [`error`] (the one error type)
+//! - [`install`]: targets (names, the project's folders, supported releases, installing);
+//!   [`fixtures`]: `$FIXTURES` and installing test fixtures
+//! - [`plan`]: everything decided for a trial, once ([`plan::Planner`], [`plan::TrialPlan`])
+//! - [`runner`]: executing a plan in a sandbox and checking what came out
+//! - [`store`]: a run folder as stored, and [`store::RunReader`]
+//! - [`report`]: summary.md, junit.xml, results.json, index.html and one report per
+//!   divergence; [`suite`]: many trials in parallel, sharding, filters
+//! - [`commands`]: `record` (and `review`), `drift`, `compare`, `bisect`, `audit`,
+//!   `consume` (and `replay-cli`), `protocol` and `verdict`
 //!
-//! Commands built on the core, one folder each in [`commands`]: `record` (and `review`),
-//! `drift`, `compare`, `bisect`, `audit`. What a person reads on a terminal lives in the
-//! binary (`cli/`).
+//! What a person reads on a terminal lives in the binary (`cli/`).
 
 pub mod catalogue;
 pub mod client;

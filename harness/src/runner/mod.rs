@@ -1,10 +1,11 @@
-//! Runs one scenario against one target: its own stub, sandbox and process group.
+//! Executes a trial's plan ([`crate::plan`]) on its target: its own stub, sandbox and
+//! process group. It decides nothing the plan has not.
 //!
 //! - [`sandbox`]: the trial's temp dir (work, home, tmp), its files, the stub script
 //! - [`process`]: spawning the CLI, feeding stdin, reading stdout/stderr, timeouts, kills
-//! - [`execute`]: one CLI run of a plan; [`runs`]: several in one sandbox
-//! - [`check`]: the finished trial against its expectation; [`skip`]: a skip's reason
-//!   against the run that confirms it
+//! - `execute.rs`: one CLI run of a plan; `runs.rs`: several in one sandbox
+//! - [`check`]: the finished trial against its run's plan; [`protocol`]: against the
+//!   protocol inventory; [`skip`]: a skip's reason against the run that confirms it
 
 pub mod check;
 mod execute;

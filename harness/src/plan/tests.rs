@@ -17,8 +17,9 @@ fn catalogue() -> Vec<Scenario> {
     let dir = workspace().join("scenarios");
     let found = crate::catalogue::discover(&dir);
     assert!(found.errors.is_empty(), "{:?}", found.errors);
+    // A file with `cases:` is one scenario per case.
     (found.paths.iter())
-        .map(|p| Scenario::load(p, &dir).unwrap_or_else(|e| panic!("{e}")))
+        .flat_map(|p| crate::scenario::cases::load(p, &dir).unwrap_or_else(|e| panic!("{e}")))
         .collect()
 }
 

@@ -372,3 +372,76 @@ fn a_package_naming_no_target_names_the_file_the_key_and_the_targets() {
         "{err}"
     );
 }
+
+/// `record` outside a checkout writes its pending files under the project's reports, never
+/// into the unpacked catalogue in the cache; accepting one for a bundled scenario writes the
+/// project's own copy into its scenario folder, which then replaces the bundled one.
+#[test]
+fn recording_a_bundled_scenario_stays_in_the_project_and_accepting_copies_it() {
+    let dir = repo();
+    let cache = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("streamcheck.toml"),
+        "protocol = \"off\"\n[scenarios]\nbundled = [\"basics/text-reply\"]\nfolders = [\"own\"]\n[targets.mycli]\ncommand = \"./mycli\"\nenv = { FAKE_MODE = \"hello\" }\n",
+    )
+    .unwrap();
+    let id = "basics/text-reply";
+    let (code, out, err) = streamcheck(
+        dir.path(),
+        cache.path(),
+        &["record", "--target", "mycli", "--filter", id],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let pending = dir.path().join("reports/pending/basics");
+    let files: Vec<_> = std::fs::read_dir(&pending)
+        .unwrap_or_else(|e| panic!("{}: {e}\n{out}", pending.display()))
+        .collect();
+    assert_eq!(files.len(), 1, "{out}");
+    assert!(out.contains("reports/pending/basics/text-reply."), "{out}");
+    let bundle_before = bundled_text(cache.path(), id);
+    let (code, out, _) = streamcheck(
+        dir.path(),
+        cache.path(),
+        &["run", "--target", "mycli", "--filter", id],
+    );
+    assert!(code == 1 && out.contains("field mismatch"), "{out}");
+
+    let (code, out, err) = streamcheck(dir.path(), cache.path(), &["review", "--accept-all"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let copy = dir.path().join("own/basics/text-reply.yaml");
+    assert!(copy.is_file(), "{out}");
+    assert!(out.contains("copied into"), "{out}");
+    assert_eq!(
+        bundled_text(cache.path(), id),
+        bundle_before,
+        "the bundle is untouched"
+    );
+
+    // The fake CLI sends the stub no request, so the run still fails on those, but the
+    // frames it printed are now the project's own expectation.
+    let (code, out, err) = streamcheck(
+        dir.path(),
+        cache.path(),
+        &["run", "--target", "mycli", "--filter", id],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("request assertion") && !out.contains("field mismatch"),
+        "the accepted copy is what ran: {out}"
+    );
+}
+
+/// The unpacked catalogue's copy of scenario `id` (one bundle folder in `cache`).
+fn bundled_text(cache: &Path, id: &str) -> String {
+    let bundle = std::fs::read_dir(cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("bundle-")
+        })
+        .expect("an unpacked bundle");
+    std::fs::read_to_string(bundle.join(format!("scenarios/{id}.yaml"))).unwrap()
+}

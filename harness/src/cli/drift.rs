@@ -56,6 +56,7 @@ fn drift(ctx: Context, targets: &TargetArgs, exec: &ExecArgs, args: DriftArgs) -
             .unwrap_or_else(|| ctx.default_report_dir("runs")),
         command: super::provenance::command_line(),
         notes: args.notes,
+        pending: ctx.setup.pending_place(),
     };
     let file = match &args.replay {
         Some(run_dir) => drift::replay(run_dir, Some((&ctx.project, &ctx.scenarios)), &opts)?,

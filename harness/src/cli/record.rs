@@ -52,6 +52,7 @@ fn record(
         // A target named on the command line gets first blocks; the default one does not.
         first_blocks: !targets.targets.is_empty() || targets.target_command.is_some(),
         report_dir: (args.report_dir.clone()).unwrap_or_else(|| ctx.default_report_dir("runs")),
+        pending: ctx.setup.pending_place(),
     };
     let runs = opts.runs.max(1);
     let scenarios = ctx.scenarios.clone();
@@ -62,7 +63,7 @@ fn record(
         &opts,
         |t, run| review::print_trial(t, run, runs),
     ))?;
-    review::print_outcomes(&outcomes, &ctx.project.root);
+    review::print_outcomes(&outcomes, &ctx.setup.home);
     Ok(ctx.verdict(Verdict::AllGood))
 }
 
@@ -92,14 +93,14 @@ fn review(
     accept_all: bool,
     reject_all: bool,
 ) -> Result<Verdict> {
-    let project = loc.setup()?.project;
+    let setup = loc.setup()?;
     let mode = match (accept_all, reject_all) {
         (true, _) => ReviewMode::AcceptAll,
         (_, true) => ReviewMode::RejectAll,
         _ if std::io::stdin().is_terminal() => ReviewMode::Ask,
         _ => ReviewMode::List,
     };
-    let sum = review::review(&project, filters, mode);
+    let sum = review::review(&setup.project, &setup.pending_place(), filters, mode);
     if sum.errors > 0 {
         return Err(format!("{} pending file(s) could not be applied", sum.errors).into());
     }

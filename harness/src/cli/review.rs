@@ -4,7 +4,7 @@ use anstream::{print, println};
 use std::io::{BufRead, Write as _};
 use std::path::Path;
 use streamcheck::commands::record::review::{scenario_of, Decision, PendingChange};
-use streamcheck::commands::record::{pending, Outcome, Recording};
+use streamcheck::commands::record::{pending, Outcome, PendingPlace, Recording};
 use streamcheck::install::Project;
 use streamcheck::runner::{Status, Trial};
 
@@ -85,9 +85,14 @@ pub struct ReviewSummary {
 
 /// `streamcheck review`: shows each pending change as a diff and applies the decision.
 /// `filters` are substrings of scenario ids (empty: all).
-pub fn review(project: &Project, filters: &[String], mode: ReviewMode) -> ReviewSummary {
-    let dir = pending::pending_dir(project);
-    let files = pending::pending_files(&dir);
+pub fn review(
+    project: &Project,
+    place: &PendingPlace,
+    filters: &[String],
+    mode: ReviewMode,
+) -> ReviewSummary {
+    let dir = &place.dir;
+    let files = pending::pending_files(dir);
     let mut sum = ReviewSummary::default();
     if files.is_empty() {
         println!("no pending recordings in {}", dir.display());
@@ -99,8 +104,11 @@ pub fn review(project: &Project, filters: &[String], mode: ReviewMode) -> Review
         if !filters.is_empty() && !filters.iter().any(|f| id.contains(f.as_str())) {
             continue;
         }
-        let shown = path.strip_prefix(&project.root).unwrap_or(&path).display();
-        let change = match PendingChange::load(project, &path) {
+        let shown = (path
+            .strip_prefix(dir.parent().unwrap_or(dir))
+            .unwrap_or(&path))
+        .display();
+        let change = match PendingChange::load(project, place, &path) {
             Ok(c) => c,
             Err(e) => {
                 println!("error      {shown}: {e} (kept)");
@@ -114,7 +122,7 @@ pub fn review(project: &Project, filters: &[String], mode: ReviewMode) -> Review
         }
         quit = review_one(&change, &shown.to_string(), mode, &mut sum) == Decision::Quit;
     }
-    pending::remove_empty_dirs(&dir);
+    pending::remove_empty_dirs(dir);
     println!(
         "\n{} accepted, {} rejected, {} kept pending, {} error(s)",
         sum.accepted, sum.rejected, sum.kept, sum.errors
@@ -172,7 +180,14 @@ fn review_one(
     match decision {
         Decision::Accept => {
             sum.accepted += 1;
-            println!("accepted   {}", p.file);
+            match &change.copied_from {
+                Some(_) => println!(
+                    "accepted   {} (the bundled scenario, copied into {}: the copy replaces it)",
+                    p.scenario,
+                    change.scenario_path.display()
+                ),
+                None => println!("accepted   {}", p.file),
+            }
         }
         Decision::Reject => {
             sum.rejected += 1;

@@ -3,6 +3,7 @@
 //! go to (the project file's folder, else the data's, else the current folder).
 
 use std::path::{Path, PathBuf};
+use streamcheck::commands::record::PendingPlace;
 use streamcheck::config::Config;
 use streamcheck::error::{Error, Result};
 use streamcheck::install::Project;
@@ -19,6 +20,8 @@ pub struct Setup {
     pub config: Option<Config>,
     /// Where reports go by default (`<home>/reports/`).
     pub home: PathBuf,
+    /// The catalogue is the one the binary bundles (no streamcheck checkout here).
+    pub bundled: bool,
 }
 
 impl Location {
@@ -48,6 +51,7 @@ impl Location {
             (None, Some(checkout)) => checkout.root.clone(),
             (None, None) => cwd.clone(),
         };
+        let bundled = checkout.is_none();
         let project = match checkout {
             Some(checkout) => checkout,
             None => super::bundle::project(&cwd)?,
@@ -57,6 +61,7 @@ impl Location {
             project,
             config,
             home,
+            bundled,
         })
     }
 }
@@ -91,10 +96,27 @@ impl Setup {
     /// `<home>/<report_dir or reports>/<kind>/<timestamp>`, made here (`<timestamp>-2`, ...
     /// when another run of the same second has it).
     pub fn report_dir(&self, kind: &str) -> PathBuf {
-        let reports = (self.config.as_ref())
+        fresh_dir(&self.reports().join(kind), &super::provenance::stamp())
+    }
+
+    /// `<home>/<report_dir or reports>`.
+    fn reports(&self) -> PathBuf {
+        (self.config.as_ref())
             .and_then(|c| c.report_dir.as_ref().map(|d| c.resolve(d)))
-            .unwrap_or_else(|| self.home.join("reports"));
-        fresh_dir(&reports.join(kind), &super::provenance::stamp())
+            .unwrap_or_else(|| self.home.join("reports"))
+    }
+
+    /// Pending recordings go to `<reports>/pending/`, beside the project's reports (never
+    /// into the cache); with the bundled catalogue, accepting one writes the project's own
+    /// copy into its first scenario folder (`<home>/scenarios` when it names none).
+    pub fn pending_place(&self) -> PendingPlace {
+        let own = (self.config.as_ref())
+            .and_then(|c| c.scenarios.folders.first().map(|f| c.resolve(f)))
+            .unwrap_or_else(|| self.home.join("scenarios"));
+        PendingPlace {
+            dir: self.reports().join("pending"),
+            own_copies: self.bundled.then_some(own),
+        }
     }
 }
 

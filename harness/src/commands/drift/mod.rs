@@ -27,6 +27,7 @@ pub use model::*;
 pub use render::render_md;
 pub use verdict::classify;
 
+use crate::commands::record::PendingPlace;
 use crate::install::{self, NotInstalled, Project, Source, Target, TargetSpec};
 use crate::report::{self, write_atomic, ReportWriter};
 use crate::runner::{RunOptions, Status, Trial};
@@ -49,6 +50,8 @@ pub struct DriftOptions {
     /// The command line, shown at the top of drift.md.
     pub command: String,
     pub notes: Vec<String>,
+    /// Where the pending version blocks go.
+    pub pending: PendingPlace,
 }
 
 /// Resolves a target; `claude-code@V` where V is the pinned version uses the pinned
@@ -198,7 +201,7 @@ fn write(
     let (dir, command) = (&opts.report_dir, &opts.command);
     let mut drift = diff(versions);
     if let Some((project, scenarios)) = scenarios {
-        pending::open(project, scenarios, trials, &mut drift)?;
+        pending::open(project, &opts.pending, scenarios, trials, &mut drift)?;
     }
     let md = render_md(&drift, command, &notes);
     let file = DriftFile {

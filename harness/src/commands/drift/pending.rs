@@ -5,7 +5,7 @@
 
 use super::model::Drift;
 use crate::commands::record::{
-    pending_dir, pending_for, profile::RecordProfile, Outcome, Recorder,
+    pending_for, profile::RecordProfile, Outcome, PendingPlace, Recorder,
 };
 use crate::install::supported::Versions;
 use crate::install::Project;
@@ -14,11 +14,12 @@ use crate::runner::{Status, Trial};
 use crate::scenario::Scenario;
 use std::collections::BTreeSet;
 
-/// Writes the pending blocks of every pair into `reports/pending/` and lists them (paths
-/// relative to the project) in each pair's `pending`. Versions that are the pinned one,
+/// Writes the pending blocks of every pair into `place` and lists them (paths relative to
+/// the project) in each pair's `pending`. Versions that are the pinned one,
 /// or whose scenario passed, get none.
 pub fn open(
     project: &Project,
+    place: &PendingPlace,
     scenarios: &[Scenario],
     trials: &[Trial],
     drift: &mut Drift,
@@ -37,7 +38,10 @@ pub fn open(
             let newer = trials
                 .iter()
                 .find(|t| t.target == pair.to && &t.scenario == id);
-            if let Some(path) = newer.map(|t| open_one(project, scenario, t)).transpose()? {
+            if let Some(path) = newer
+                .map(|t| open_one(project, place, scenario, t))
+                .transpose()?
+            {
                 pair.pending.extend(path);
             }
         }
@@ -48,6 +52,7 @@ pub fn open(
 /// The pending block for one scenario's trial on the newer version, written; its path.
 pub fn open_one(
     project: &Project,
+    place: &PendingPlace,
     scenario: &Scenario,
     trial: &Trial,
 ) -> Result<Option<String>, String> {
@@ -74,7 +79,7 @@ pub fn open_one(
     if !p.is_block() {
         return Ok(None);
     }
-    let path = p.path_in(&pending_dir(project));
+    let path = p.path_in(&place.dir);
     write_atomic(&path, p.to_yaml().as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     let rel = path.strip_prefix(&project.root).unwrap_or(&path);

@@ -23,7 +23,7 @@ pub mod review;
 pub mod yaml_edit;
 
 pub use model::{Outcome, PendingFile, Recorder, Recording};
-pub use pending::{pending_dir, pending_files, Pending};
+pub use pending::{pending_files, Pending, PendingPlace};
 
 use crate::dialect::Dialect;
 use crate::install::supported::Versions;
@@ -183,6 +183,8 @@ pub struct RecordOptions {
     pub first_blocks: bool,
     /// Where the runs' reports go.
     pub report_dir: PathBuf,
+    /// Where the pending files go.
+    pub pending: PendingPlace,
 }
 
 /// `streamcheck record`: runs the scenarios (`on_trial` hears of each trial with its run
@@ -225,7 +227,7 @@ pub async fn record(
         })
         .await?;
     }
-    let dir = pending_dir(project);
+    let dir = &opts.pending.dir;
     let mut out = Vec::new();
     for ((id, target), trials) in runs {
         let Some(scenario) = scenarios.iter().find(|s| s.id == id) else {
@@ -255,7 +257,7 @@ pub async fn record(
         };
         let outcome = pending_for(&rec, scenario, dialect.conventions().expect_key(), &trials);
         let passed = trials[0].status == Status::Passed;
-        let outcome = write_pending(&dir, outcome, opts.failing_only && passed)?;
+        let outcome = write_pending(dir, outcome, opts.failing_only && passed)?;
         out.push(Recording {
             scenario: id,
             target,

@@ -14,9 +14,40 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 use walkdir::WalkDir;
 
-/// `reports/pending/` under the project root.
-pub fn pending_dir(project: &Project) -> PathBuf {
-    project.root.join("reports/pending")
+/// Where pending files are written, and where accepting one writes the scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingPlace {
+    /// The folder of pending files: `pending/` in the reports folder of the checkout or of
+    /// the project file's folder (never inside the cache).
+    pub dir: PathBuf,
+    /// With the catalogue the binary bundles (unpacked in the cache), the project's own
+    /// scenario folder: accepting a recording of a bundled scenario writes the edited copy
+    /// there, at the same relative path, where it replaces the bundled one. `None` in a
+    /// streamcheck checkout, whose scenarios are edited in place.
+    pub own_copies: Option<PathBuf>,
+}
+
+impl PendingPlace {
+    /// A streamcheck checkout: `reports/pending/` under its root, scenarios edited in place.
+    pub fn in_checkout(project: &Project) -> PendingPlace {
+        PendingPlace {
+            dir: project.root.join("reports/pending"),
+            own_copies: None,
+        }
+    }
+
+    /// The file accepting `pending` writes: the scenario itself, or for a bundled one its
+    /// copy in the project's own folder.
+    pub fn written_file(&self, project: &Project, pending: &Pending) -> PathBuf {
+        let scenario = project.root.join(&pending.file);
+        match (
+            &self.own_copies,
+            scenario.strip_prefix(project.scenarios_dir()),
+        ) {
+            (Some(own), Ok(rel)) => own.join(rel),
+            _ => scenario,
+        }
+    }
 }
 
 /// A recorded expectation waiting for review.

@@ -1,7 +1,7 @@
 //! Deciding on a pending file: the scenario as it is and as accepting would make it,
 //! and the decision applied. Asking and printing are the binary's (`cli::review`).
 
-use super::pending::Pending;
+use super::pending::{Pending, PendingPlace};
 use super::yaml_edit::{
     recorded_fields, rewrite_expectation, validate_edit, version_block_fields, write_new_block,
     write_version_block,
@@ -25,20 +25,35 @@ pub enum Decision {
 pub struct PendingChange {
     pub pending_path: PathBuf,
     pub pending: Pending,
+    /// The file accepting writes: the scenario, or the project's own copy of a bundled one.
     pub scenario_path: PathBuf,
+    /// Where `old` was read from when that is not `scenario_path` (a bundled scenario
+    /// with no copy of the project's own yet).
+    pub copied_from: Option<PathBuf>,
     pub old: String,
     pub new: String,
 }
 
 impl PendingChange {
     /// Loads a pending file and computes (and validates) the scenario's new text.
-    pub fn load(project: &Project, pending_path: &Path) -> Result<PendingChange, String> {
+    pub fn load(
+        project: &Project,
+        place: &PendingPlace,
+        pending_path: &Path,
+    ) -> Result<PendingChange, String> {
         let text = std::fs::read_to_string(pending_path).map_err(|e| e.to_string())?;
         let pending = Pending::parse(&text)?;
-        let scenario_path = project.root.join(&pending.file);
-        let old = std::fs::read_to_string(&scenario_path)
-            .map_err(|e| format!("{}: {e}", scenario_path.display()))?;
-        let root = project.scenarios_dir();
+        let recorded_from = project.root.join(&pending.file);
+        let scenario_path = place.written_file(project, &pending);
+        let copied_from =
+            (scenario_path != recorded_from && !scenario_path.exists()).then_some(recorded_from);
+        let source = copied_from.as_ref().unwrap_or(&scenario_path);
+        let old =
+            std::fs::read_to_string(source).map_err(|e| format!("{}: {e}", source.display()))?;
+        let root = match &place.own_copies {
+            Some(own) if scenario_path.starts_with(own) => own.clone(),
+            _ => project.scenarios_dir(),
+        };
         let (key, code, frames) = (
             &pending.expect,
             pending.exit_code,
@@ -63,6 +78,7 @@ impl PendingChange {
             pending_path: pending_path.to_path_buf(),
             pending,
             scenario_path,
+            copied_from,
             old,
             new,
         })
@@ -80,7 +96,10 @@ impl PendingChange {
             .context_radius(3)
             .header(
                 &format!("a/{}", self.pending.file),
-                &format!("b/{}", self.pending.file),
+                &match &self.copied_from {
+                    Some(_) => format!("b/{}", self.scenario_path.display()),
+                    None => format!("b/{}", self.pending.file),
+                },
             )
             .to_string()
     }
@@ -97,9 +116,11 @@ impl PendingChange {
     /// Rewrites the scenario file (atomically) and removes the pending file.
     pub fn accept(&self) -> Result<(), String> {
         let err = |e: std::io::Error| format!("{}: {e}", self.scenario_path.display());
-        let perms = std::fs::metadata(&self.scenario_path)
-            .map_err(err)?
-            .permissions();
+        let source = self.copied_from.as_ref().unwrap_or(&self.scenario_path);
+        let perms = std::fs::metadata(source).map_err(err)?.permissions();
+        if let Some(parent) = self.scenario_path.parent() {
+            std::fs::create_dir_all(parent).map_err(err)?;
+        }
         write_atomic(&self.scenario_path, self.new.as_bytes()).map_err(err)?;
         // The temp file was created private: give the scenario its permissions back.
         std::fs::set_permissions(&self.scenario_path, perms).map_err(err)?;
@@ -123,8 +144,24 @@ pub fn scenario_of(pending_path: &Path) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::pending::pending_dir;
     use super::*;
+
+    fn pending_of(file: &str, exit_code: i32) -> Pending {
+        Pending {
+            scenario: "t/x".into(),
+            file: file.into(),
+            expect: "claude-code".into(),
+            target: "command:fake".into(),
+            version: "1".into(),
+            recorded_at: None,
+            notes: vec![],
+            exit_code: Some(exit_code),
+            frames: None,
+            refines: None,
+            frames_patch: None,
+            new_block: false,
+        }
+    }
 
     #[test]
     fn accepting_rewrites_the_scenario_and_a_decision_on_a_gone_file_fails() {
@@ -136,25 +173,13 @@ mod tests {
         std::fs::create_dir_all(scenario.parent().unwrap()).unwrap();
         let text = "description: d\nprompt: p\nexpect:\n  claude-code:\n    exit_code: 0 # kept\n";
         std::fs::write(&scenario, text).unwrap();
-        let pending = Pending {
-            scenario: "t/x".into(),
-            file: "scenarios/t/x.yaml".into(),
-            expect: "claude-code".into(),
-            target: "command:fake".into(),
-            version: "1".into(),
-            recorded_at: None,
-            notes: vec![],
-            exit_code: Some(3),
-            frames: None,
-            refines: None,
-            frames_patch: None,
-            new_block: false,
-        };
-        let path = pending.path_in(&pending_dir(&project));
+        let pending = pending_of("scenarios/t/x.yaml", 3);
+        let place = PendingPlace::in_checkout(&project);
+        let path = pending.path_in(&place.dir);
         write_atomic(&path, pending.to_yaml().as_bytes()).unwrap();
         assert_eq!(scenario_of(&path), "t/x");
 
-        let change = PendingChange::load(&project, &path).unwrap();
+        let change = PendingChange::load(&project, &place, &path).unwrap();
         assert!(!change.is_unchanged());
         assert!(
             change.diff().contains("+    exit_code: 3 # kept"),
@@ -170,5 +195,47 @@ mod tests {
         );
         assert!(!path.exists());
         assert!(change.apply(Decision::Reject).is_err());
+    }
+
+    #[test]
+    fn accepting_a_bundled_scenario_writes_the_projects_own_copy_and_leaves_the_bundle() {
+        let (cache, repo) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let bundle = Project {
+            root: cache.path().join("bundle-x"),
+        };
+        let bundled = bundle.root.join("scenarios/t/x.yaml");
+        std::fs::create_dir_all(bundled.parent().unwrap()).unwrap();
+        let text = "description: d\nprompt: p\nexpect:\n  claude-code:\n    exit_code: 0\n";
+        std::fs::write(&bundled, text).unwrap();
+        let own = repo.path().join("streamcheck/scenarios");
+        let place = PendingPlace {
+            dir: repo.path().join("reports/pending"),
+            own_copies: Some(own.clone()),
+        };
+        let pending = pending_of("scenarios/t/x.yaml", 3);
+        let path = pending.path_in(&place.dir);
+        write_atomic(&path, pending.to_yaml().as_bytes()).unwrap();
+
+        let change = PendingChange::load(&bundle, &place, &path).unwrap();
+        assert_eq!(change.scenario_path, own.join("t/x.yaml"));
+        assert_eq!(change.copied_from.as_deref(), Some(bundled.as_path()));
+        assert!(
+            change.diff().contains("+    exit_code: 3"),
+            "{}",
+            change.diff()
+        );
+        change.apply(Decision::Accept).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(own.join("t/x.yaml")).unwrap(),
+            text.replace("exit_code: 0", "exit_code: 3")
+        );
+        assert_eq!(std::fs::read_to_string(&bundled).unwrap(), text);
+
+        // A second recording edits the project's copy, not the bundle again.
+        let pending = pending_of("scenarios/t/x.yaml", 4);
+        write_atomic(&path, pending.to_yaml().as_bytes()).unwrap();
+        let change = PendingChange::load(&bundle, &place, &path).unwrap();
+        assert_eq!(change.copied_from, None);
+        assert!(change.old.contains("exit_code: 3"));
     }
 }

@@ -194,7 +194,20 @@ impl Config {
                 .span()
                 .map(|s| line_col(&text, s.start))
                 .map_or(String::new(), |(l, c)| format!(":{l}:{c}"));
-            format!("{}{at}: {}", path.display(), e.message())
+            let takes = e.span().and_then(|s| form_at(&text, s.start));
+            let takes = match takes {
+                // Unless the message names the allowed values itself.
+                Some((key, form))
+                    if !["takes", "expected one of", "known:"]
+                        .iter()
+                        .any(|m| e.message().contains(m)) =>
+                {
+                    format!("; `{key}` takes {form}")
+                }
+                _ => String::new(),
+            };
+            let message = e.message().trim_end().replace('\n', ", ");
+            format!("{}{at}: {message}{takes}", path.display())
         })?;
         config.dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
         config.path = path.to_path_buf();
@@ -222,6 +235,53 @@ impl Config {
     pub fn resolve(&self, path: &Path) -> PathBuf {
         self.dir.join(path)
     }
+}
+
+/// What each key of the file takes, for a value that is not of that form.
+const FORMS: &[(&str, &str)] = &[
+    ("jobs", "a number of trials run at once, e.g. `jobs = 2`"),
+    ("protocol", "\"off\", \"report\" or \"strict\""),
+    ("report_dir", "a folder, relative to this file, e.g. `report_dir = \"reports\"`"),
+    ("known_divergences", "a file, relative to this file, e.g. `known_divergences = \"known.yaml\"`"),
+    ("scenarios.bundled", "true, false, or a list of topics and scenario ids, e.g. `[\"basics\", \"tools/bash-single-call\"]`"),
+    ("scenarios.folders", "a list of folders, relative to this file, e.g. `[\"streamcheck/scenarios\"]`"),
+    ("targets.command", "an executable, relative to this file or on PATH, e.g. `\"./mycli\"`"),
+    ("targets.package", "a published CLI as `--target` names it, e.g. `\"claude-code@2.1.330\"`"),
+    ("targets.dialect", "\"claude-code\", \"caliban\" or \"qwen-code\""),
+    ("targets.conforms_to", "a release, e.g. `\"claude-code@2.1.330\"`"),
+    ("targets.env", "a table of strings, e.g. `{ NAME = \"value\" }`"),
+    ("consumers.command", "a shell command, e.g. `\"python3 bot/parse.py\"`"),
+    ("consumers.timeout", "a number of seconds, e.g. `timeout = 10`"),
+    ("consumers.each", "a pattern each line the consumer prints must match, e.g. `{ type = \"$string\" }`"),
+];
+
+/// The key whose value starts at or around `offset`, and the form it takes: the key
+/// written on that line, under the nearest `[table]` above it.
+fn form_at(text: &str, offset: usize) -> Option<(String, &'static str)> {
+    let (line_no, _) = line_col(text, offset);
+    let lines: Vec<&str> = text.lines().collect();
+    let line = lines.get(line_no - 1)?;
+    let key = line.split_once('=')?.0.trim().trim_matches('"');
+    let table = lines[..line_no - 1]
+        .iter()
+        .rev()
+        .find_map(|l| {
+            let l = l.trim();
+            (l.starts_with('[') && !l.starts_with("[[")).then(|| l.trim_matches(['[', ']']))
+        })
+        .unwrap_or("");
+    // `[targets.mycli]` holds target keys whatever the target's name.
+    let section = table.split('.').next().unwrap_or("");
+    let name = match section {
+        "" => key.to_string(),
+        _ => format!("{section}.{key}"),
+    };
+    let form = FORMS.iter().find(|(k, _)| *k == name)?.1;
+    let shown = match table {
+        "" => key.to_string(),
+        t => format!("{t}.{key}"),
+    };
+    Some((shown, form))
 }
 
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
@@ -323,5 +383,46 @@ mod tests {
         );
         let err = load("[targets.x]\n").unwrap_err();
         assert!(err.contains("either `command` or `package`"), "{err}");
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_form_names_what_its_key_takes() {
+        for (text, at, takes) in [
+            ("jobs = \"two\"\n", ":1:", "`jobs` takes a number"),
+            (
+                "[scenarios]\nbundled = ture\n",
+                ":2:",
+                "`scenarios.bundled` takes true, false",
+            ),
+            (
+                "[scenarios]\nfolders = \"own\"\n",
+                ":2:",
+                "`scenarios.folders` takes a list",
+            ),
+            (
+                "[targets.mine]\ncommand = 3\n",
+                ":2:",
+                "`targets.mine.command` takes an executable",
+            ),
+            (
+                "[targets.mine]\ncommand = \"a\"\nenv = { A = 1 }\n",
+                ":3:",
+                "`targets.mine.env` takes a table of strings",
+            ),
+            (
+                "[consumers.bot]\ncommand = \"x\"\ntimeout = \"1s\"\n",
+                ":3:",
+                "`consumers.bot.timeout` takes a number",
+            ),
+        ] {
+            let err = load(text).unwrap_err();
+            assert!(err.contains(at) && err.contains(takes), "{text:?}: {err}");
+        }
+        // A message that already names the allowed values gets no second list.
+        let err = load("protocol = \"strictt\"\n").unwrap_err();
+        assert!(
+            err.contains("expected one of") && !err.contains("takes"),
+            "{err}"
+        );
     }
 }

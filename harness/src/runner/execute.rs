@@ -75,6 +75,7 @@ async fn drive(
     let input = Input {
         client: run.client().map(|p| Client::new(p, trial.vars.clone())),
         signal: scenario.file.signal.clone(),
+        reader: scenario.file.stdout_reader,
     };
     let process = process::drive(input, &inv, &sandbox.workspace, &run.limits).await;
     trial.journal = server.journal();

@@ -10,7 +10,7 @@ use crate::plan::launch::Invocation;
 pub use crate::plan::Limits;
 use crate::printed::exit::{Exit, Termination};
 use crate::printed::output::{LineSplitter, Output, Stderr, StderrCapture};
-use crate::scenario::SignalAt;
+use crate::scenario::{SignalAt, StdoutReader, SLOW_READ_BYTES, SLOW_READ_PAUSE};
 use std::path::Path;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
@@ -25,10 +25,12 @@ const DRAIN: Duration = Duration::from_secs(2);
 /// How long the stdin writer gets to report once the process is gone.
 const STDIN_DRAIN: Duration = Duration::from_secs(1);
 
-/// Who writes the CLI's stdin (`None`: stdin is /dev/null), and a signal to send it.
+/// Who writes the CLI's stdin (`None`: stdin is /dev/null), a signal to send it, and how
+/// its stdout is read.
 pub struct Input {
     pub client: Option<Client>,
     pub signal: Option<SignalAt>,
+    pub reader: StdoutReader,
 }
 
 /// Everything the process left: how it ended and what it printed.
@@ -78,6 +80,7 @@ pub async fn drive(
     };
     let stdout = pump_stdout(
         child.stdout.take().expect("stdout is piped"),
+        input.reader,
         started,
         Watchers {
             frames: frames_tx,
@@ -159,7 +162,12 @@ struct Watchers {
 type Stdout = (Output, Option<ClientLog>);
 
 /// Reads stdout until it closes, splitting it into frames, and tells the watchers.
-fn pump_stdout(mut stdout: ChildStdout, started: Instant, w: Watchers) -> JoinHandle<Stdout> {
+fn pump_stdout(
+    mut stdout: ChildStdout,
+    reader: StdoutReader,
+    started: Instant,
+    w: Watchers,
+) -> JoinHandle<Stdout> {
     let Watchers {
         frames,
         results,
@@ -168,8 +176,17 @@ fn pump_stdout(mut stdout: ChildStdout, started: Instant, w: Watchers) -> JoinHa
     tokio::spawn(async move {
         let mut out = Output::default();
         let mut splitter = LineSplitter::default();
-        let mut buf = vec![0u8; 64 * 1024];
+        let mut buf = vec![
+            0u8;
+            match reader {
+                StdoutReader::Fast => 64 * 1024,
+                StdoutReader::Slow => SLOW_READ_BYTES,
+            }
+        ];
         while let Ok(n @ 1..) = stdout.read(&mut buf).await {
+            if reader == StdoutReader::Slow {
+                tokio::time::sleep(SLOW_READ_PAUSE).await;
+            }
             let before = out.frames.len();
             splitter.push(&buf[..n], millis_since(started), &mut out);
             let new = &out.frames[before..];
@@ -296,6 +313,43 @@ pub fn kill_group(pgid: Option<i32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A slow reader gets every byte a fast one gets: a 600 KB frame (the pipe holds 64 KB,
+    /// so the writer waits on the slow reader) and the result after it.
+    #[tokio::test]
+    async fn a_slow_reader_receives_what_a_fast_one_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = r#"printf '{"type":"assistant","text":"'; head -c 600000 /dev/zero | tr '\0' x; printf '"}\n{"type":"result","subtype":"success"}\n'"#;
+        let inv = Invocation {
+            program: "/bin/sh".into(),
+            args: vec!["-c".into(), script.into()],
+            env: vec![],
+            dialect: crate::dialect::Dialect::ClaudeCode,
+        };
+        let limits = Limits {
+            timeout: Duration::from_secs(60),
+            grace: Duration::from_secs(5),
+            turns: 1,
+            answer_within: None,
+        };
+        let mut seen = Vec::new();
+        for reader in [StdoutReader::Fast, StdoutReader::Slow] {
+            let input = Input {
+                client: None,
+                signal: None,
+                reader,
+            };
+            let p = drive(input, &inv, dir.path(), &limits).await.unwrap();
+            assert_eq!(p.exit.termination, Termination::Exited, "{reader:?}");
+            let kinds: Vec<String> = (p.output.frames.iter())
+                .map(|f| crate::frame::frame_kind(&f.value))
+                .collect();
+            seen.push((p.output.total_bytes, kinds, p.output.bad_lines.len()));
+        }
+        assert_eq!(seen[0], seen[1]);
+        assert!(seen[0].0 > 600_000, "{:?}", seen[0].0);
+        assert_eq!(seen[0].1, ["assistant", "result/success"]);
+    }
 
     #[test]
     fn exit_is_saved_with_the_names_it_always_had() {

@@ -34,6 +34,24 @@ impl Signal {
     }
 }
 
+/// How the harness reads the CLI's stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StdoutReader {
+    /// As it comes, 64 KiB at a time.
+    #[default]
+    Fast,
+    /// A consumer that parses slowly: at most [`SLOW_READ_BYTES`] per read, then a pause
+    /// of [`SLOW_READ_PAUSE`]. The pipe fills and the CLI's writes wait; what it prints
+    /// must still arrive whole (the same expectation and invariants hold).
+    Slow,
+}
+
+/// A slow reader's read size and the pause after each read: 4 KiB per 10 ms, about
+/// 400 KB/s, far below what the CLI writes a large answer at.
+pub const SLOW_READ_BYTES: usize = 4096;
+pub const SLOW_READ_PAUSE: std::time::Duration = std::time::Duration::from_millis(10);
+
 /// When to close stdin: `immediately` (default), or `{after_results: N}`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, JsonSchema)]
 #[serde(untagged)]

@@ -73,6 +73,10 @@ pub struct ScenarioFile {
     /// Send the CLI a signal once it printed some frames (cancellation).
     #[serde(default)]
     pub signal: Option<SignalAt>,
+    /// How the harness reads stdout: `fast` (default) or `slow` (a consumer that parses
+    /// slowly: 4 KiB per 10 ms, so the pipe fills and the CLI's writes wait).
+    #[serde(default)]
+    pub stdout_reader: StdoutReader,
 
     /// The stub-api script: what the model answers, request by request.
     #[serde(default)]

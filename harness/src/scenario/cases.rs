@@ -23,6 +23,9 @@ type Params = Vec<(String, Value)>;
 pub struct Case {
     pub name: String,
     pub params: Params,
+    /// Blocks this case adds to `expect:` (`expect:` in a case item): a version block where
+    /// one release behaves differently in this case only.
+    pub expect: serde_yaml::Mapping,
 }
 
 static PLACEHOLDER: LazyLock<Regex> =
@@ -61,7 +64,8 @@ pub fn parse_file(text: &str, path: &Path, root: &Path) -> Result<Vec<Scenario>,
     let id = id_of(path, root);
     let mut out = Vec::with_capacity(cases.len());
     for case in &cases {
-        let expanded = substitute(&body, case);
+        let mut expanded = substitute(&body, case);
+        add_blocks(&mut expanded, case).map_err(err)?;
         let yaml = serde_yaml::to_string(&expanded).expect("a YAML value serializes");
         // A place in the expanded text means nothing in the file: only the message is kept.
         let mut s = Scenario::parse(&yaml, path, root).map_err(|e| {
@@ -73,6 +77,31 @@ pub fn parse_file(text: &str, path: &Path, root: &Path) -> Result<Vec<Scenario>,
         out.push(s);
     }
     Ok(out)
+}
+
+/// Adds a case's own `expect:` blocks to its expanded scenario; a block the file already
+/// has for every case is not replaced.
+fn add_blocks(expanded: &mut Value, case: &Case) -> Result<(), String> {
+    if case.expect.is_empty() {
+        return Ok(());
+    }
+    let Some(Value::Mapping(expect)) = expanded.get_mut("expect") else {
+        return Err(format!(
+            "case `{}`: gives `expect` blocks, but the file has no `expect:` mapping to add them to",
+            case.name
+        ));
+    };
+    for (key, block) in &case.expect {
+        if expect.contains_key(key) {
+            return Err(format!(
+                "case `{}`: `expect.{}` is in the file for every case already: give the case a version block of its own instead",
+                case.name,
+                key.as_str().unwrap_or("?")
+            ));
+        }
+        expect.insert(key.clone(), block.clone());
+    }
+    Ok(())
 }
 
 /// The cases of a file's document, checked against the rest of it (returned without
@@ -132,6 +161,18 @@ fn expand(cases: Cases) -> Result<Vec<Case>, String> {
                     }
                     None => None,
                 };
+                let expect = match set.remove("expect") {
+                    None => serde_yaml::Mapping::new(),
+                    Some(Json::Object(blocks)) => match to_yaml(&Json::Object(blocks)) {
+                        Value::Mapping(m) => m,
+                        _ => unreachable!("an object becomes a mapping"),
+                    },
+                    Some(other) => {
+                        return Err(format!(
+                            "cases[{i}]: `expect` takes the blocks this case adds to the file's `expect:` (`{{\"claude-code@<2.1.100\": {{...}}}}`), found {other}"
+                        ))
+                    }
+                };
                 if set.is_empty() {
                     return Err(format!(
                         "cases[{i}]{}: the case names no parameter",
@@ -149,7 +190,11 @@ fn expand(cases: Cases) -> Result<Vec<Case>, String> {
                     Some(n) => n,
                     None => auto_name(auto.join(","), i)?,
                 };
-                out.push(Case { name, params });
+                out.push(Case {
+                    name,
+                    params,
+                    expect,
+                });
             }
             CaseItem::Product(p) => {
                 if p.product.is_empty() {
@@ -210,7 +255,11 @@ fn expand(cases: Cases) -> Result<Vec<Case>, String> {
                 }
                 for (names, params) in combos {
                     let name = auto_name(names.join(","), i)?;
-                    out.push(Case { name, params });
+                    out.push(Case {
+                        name,
+                        params,
+                        expect: serde_yaml::Mapping::new(),
+                    });
                 }
             }
         }
@@ -449,6 +498,26 @@ mod tests {
             request_extra(&load(&nested).unwrap()[0]),
             serde_json::json!([{"k": "aa"}])
         );
+    }
+
+    #[test]
+    fn a_case_adds_its_own_version_blocks_and_only_to_itself() {
+        let text = format!("{BASE}cases:\n  - {{name: old, what: w, value: 1, code: 0, expect: {{\"claude-code@<2.1.100\": {{exit_code: 1}}}}}}\n  - {{name: new, what: w, value: 1, code: 0}}\n");
+        let got = load(&text).unwrap();
+        let exit_at = |s: &Scenario, v: &str| {
+            crate::expectation::for_version(&s.file.expect, "claude-code", v)
+                .and_then(|e| e.exit_code)
+        };
+        assert_eq!(exit_at(&got[0], "2.1.74"), Some(1));
+        assert_eq!(exit_at(&got[0], "2.1.330"), Some(0));
+        assert_eq!(exit_at(&got[1], "2.1.74"), Some(0));
+
+        let twice = format!("{BASE}cases:\n  - {{what: w, value: 1, code: 0, expect: {{claude-code: {{exit_code: 1}}}}}}\n");
+        let err = load(&twice).unwrap_err().to_string();
+        assert!(err.contains("`expect.claude-code` is in the file"), "{err}");
+        let not_a_map = format!("{BASE}cases:\n  - {{what: w, value: 1, code: 0, expect: [1]}}\n");
+        let err = load(&not_a_map).unwrap_err().to_string();
+        assert!(err.contains("`expect` takes the blocks"), "{err}");
     }
 
     #[test]

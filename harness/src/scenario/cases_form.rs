@@ -24,7 +24,9 @@ pub enum CaseItem {
     /// named `a=1,b=short` (a list's values by their JSON text, a map's by their keys).
     Product(Product),
     /// `{name: "request_id=null", field: request_id, value: null}`: one case; `name` is
-    /// optional (default `field=request_id,value=null`), every other key is a parameter.
+    /// optional (default `field=request_id,value=null`); `expect` (optional) holds blocks
+    /// this case adds to the file's `expect:`, e.g. a version block
+    /// (`{"claude-code@<2.1.100": {frames_patch: ...}}`); every other key is a parameter.
     /// A value `{$repeat: "ab", times: 1000}` is that string repeated.
     Set(BTreeMap<String, Json>),
 }

@@ -164,7 +164,7 @@ fn expand(cases: Cases) -> Result<Vec<Case>, String> {
                 let expect = match set.remove("expect") {
                     None => serde_yaml::Mapping::new(),
                     Some(Json::Object(blocks)) => match to_yaml(&Json::Object(blocks)) {
-                        Value::Mapping(m) => m,
+                        Value::Mapping(m) => patch_indexes(m),
                         _ => unreachable!("an object becomes a mapping"),
                     },
                     Some(other) => {
@@ -275,6 +275,26 @@ fn expand(cases: Cases) -> Result<Vec<Case>, String> {
         }
     }
     Ok(out)
+}
+
+/// A case item is read as JSON, so `frames_patch: {"2": ...}` in its blocks has string
+/// keys: they become the frame indexes they name.
+fn patch_indexes(mut blocks: serde_yaml::Mapping) -> serde_yaml::Mapping {
+    for (_, block) in blocks.iter_mut() {
+        let Some(Value::Mapping(patch)) = block.get_mut("frames_patch") else {
+            continue;
+        };
+        *patch = std::mem::take(patch)
+            .into_iter()
+            .map(
+                |(k, v)| match k.as_str().and_then(|s| s.parse::<u64>().ok()) {
+                    Some(i) => (Value::from(i), v),
+                    None => (k, v),
+                },
+            )
+            .collect();
+    }
+    blocks
 }
 
 fn auto_name(name: String, i: usize) -> Result<String, String> {

@@ -54,8 +54,22 @@ pub fn pending_for(
         return Outcome::Skipped(why.to_string());
     }
     if let Some(case) = &scenario.case {
+        // A version block of the case's own (`expect:` in its item) says what this case
+        // does on another release; the expectation shared through parameters is not
+        // rewritten from one case.
+        if rec.is_other_version(first.expect_version())
+            && !first::has_none_for(&scenario.file.expect, expect_key)
+        {
+            return match block_pending(rec, scenario, expect_key, trials) {
+                Outcome::Pending(mut p) => {
+                    p.case = Some(case.clone());
+                    Outcome::Pending(p)
+                }
+                other => other,
+            };
+        }
         return Outcome::NotRecorded(format!(
-            "case `{case}` of a `cases:` matrix: its expectation is shared with the other cases through `{{{{parameters}}}}`, so a recording of one case is not written back; edit `expect:` in {} by hand (this run is in the report)",
+            "case `{case}` of a `cases:` matrix: its expectation is shared with the other cases through `{{{{parameters}}}}`, so a recording of one case on the pinned release is not written back; edit `expect:` in {} by hand (this run is in the report; on another release a recording becomes a version block of the case's own)",
             scenario.display_path()
         ));
     }

@@ -81,6 +81,10 @@ pub struct Pending {
     /// `expect: <expect>:` with `frames` and `exit_code`.
     #[serde(default)]
     pub new_block: bool,
+    /// A case of a `cases:` matrix: accepting writes the version block into that case's
+    /// own `expect:` (its item in `cases:`), not the file's.
+    #[serde(default)]
+    pub case: Option<String>,
 }
 
 impl Pending {
@@ -106,6 +110,7 @@ impl Pending {
             refines: None,
             frames_patch: None,
             new_block: false,
+            case: None,
         }
     }
 
@@ -147,6 +152,9 @@ impl Pending {
         }
         if self.new_block {
             s.push_str("new_block: true\n");
+        }
+        if let Some(case) = &self.case {
+            let _ = writeln!(s, "case: {}", yaml_str(case));
         }
         if let Some(r) = &self.refines {
             let _ = writeln!(s, "refines: {}", yaml_str(r));
@@ -239,6 +247,7 @@ mod tests {
             refines: None,
             frames_patch: None,
             new_block: false,
+            case: Some("a case".into()),
         };
         assert_eq!(Pending::parse(&p.to_yaml()).unwrap(), p);
         let first = Pending {

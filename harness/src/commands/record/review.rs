@@ -3,8 +3,8 @@
 
 use super::pending::{Pending, PendingPlace};
 use super::yaml_edit::{
-    recorded_fields, rewrite_expectation, validate_edit, version_block_fields, write_new_block,
-    write_version_block,
+    check_case_block, recorded_fields, rewrite_expectation, validate_edit, version_block_fields,
+    write_case_block, write_new_block, write_version_block,
 };
 use crate::install::Project;
 use crate::report::write_atomic;
@@ -59,16 +59,33 @@ impl PendingChange {
             pending.exit_code,
             pending.frames.as_deref(),
         );
-        let (new, fields) = match &pending.frames_patch {
-            Some(patch) => (
+        let (new, fields) = match (&pending.frames_patch, &pending.case) {
+            (Some(patch), Some(case)) => {
+                let new = write_case_block(&old, case, key, code, patch)?;
+                check_case_block(&old, &new, &scenario_path, &root, &pending)?;
+                return Ok(PendingChange {
+                    pending_path: pending_path.to_path_buf(),
+                    pending,
+                    scenario_path,
+                    copied_from,
+                    old,
+                    new,
+                });
+            }
+            (None, Some(case)) => {
+                return Err(format!(
+                    "case `{case}`: only a version block of a case is written back"
+                ))
+            }
+            (Some(patch), None) => (
                 write_version_block(&old, key, code, patch)?,
                 version_block_fields(code, patch)?,
             ),
-            None if pending.new_block => (
+            (None, None) if pending.new_block => (
                 write_new_block(&old, key, frames, code)?,
                 recorded_fields(frames, code)?,
             ),
-            None => (
+            (None, None) => (
                 rewrite_expectation(&old, key, frames, code)?,
                 recorded_fields(frames, code)?,
             ),
@@ -160,6 +177,7 @@ mod tests {
             refines: None,
             frames_patch: None,
             new_block: false,
+            case: None,
         }
     }
 

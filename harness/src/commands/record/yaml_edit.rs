@@ -476,6 +476,106 @@ pub fn validate_edit(
     Ok(())
 }
 
+/// Writes a version block into one case's own `expect:` (its one-line item in `cases:`,
+/// `- {name: "x", ...}`), adding `expect:` to the item when it has none.
+pub fn write_case_block(
+    text: &str,
+    case: &str,
+    key: &str,
+    exit_code: Option<i32>,
+    patch: &BTreeMap<usize, Value>,
+) -> Result<String, String> {
+    let names = [
+        format!("name: {}", yaml_str(case)),
+        format!("name: \"{case}\""),
+        format!("name: {case},"),
+    ];
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let found: Vec<usize> = (lines.iter().enumerate())
+        .filter(|(_, l)| l.trim_start().starts_with("- {") && item_end(l).is_some())
+        .filter(|(_, l)| names.iter().any(|n| l.contains(n.as_str())))
+        .map(|(i, _)| i)
+        .collect();
+    let [at] = found[..] else {
+        return Err(format!(
+            "case `{case}`: {} one-line items `- {{name: ...}}` name it in `cases:`; write its version block `{key}` by hand",
+            found.len()
+        ));
+    };
+    let mut block = Vec::new();
+    if let Some(code) = exit_code {
+        block.push(format!("exit_code: {code}"));
+    }
+    if !patch.is_empty() {
+        let entries: Vec<String> = (patch.iter())
+            // Quoted: a case item is read as JSON, whose keys are strings.
+            .map(|(i, v)| format!("\"{i}\": {}", to_yaml_flow(v)))
+            .collect();
+        block.push(format!("frames_patch: {{{}}}", entries.join(", ")));
+    }
+    let entry = format!("{}: {{{}}}", yaml_str(key), block.join(", "));
+    let line = &mut lines[at];
+    if line.contains(&format!("{}:", yaml_str(key))) {
+        return Err(format!(
+            "case `{case}` has a block `{key}` already: edit it by hand"
+        ));
+    }
+    match line.find("expect: {") {
+        Some(i) => line.insert_str(i + "expect: {".len(), &format!("{entry}, ")),
+        None => {
+            let end = item_end(line).expect("a one-line item");
+            line.insert_str(end, &format!(", expect: {{{entry}}}"));
+        }
+    }
+    let mut out = lines.join("\n");
+    if text.ends_with('\n') {
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// Where a one-line flow item's closing `}` is: the last one, with at most a comment after it.
+fn item_end(line: &str) -> Option<usize> {
+    let end = line.rfind('}')?;
+    let rest = line[end + 1..].trim();
+    (rest.is_empty() || rest.starts_with('#')).then_some(end)
+}
+
+/// After [`write_case_block`]: the file still loads with the same cases, and the case's
+/// block `key` holds what was recorded.
+pub fn check_case_block(
+    old: &str,
+    new: &str,
+    path: &Path,
+    scenarios_root: &Path,
+    pending: &super::Pending,
+) -> Result<(), String> {
+    use crate::scenario::cases::parse_file;
+    let (key, exit_code) = (&pending.expect, pending.exit_code);
+    let case = pending.case.as_deref().unwrap_or_default();
+    let load = |t: &str| parse_file(t, path, scenarios_root).map_err(|e| e.to_string());
+    let (before, after) = (load(old)?, load(new)?);
+    let ids = |s: &[Scenario]| s.iter().map(|s| s.id.clone()).collect::<Vec<_>>();
+    if ids(&before) != ids(&after) {
+        return Err(format!(
+            "case `{case}`: the rewrite changed the file's cases"
+        ));
+    }
+    let s = (after.iter())
+        .find(|s| s.case.as_deref() == Some(case))
+        .ok_or_else(|| format!("case `{case}` is not in the file"))?;
+    let block = (s.file.expect.get(key.as_str()))
+        .ok_or_else(|| format!("case `{case}`: after the rewrite it has no block `{key}`"))?;
+    // Loading applies `frames_patch` to the frames of the block it refines, so what can be
+    // checked here is the exit code; `record` checked the patched frames against the run.
+    if exit_code.is_some() && block.exit_code != exit_code {
+        return Err(format!(
+            "case `{case}`: after the rewrite its block `{key}` does not hold what was recorded"
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -636,5 +736,28 @@ expect:
             "{again}"
         );
         assert!(!again.contains("exit_code: 1"), "{again}");
+    }
+
+    #[test]
+    fn a_case_block_goes_into_that_case_item_only() {
+        let text = "description: \"{{w}}\"\nprompt: p\nexpect:\n  claude-code:\n    exit_code: \"{{code}}\"\ncases:\n  - {name: \"a\", w: x, code: 0}\n  - {name: \"b\", w: y, code: 0} # kept\n";
+        let patch = BTreeMap::from([(1usize, json!(null))]);
+        let one = write_case_block(text, "b", "claude-code@2.1.74", Some(3), &patch).unwrap();
+        assert!(one.contains("  - {name: \"a\", w: x, code: 0}\n"), "{one}");
+        assert!(
+            one.contains("{name: \"b\", w: y, code: 0, expect: {\"claude-code@2.1.74\": {exit_code: 3, frames_patch: {\"1\": null}}}} # kept"),
+            "{one}"
+        );
+        // A second release's block joins the case's `expect:`; the same key again is refused.
+        let two =
+            write_case_block(&one, "b", "claude-code@2.1.197", Some(4), &BTreeMap::new()).unwrap();
+        assert!(
+            two.contains(
+                "expect: {\"claude-code@2.1.197\": {exit_code: 4}, \"claude-code@2.1.74\""
+            ),
+            "{two}"
+        );
+        assert!(write_case_block(&two, "b", "claude-code@2.1.74", None, &patch).is_err());
+        assert!(write_case_block(text, "nope", "claude-code@2.1.74", None, &patch).is_err());
     }
 }

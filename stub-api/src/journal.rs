@@ -254,21 +254,24 @@ pub fn read_ndjson(text: &str) -> Result<Vec<JournalEntry>, serde_json::Error> {
         .collect()
 }
 
-/// In-memory store, optionally bounded by an approximate byte budget (oldest dropped).
+/// In-memory store, optionally bounded by an approximate byte budget (oldest dropped, or
+/// with `keep_first` the newest).
 pub(crate) struct Store {
     /// Entries with their estimated cost (0 when unbounded).
     entries: VecDeque<(usize, JournalEntry)>,
     cost: usize,
     max_bytes: Option<usize>,
+    keep_first: bool,
     dropped: u64,
 }
 
 impl Store {
-    pub(crate) fn new(max_bytes: Option<usize>) -> Store {
+    pub(crate) fn new(max_bytes: Option<usize>, keep_first: bool) -> Store {
         Store {
             entries: VecDeque::new(),
             cost: 0,
             max_bytes,
+            keep_first,
             dropped: 0,
         }
     }
@@ -279,6 +282,10 @@ impl Store {
             return;
         };
         let cost = entry.cost();
+        if self.keep_first && self.cost + cost > max {
+            self.dropped += 1;
+            return;
+        }
         self.cost += cost;
         self.entries.push_back((cost, entry));
         while self.cost > max {

@@ -136,6 +136,7 @@ async fn serve(
         port,
         on_request: Some(Arc::new(on_request)),
         journal_max_bytes: Some(journal_memory),
+        journal_keep_first: false,
     };
     let server = StubServer::start_with(script, opts).await?;
     {

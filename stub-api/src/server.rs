@@ -39,8 +39,11 @@ pub struct ServeOptions {
     pub port: u16,
     pub on_request: Option<OnRequest>,
     /// Cap (approximate bytes) on the in-memory journal; once exceeded the oldest
-    /// entries are dropped. None keeps everything.
+    /// entries are dropped (the newest, with `journal_keep_first`). None keeps everything.
     pub journal_max_bytes: Option<usize>,
+    /// Past the cap, keep the first requests and drop the new ones: a test asserts on
+    /// the first requests, and a client in a request loop must not use up the memory.
+    pub journal_keep_first: bool,
 }
 
 impl fmt::Debug for ServeOptions {
@@ -49,6 +52,7 @@ impl fmt::Debug for ServeOptions {
             .field("port", &self.port)
             .field("on_request", &self.on_request.as_ref().map(|_| "Fn"))
             .field("journal_max_bytes", &self.journal_max_bytes)
+            .field("journal_keep_first", &self.journal_keep_first)
             .finish()
     }
 }
@@ -254,7 +258,7 @@ impl Shared {
             script,
             started: Instant::now(),
             next_seq: AtomicU64::new(0),
-            journal: Mutex::new(Store::new(opts.journal_max_bytes)),
+            journal: Mutex::new(Store::new(opts.journal_max_bytes, opts.journal_keep_first)),
             on_request: opts.on_request,
         }
     }

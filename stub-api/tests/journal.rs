@@ -113,3 +113,24 @@ async fn journal_memory_cap_drops_oldest_entries() {
     assert_eq!(kept.last().unwrap().seq, 5);
     assert_eq!(server.journal_dropped() as usize + kept.len(), 6);
 }
+
+#[tokio::test]
+async fn journal_memory_cap_can_keep_the_first_entries() {
+    let opts = ServeOptions {
+        journal_max_bytes: Some(3_000),
+        journal_keep_first: true,
+        ..ServeOptions::default()
+    };
+    let server = StubServer::start_with(script("steps: []"), opts)
+        .await
+        .unwrap();
+    let big = format!("{{\"pad\":\"{}\"}}", "x".repeat(1_000));
+    for _ in 0..6 {
+        request(server.addr(), "POST", "/v1/messages", big.as_bytes()).await;
+    }
+    let kept = server.journal();
+    assert!(kept.len() < 6 && !kept.is_empty());
+    let seqs: Vec<u64> = kept.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, (0..kept.len() as u64).collect::<Vec<_>>());
+    assert_eq!(server.journal_dropped() as usize + kept.len(), 6);
+}

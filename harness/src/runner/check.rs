@@ -66,6 +66,7 @@ pub fn expectation(
     out.extend(texts(expect, trial));
     out.extend(requests(expect, &trial.journal, &trial.vars, &mut caps));
     out.extend(unscripted(&trial.journal));
+    out.extend(dropped_requests(trial));
     out.extend(files(expect, &trial.vars));
     most_telling_first(&mut out, trial.exit.signal.is_some());
     out
@@ -415,6 +416,22 @@ fn request_bodies(
     out
 }
 
+/// A CLI that sent more than the journal keeps is in a request loop (or close to one).
+fn dropped_requests(trial: &Trial) -> Option<Divergence> {
+    (trial.requests_dropped > 0).then(|| {
+        Divergence::new(
+            Kind::Request,
+            format!(
+                "the CLI sent {} request(s) after the first {} ({} MiB of requests, all the harness keeps): a request loop? Request assertions saw only the first {}",
+                trial.requests_dropped,
+                trial.journal.len(),
+                super::trial::JOURNAL_BUDGET / (1024 * 1024),
+                trial.journal.len()
+            ),
+        )
+    })
+}
+
 fn unscripted(journal: &[JournalEntry]) -> Vec<Divergence> {
     journal
         .iter()
@@ -453,4 +470,23 @@ fn files(expect: &TargetExpect, vars: &Vars) -> Vec<Divergence> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_past_the_journal_budget_are_a_divergence_naming_how_many() {
+        let mut t = Trial::blank("s", "claude-code", "2.1.74");
+        assert!(dropped_requests(&t).is_none());
+        t.requests_dropped = 609;
+        let d = dropped_requests(&t).expect("a divergence");
+        assert_eq!(d.kind, Kind::Request);
+        assert!(
+            d.message.contains("609 request(s) after the first 0"),
+            "{}",
+            d.message
+        );
+    }
 }

@@ -3,13 +3,13 @@
 use super::check;
 use super::process::{self, Input};
 use super::sandbox::SandboxDir;
-use super::trial::Trial;
+use super::trial::{Trial, JOURNAL_BUDGET};
 use crate::client::Client;
 use crate::divergence::{Divergence, Kind};
 use crate::install::Target;
 use crate::plan::RunPlan;
 use std::time::Instant;
-use stub_api::StubServer;
+use stub_api::{ServeOptions, StubServer};
 
 /// One run of a plan in a sandbox of its own.
 pub(super) async fn execute(
@@ -64,7 +64,12 @@ async fn drive(
         .prepare_home(&sandbox.home)
         .map_err(|e| spawn_error(&format!("cannot prepare the CLI's HOME: {e}")))?;
     let script = sandbox.stub_script(scenario, target.dialect, &target.tools);
-    let server = StubServer::start(script)
+    let options = ServeOptions {
+        journal_max_bytes: Some(JOURNAL_BUDGET),
+        journal_keep_first: true,
+        ..ServeOptions::default()
+    };
+    let server = StubServer::start_with(script, options)
         .await
         .map_err(|e| spawn_error(&format!("cannot start the stub: {e}")))?;
     let stub_started = Instant::now();
@@ -79,6 +84,7 @@ async fn drive(
     };
     let process = process::drive(input, &inv, &sandbox.workspace, &run.limits).await;
     trial.journal = server.journal();
+    trial.requests_dropped = server.journal_dropped();
     server.shutdown().await;
 
     let process = process?;

@@ -36,6 +36,10 @@ impl Status {
     }
 }
 
+/// The requests a trial keeps in memory (approximate bytes): far above what any scenario
+/// sends (a turn's request carries the whole conversation, ~100 KB), far below what a CLI
+/// that asks again and again in a loop sends in a trial's timeout.
+pub const JOURNAL_BUDGET: usize = 16 * 1024 * 1024;
 /// Everything one trial produced.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Trial {
@@ -74,6 +78,10 @@ pub struct Trial {
     pub stderr: Stderr,
     #[serde(skip)]
     pub journal: Vec<JournalEntry>,
+    /// Requests the stub answered but did not keep, past [`JOURNAL_BUDGET`] of requests
+    /// (a CLI in a request loop must not use up the harness's memory).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub requests_dropped: u64,
     /// The expected frames as written (for the report's diff).
     #[serde(skip)]
     pub expected_frames: Vec<serde_json::Value>,
@@ -163,6 +171,7 @@ impl Trial {
             output: Output::default(),
             stderr: Stderr::default(),
             journal: Vec::new(),
+            requests_dropped: 0,
             expected_frames: Vec::new(),
             vars: Vars::default(),
             client: None,
@@ -186,4 +195,8 @@ impl Trial {
         t.status = Status::Skipped(reason);
         t
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

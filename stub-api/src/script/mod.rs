@@ -445,7 +445,9 @@ impl Block {
 pub struct ToolUse {
     pub id: String,
     pub name: String,
-    /// Default `{}`.
+    /// Default `{}`. `{$from_tool_result: <tool_use_id>, regex: "..."}` anywhere in it is
+    /// replaced by the regex's first group in that tool_result's text in the request
+    /// answered (a value the CLI made up, such as a background task id).
     #[serde(default = "empty_object")]
     pub input: Value,
 }
@@ -575,5 +577,6 @@ impl StreamError {
     }
 }
 
+mod from_result;
 /// The YAML forms of steps, rules and blocks, and their serde both ways.
 mod wire;

@@ -263,7 +263,9 @@ impl TryFrom<BlockDef> for Block {
         } else if let Some(data) = d.redacted_thinking {
             Block::RedactedThinking(data)
         } else {
-            Block::ToolUse(d.tool_use.expect("counted above"))
+            let tool_use = d.tool_use.expect("counted above");
+            super::from_result::check_input(&tool_use.input)?;
+            Block::ToolUse(tool_use)
         })
     }
 }

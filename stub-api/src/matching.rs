@@ -138,6 +138,24 @@ impl<'a> RequestInfo<'a> {
             .collect()
     }
 
+    /// The text of the tool_result answering `tool_use_id`, in any user message (the
+    /// latest first).
+    pub(crate) fn tool_result_text(&self, tool_use_id: &str) -> Option<String> {
+        self.messages()
+            .iter()
+            .rev()
+            .flatten()
+            .filter(|m| m.role.as_deref() == Some("user"))
+            .filter_map(|m| serde_json::from_str::<Value>(m.content?.get()).ok())
+            .find_map(|content| {
+                content.as_array()?.iter().find_map(|b| {
+                    (b.get("type").and_then(Value::as_str) == Some("tool_result")
+                        && b.get("tool_use_id").and_then(Value::as_str) == Some(tool_use_id))
+                    .then(|| b.get("content").map(content_text).unwrap_or_default())
+                })
+            })
+    }
+
     fn tools_len(&self) -> usize {
         self.fields
             .tools

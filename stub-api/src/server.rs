@@ -1,5 +1,6 @@
 //! The HTTP server: routing, script progress, and turning an answer into a response.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 use std::convert::Infallible;
 use std::fmt;
@@ -229,6 +230,16 @@ struct Answered {
     delay: Duration,
 }
 
+impl Answered {
+    fn unscripted(message: String) -> Answered {
+        Answered {
+            response: unscripted_response(&message),
+            answer: Answer::Unscripted { message },
+            delay: Duration::ZERO,
+        }
+    }
+}
+
 impl Shared {
     fn new(script: Script, opts: ServeOptions) -> Shared {
         let rules = script.all_rules();
@@ -236,15 +247,15 @@ impl Shared {
             .steps
             .iter()
             .map(|s| match (&s.response, &s.faults) {
-                (Reply::Message(m), None) => Templates::new(m),
+                (Reply::Message(m), None) if !m.takes_from_tool_results() => Templates::new(m),
                 _ => None,
             })
             .collect();
         let rule_templates = rules
             .iter()
             .map(|r| match &r.response {
-                Reply::Message(m) => Templates::new(m),
-                Reply::HttpError(_) => None,
+                Reply::Message(m) if !m.takes_from_tool_results() => Templates::new(m),
+                _ => None,
             })
             .collect();
         Shared {
@@ -336,24 +347,23 @@ impl Shared {
         };
         let model = info.and_then(RequestInfo::model).map(str::to_owned);
         let answered = match self.decide(info, &why) {
-            Decision::Unscripted { message } => Answered {
-                response: unscripted_response(&message),
-                answer: Answer::Unscripted { message },
-                delay: Duration::ZERO,
-            },
+            Decision::Unscripted { message } => Answered::unscripted(message),
             Decision::Rule { rule, k } => {
                 let template = self.rule_templates[rule].as_ref();
                 let rule = &self.rules[rule];
                 let info = info.expect("rules only answer JSON bodies");
-                let response = reply(&rule.response, None, template, info, || {
-                    format!("msg_bg_{k}")
-                });
-                Answered {
-                    response: with_headers(response, &rule.headers),
-                    answer: Answer::Background {
-                        rule: rule.name.clone(),
+                match resolved(&rule.response, info) {
+                    Err(message) => Answered::unscripted(message),
+                    Ok(response) => Answered {
+                        response: with_headers(
+                            reply(&response, None, template, info, || format!("msg_bg_{k}")),
+                            &rule.headers,
+                        ),
+                        answer: Answer::Background {
+                            rule: rule.name.clone(),
+                        },
+                        delay: Duration::ZERO,
                     },
-                    delay: Duration::ZERO,
                 }
             }
             Decision::Step { step, repeat, n } => {
@@ -365,7 +375,18 @@ impl Shared {
                 } = &self.script.steps[step];
                 let template = self.step_templates[step].as_ref();
                 let info = info.expect("steps only answer JSON bodies");
-                let response = reply(response, faults.as_ref(), template, info, || {
+                let response = match resolved(response, info) {
+                    Err(message) => {
+                        return (
+                            Answered::unscripted(format!(
+                                "stub-api: request #{n}: step {step}: {message}"
+                            )),
+                            model,
+                        )
+                    }
+                    Ok(response) => response,
+                };
+                let response = reply(&response, faults.as_ref(), template, info, || {
                     format!("msg_{}", n - 1)
                 });
                 Answered {
@@ -570,6 +591,17 @@ fn journal_response(shared: &Shared) -> Response<StubBody> {
         HeaderValue::from_static("application/x-ndjson"),
     );
     response
+}
+
+/// The reply with its `$from_tool_result` references filled from `req` (borrowed as is
+/// when it has none).
+fn resolved<'r>(reply: &'r Reply, req: &RequestInfo) -> Result<Cow<'r, Reply>, String> {
+    match reply {
+        Reply::Message(m) if m.takes_from_tool_results() => m
+            .resolve_tool_result_refs(|id| req.tool_result_text(id))
+            .map(|m| Cow::Owned(Reply::Message(m))),
+        _ => Ok(Cow::Borrowed(reply)),
+    }
 }
 
 /// The response for a step's or rule's reply to a messages request.

@@ -90,6 +90,15 @@ fn block_events(
             name: &t.name,
             input: Input::Empty(Empty {}),
         },
+        Block::ServerToolUse(t) => WireBlock::ServerToolUse {
+            id: &t.id,
+            name: &t.name,
+            input: Input::Empty(Empty {}),
+        },
+        Block::WebSearchToolResult(r) => WireBlock::WebSearchToolResult {
+            tool_use_id: &r.tool_use_id,
+            content: &r.content,
+        },
     };
     event(
         out,
@@ -121,8 +130,8 @@ fn block_events(
             }
             delta(out, Delta::Signature { signature });
         }
-        Block::RedactedThinking(_) => {}
-        Block::ToolUse(t) => {
+        Block::RedactedThinking(_) | Block::WebSearchToolResult(_) => {}
+        Block::ToolUse(t) | Block::ServerToolUse(t) => {
             let json = t.input.to_string();
             for part in split_chars(&json, split) {
                 delta(out, Delta::InputJson { partial_json: part });
@@ -229,6 +238,15 @@ pub(crate) fn render_json(msg: &Message, ctx: &RenderCtx, out: &mut Vec<u8>) {
                 id: &t.id,
                 name: &t.name,
                 input: Input::Full(&t.input),
+            },
+            Block::ServerToolUse(t) => WireBlock::ServerToolUse {
+                id: &t.id,
+                name: &t.name,
+                input: Input::Full(&t.input),
+            },
+            Block::WebSearchToolResult(r) => WireBlock::WebSearchToolResult {
+                tool_use_id: &r.tool_use_id,
+                content: &r.content,
             },
         })
         .collect();
@@ -378,6 +396,15 @@ enum WireBlock<'a> {
         id: &'a str,
         name: &'a str,
         input: Input<'a>,
+    },
+    ServerToolUse {
+        id: &'a str,
+        name: &'a str,
+        input: Input<'a>,
+    },
+    WebSearchToolResult {
+        tool_use_id: &'a str,
+        content: &'a Value,
     },
 }
 

@@ -319,3 +319,56 @@ steps:
     assert_eq!(answers[1], Answer::Step { step: 0, repeat: 1 });
     assert_eq!(answers[4], Answer::Step { step: 1, repeat: 2 });
 }
+
+#[tokio::test]
+async fn server_tool_blocks_stream_and_keep_the_stop_reason() {
+    let yaml = r#"
+steps:
+  - message:
+      content:
+        - server_tool_use: {id: srvtoolu_1, name: web_search, input: {query: "rust"}}
+        - web_search_tool_result: {tool_use_id: srvtoolu_1, content: [{type: web_search_result, url: "https://example.invalid/r", title: R, encrypted_content: e1}]}
+        - text: "Found it."
+    times: 2
+"#;
+    let server = StubServer::start(script(yaml)).await.unwrap();
+    let events = post(server.addr(), &body(true, "hi")).await.events();
+    let names: Vec<&str> = events.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "message_start",
+            "ping",
+            "content_block_start",
+            "content_block_delta",
+            "content_block_stop",
+            "content_block_start",
+            "content_block_stop",
+            "content_block_start",
+            "content_block_delta",
+            "content_block_stop",
+            "message_delta",
+            "message_stop"
+        ]
+    );
+    let j: Vec<serde_json::Value> = events.iter().map(|e| e.json()).collect();
+    assert_eq!(
+        j[2]["content_block"],
+        json!({"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}})
+    );
+    assert_eq!(
+        j[3]["delta"],
+        json!({"type": "input_json_delta", "partial_json": "{\"query\":\"rust\"}"})
+    );
+    let result = json!({"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1",
+        "content": [{"type": "web_search_result", "url": "https://example.invalid/r", "title": "R", "encrypted_content": "e1"}]});
+    assert_eq!(j[5]["content_block"], result);
+    assert_eq!(j[10]["delta"]["stop_reason"], "end_turn");
+    let whole = post(server.addr(), &body(false, "hi")).await.json();
+    assert_eq!(
+        whole["content"][0],
+        json!({"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "rust"}})
+    );
+    assert_eq!(whole["content"][1], result);
+    assert_eq!(whole["stop_reason"], "end_turn");
+}

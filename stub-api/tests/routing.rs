@@ -388,3 +388,50 @@ async fn keep_alive_connection_serves_many_requests() {
     assert_eq!(resp.status, 200);
     assert_eq!(server.journal().len(), 21);
 }
+
+#[tokio::test]
+async fn a_tool_use_input_takes_a_value_from_the_answered_tool_result() {
+    let yaml = r#"
+steps:
+  - message: {content: [{tool_use: {id: t2, name: TaskStop, input: {task_id: {$from_tool_result: t1, regex: "with ID: (\\w+)\\."}}}}]}
+  - message: {content: [{tool_use: {id: t3, name: TaskStop, input: {task_id: {$from_tool_result: t1, regex: "with ID: (\\w+)\\."}}}}]}
+"#;
+    let server = StubServer::start(script(yaml)).await.unwrap();
+    let with_result = |text: &str| {
+        json!({"model": "m", "stream": false, "messages": [{"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": text}]}]}]})
+    };
+    let resp = post(
+        server.addr(),
+        &with_result("Command running in background with ID: bq7z1. Output is ..."),
+    )
+    .await;
+    assert_eq!(resp.status, 200);
+    assert_eq!(
+        resp.json()["content"][0]["input"],
+        json!({"task_id": "bq7z1"})
+    );
+    // The result in an earlier user message is found too.
+    let later = json!({"model": "m", "stream": false, "messages": [
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "with ID: early1."}]},
+        {"role": "assistant", "content": "x"},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t2", "content": "stopped"}]}]});
+    let server2 = StubServer::start(script(yaml)).await.unwrap();
+    let resp = post(server2.addr(), &later).await;
+    assert_eq!(
+        resp.json()["content"][0]["input"],
+        json!({"task_id": "early1"})
+    );
+    // The same reference on a request whose result does not match: not answered, named.
+    let resp = post(server.addr(), &with_result("no id here")).await;
+    assert_eq!(resp.status, 400);
+    let message = resp.json()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        message.starts_with("stub-api: request #2: step 1: `$from_tool_result: t1`: /with ID: (\\w+)\\./ does not match its text \"no id here\""),
+        "{message}"
+    );
+    assert_eq!(server.unscripted().len(), 1);
+}

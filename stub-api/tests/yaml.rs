@@ -59,7 +59,7 @@ fn unknown_keys_are_rejected_with_a_location() {
 #[test]
 fn block_shape_rules() {
     let e = err("steps:\n  - message:\n      content:\n        - text: a\n          tool_use: {id: a, name: b}\n");
-    assert!(e.contains("exactly one of `text`, `thinking`, `redacted_thinking`, `tool_use`; found text, tool_use"), "{e}");
+    assert!(e.contains("exactly one of `text`, `thinking`, `redacted_thinking`, `tool_use`, `server_tool_use`, `web_search_tool_result`; found text, tool_use"), "{e}");
     assert!(e.contains("line 4"), "{e}");
     let e = err("steps:\n  - message: {content: [{text: a, signature: s}]}\n");
     assert!(

@@ -75,7 +75,33 @@ impl SandboxDir {
         for (dir, field, (name, content)) in files.chain(home_files) {
             write_file(dir, field, name, content)?;
         }
+        for command in &scenario.file.setup {
+            sandbox.run_setup(command)?;
+        }
         Ok(sandbox)
+    }
+
+    /// One `setup:` command, in the workspace, with the sandbox's HOME and TMPDIR.
+    fn run_setup(&self, command: &str) -> Result<(), SandboxError> {
+        let what = format!("setup command `{command}`");
+        let out = std::process::Command::new("sh")
+            .args(["-c", command])
+            .current_dir(&self.workspace)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &self.home)
+            .env("TMPDIR", &self.tmp)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(failed(what.clone()))?;
+        if out.status.success() {
+            return Ok(());
+        }
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        Err(SandboxError {
+            what,
+            source: std::io::Error::other(format!("{}; stderr: {}", out.status, stderr.trim())),
+        })
     }
 
     /// The paths patterns and the stub script name as `$WORKSPACE` and `$HOME`.
@@ -196,5 +222,37 @@ mod tests {
         let root = sandbox.workspace.parent().unwrap().to_path_buf();
         drop(sandbox);
         assert!(!root.exists(), "the sandbox is removed with its owner");
+    }
+
+    fn with_setup(setup: &str) -> Result<Scenario, String> {
+        Scenario::parse(
+            &format!("description: d\nprompt: p\nfiles: {{a.txt: hi}}\nsetup: {setup}\nexpect: {{claude-code: {{}}}}\n"),
+            Path::new("scenarios/x.yaml"),
+            Path::new("scenarios"),
+        )
+        .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn setup_commands_run_in_the_workspace_after_the_files_with_the_sandbox_home() {
+        let scenario = with_setup(r#"["cat a.txt > b.txt", "echo \"$HOME\" > home.txt"]"#).unwrap();
+        let sandbox = SandboxDir::create(&scenario).unwrap();
+        let read = |name: &str| std::fs::read_to_string(sandbox.workspace.join(name)).unwrap();
+        assert_eq!(read("b.txt"), "hi");
+        assert_eq!(read("home.txt").trim(), sandbox.home.display().to_string());
+    }
+
+    #[test]
+    fn a_failing_setup_command_is_an_error_naming_it_and_its_stderr() {
+        let scenario = with_setup(r#"["true", "echo broken >&2; exit 3", "touch never"]"#).unwrap();
+        let err = SandboxDir::create(&scenario).unwrap_err().to_string();
+        assert!(
+            err.starts_with(
+                "setup command `echo broken >&2; exit 3`: exit status: 3; stderr: broken"
+            ),
+            "{err}"
+        );
+        let err = with_setup(r#"["true", " "]"#).unwrap_err();
+        assert!(err.contains("setup[1]: an empty command"), "{err}");
     }
 }

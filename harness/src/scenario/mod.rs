@@ -70,6 +70,11 @@ pub struct ScenarioFile {
     /// Files to create in the trial's HOME first (config, hooks, settings).
     #[serde(default)]
     pub home_files: BTreeMap<String, FileContent>,
+    /// Shell commands (`sh -c`) run one after another in the working directory after the
+    /// files are written and before the CLI starts, with the trial's HOME and TMPDIR (a git
+    /// repository: `git init -q`). One that exits non-zero is a setup error naming it.
+    #[serde(default)]
+    pub setup: Vec<String>,
     /// Send the CLI a signal once it printed some frames (cancellation).
     #[serde(default)]
     pub signal: Option<SignalAt>,
@@ -228,6 +233,10 @@ impl Scenario {
                 check_relative(name)
                     .map_err(|m| err(None, None, format!("{field}: `{name}`: {m}")))?;
             }
+        }
+
+        if let Some(i) = file.setup.iter().position(|c| c.trim().is_empty()) {
+            return Err(err(None, None, format!("setup[{i}]: an empty command")));
         }
 
         for (target, exp) in &file.expect {

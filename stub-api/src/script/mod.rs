@@ -347,7 +347,10 @@ impl Message {
                     Block::Text(t) => delta_parts(t, split),
                     Block::Thinking { thinking, .. } => delta_parts(thinking, split) + 1,
                     Block::RedactedThinking(_) => 0,
-                    Block::ToolUse(t) => delta_parts(&t.input.to_string(), split),
+                    Block::ToolUse(t) | Block::ServerToolUse(t) => {
+                        delta_parts(&t.input.to_string(), split)
+                    }
+                    Block::WebSearchToolResult(_) => 0,
                 }
             })
             .sum();
@@ -427,13 +430,22 @@ impl Default for Usage {
 }
 
 /// A content block. In YAML a single-key map (`text:`, `thinking:` with an optional
-/// sibling `signature:`, `redacted_thinking:`, `tool_use:`).
+/// sibling `signature:`, `redacted_thinking:`, `tool_use:`, `server_tool_use:`,
+/// `web_search_tool_result:`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Block {
     Text(String),
-    Thinking { thinking: String, signature: String },
+    Thinking {
+        thinking: String,
+        signature: String,
+    },
     RedactedThinking(String),
     ToolUse(ToolUse),
+    /// A tool the API ran itself (`web_search`): streamed like `tool_use`, but it does not
+    /// make the message's stop reason `tool_use`.
+    ServerToolUse(ToolUse),
+    /// The result of a server tool, sent whole in its `content_block_start`.
+    WebSearchToolResult(WebSearchToolResult),
 }
 
 impl Block {
@@ -445,9 +457,20 @@ impl Block {
 pub struct ToolUse {
     pub id: String,
     pub name: String,
-    /// Default `{}`.
+    /// Default `{}`. `{$from_tool_result: <tool_use_id>, regex: "..."}` anywhere in it is
+    /// replaced by the regex's first group in that tool_result's text in the request
+    /// answered (a value the CLI made up, such as a background task id).
     #[serde(default = "empty_object")]
     pub input: Value,
+}
+
+/// `web_search_tool_result`: the `content` (a list of `web_search_result` blocks, or an
+/// error object) is sent as written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WebSearchToolResult {
+    pub tool_use_id: String,
+    pub content: Value,
 }
 
 fn empty_object() -> Value {
@@ -575,5 +598,6 @@ impl StreamError {
     }
 }
 
+mod from_result;
 /// The YAML forms of steps, rules and blocks, and their serde both ways.
 mod wire;

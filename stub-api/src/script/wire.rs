@@ -72,6 +72,10 @@ pub(super) struct BlockDef {
     redacted_thinking: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     tool_use: Option<ToolUse>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    server_tool_use: Option<ToolUse>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    web_search_tool_result: Option<WebSearchToolResult>,
 }
 
 fn one_response(
@@ -242,9 +246,15 @@ impl TryFrom<BlockDef> for Block {
         if d.tool_use.is_some() {
             kinds.push("tool_use");
         }
+        if d.server_tool_use.is_some() {
+            kinds.push("server_tool_use");
+        }
+        if d.web_search_tool_result.is_some() {
+            kinds.push("web_search_tool_result");
+        }
         if kinds.len() != 1 {
             return Err(format!(
-                "a content block needs exactly one of `text`, `thinking`, `redacted_thinking`, `tool_use`; found {}",
+                "a content block needs exactly one of `text`, `thinking`, `redacted_thinking`, `tool_use`, `server_tool_use`, `web_search_tool_result`; found {}",
                 if kinds.is_empty() { "none".to_string() } else { kinds.join(", ") }
             ));
         }
@@ -262,8 +272,14 @@ impl TryFrom<BlockDef> for Block {
             }
         } else if let Some(data) = d.redacted_thinking {
             Block::RedactedThinking(data)
+        } else if let Some(t) = d.server_tool_use {
+            Block::ServerToolUse(t)
+        } else if let Some(r) = d.web_search_tool_result {
+            Block::WebSearchToolResult(r)
         } else {
-            Block::ToolUse(d.tool_use.expect("counted above"))
+            let tool_use = d.tool_use.expect("counted above");
+            super::from_result::check_input(&tool_use.input)?;
+            Block::ToolUse(tool_use)
         })
     }
 }
@@ -276,6 +292,8 @@ impl From<Block> for BlockDef {
             signature: None,
             redacted_thinking: None,
             tool_use: None,
+            server_tool_use: None,
+            web_search_tool_result: None,
         };
         match b {
             Block::Text(t) => d.text = Some(t),
@@ -288,6 +306,8 @@ impl From<Block> for BlockDef {
             }
             Block::RedactedThinking(data) => d.redacted_thinking = Some(data),
             Block::ToolUse(t) => d.tool_use = Some(t),
+            Block::ServerToolUse(t) => d.server_tool_use = Some(t),
+            Block::WebSearchToolResult(r) => d.web_search_tool_result = Some(r),
         }
         d
     }

@@ -3,11 +3,12 @@
 
 use super::pending::{Pending, PendingPlace};
 use super::yaml_edit::{
-    check_case_block, recorded_fields, rewrite_expectation, validate_edit, version_block_fields,
-    write_case_block, write_new_block, write_version_block,
+    recorded_fields, rewrite_expectation, validate_edit, version_block_fields, write_case_block,
+    write_new_block, write_version_block,
 };
 use crate::install::Project;
 use crate::report::write_atomic;
+use crate::scenario::Scenario;
 use std::path::{Path, PathBuf};
 
 /// What to do with one pending file.
@@ -148,6 +149,41 @@ impl PendingChange {
     pub fn reject(&self) -> Result<(), String> {
         std::fs::remove_file(&self.pending_path).map_err(|e| e.to_string())
     }
+}
+
+/// After [`write_case_block`]: the file still loads with the same cases, and the case's
+/// block `key` holds what was recorded.
+fn check_case_block(
+    old: &str,
+    new: &str,
+    path: &Path,
+    scenarios_root: &Path,
+    pending: &Pending,
+) -> Result<(), String> {
+    use crate::scenario::cases::parse_file;
+    let (key, exit_code) = (&pending.expect, pending.exit_code);
+    let case = pending.case.as_deref().unwrap_or_default();
+    let load = |t: &str| parse_file(t, path, scenarios_root).map_err(|e| e.to_string());
+    let (before, after) = (load(old)?, load(new)?);
+    let ids = |s: &[Scenario]| s.iter().map(|s| s.id.clone()).collect::<Vec<_>>();
+    if ids(&before) != ids(&after) {
+        return Err(format!(
+            "case `{case}`: the rewrite changed the file's cases"
+        ));
+    }
+    let s = (after.iter())
+        .find(|s| s.case.as_deref() == Some(case))
+        .ok_or_else(|| format!("case `{case}` is not in the file"))?;
+    let block = (s.file.expect.get(key.as_str()))
+        .ok_or_else(|| format!("case `{case}`: after the rewrite it has no block `{key}`"))?;
+    // Loading applies `frames_patch` to the frames of the block it refines, so what can be
+    // checked here is the exit code; `record` checked the patched frames against the run.
+    if exit_code.is_some() && block.exit_code != exit_code {
+        return Err(format!(
+            "case `{case}`: after the rewrite its block `{key}` does not hold what was recorded"
+        ));
+    }
+    Ok(())
 }
 
 /// The scenario id a pending file is about (empty when it cannot be read).

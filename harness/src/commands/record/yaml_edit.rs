@@ -541,41 +541,6 @@ fn item_end(line: &str) -> Option<usize> {
     (rest.is_empty() || rest.starts_with('#')).then_some(end)
 }
 
-/// After [`write_case_block`]: the file still loads with the same cases, and the case's
-/// block `key` holds what was recorded.
-pub fn check_case_block(
-    old: &str,
-    new: &str,
-    path: &Path,
-    scenarios_root: &Path,
-    pending: &super::Pending,
-) -> Result<(), String> {
-    use crate::scenario::cases::parse_file;
-    let (key, exit_code) = (&pending.expect, pending.exit_code);
-    let case = pending.case.as_deref().unwrap_or_default();
-    let load = |t: &str| parse_file(t, path, scenarios_root).map_err(|e| e.to_string());
-    let (before, after) = (load(old)?, load(new)?);
-    let ids = |s: &[Scenario]| s.iter().map(|s| s.id.clone()).collect::<Vec<_>>();
-    if ids(&before) != ids(&after) {
-        return Err(format!(
-            "case `{case}`: the rewrite changed the file's cases"
-        ));
-    }
-    let s = (after.iter())
-        .find(|s| s.case.as_deref() == Some(case))
-        .ok_or_else(|| format!("case `{case}` is not in the file"))?;
-    let block = (s.file.expect.get(key.as_str()))
-        .ok_or_else(|| format!("case `{case}`: after the rewrite it has no block `{key}`"))?;
-    // Loading applies `frames_patch` to the frames of the block it refines, so what can be
-    // checked here is the exit code; `record` checked the patched frames against the run.
-    if exit_code.is_some() && block.exit_code != exit_code {
-        return Err(format!(
-            "case `{case}`: after the rewrite its block `{key}` does not hold what was recorded"
-        ));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

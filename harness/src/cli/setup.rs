@@ -91,10 +91,14 @@ impl Setup {
     /// `<home>/<report_dir or reports>/<kind>/<timestamp>`, made here (`<timestamp>-2`, ...
     /// when another run of the same second has it).
     pub fn report_dir(&self, kind: &str) -> PathBuf {
-        let reports = (self.config.as_ref())
+        fresh_dir(&self.reports_root().join(kind), &super::provenance::stamp())
+    }
+
+    /// Where report folders go: the project file's `report_dir`, else `reports/`.
+    pub fn reports_root(&self) -> PathBuf {
+        (self.config.as_ref())
             .and_then(|c| c.report_dir.as_ref().map(|d| c.resolve(d)))
-            .unwrap_or_else(|| self.home.join("reports"));
-        fresh_dir(&reports.join(kind), &super::provenance::stamp())
+            .unwrap_or_else(|| self.home.join("reports"))
     }
 }
 

@@ -7,7 +7,6 @@
 use super::feed::Failure;
 use super::probe::{Feed, Probe};
 use super::worker::Serve;
-use super::{Finding, Input, Outcome};
 use crate::store::saved::SavedTrial;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -142,15 +141,16 @@ fn last_result(feed: &Feed) -> Option<Value> {
     }))
 }
 
-/// `input` (replayable, at `file`) played under `query()`, changed by `probe`.
+/// The trial at `file` (which exited `exit_code`) played under `query()`, changed by
+/// `probe` into `feed`: `Ok(messages yielded)`, or how the SDK failed it.
 pub async fn feed(
     serve: &Serve,
-    input: &Input,
     file: &std::path::Path,
+    exit_code: Option<i32>,
     probe: Option<Probe>,
     feed: &Feed,
     timeout: Duration,
-) -> Result<Outcome, String> {
+) -> Result<Result<usize, Failure>, String> {
     let cwd = std::env::temp_dir();
     let request = json!({
         "trial": file,
@@ -163,7 +163,7 @@ pub async fn feed(
         .ask::<Answer>(&request, &[], false, timeout + Duration::from_secs(10))
         .await?
     else {
-        return Ok(failed(Failure::Timeout {
+        return Ok(Err(Failure::Timeout {
             seconds: timeout.as_secs(),
         }));
     };
@@ -173,11 +173,11 @@ pub async fn feed(
     let end_ok = match &how {
         Ended::Completed => true,
         Ended::ErrorResult => want_error,
-        Ended::Exit(code) => Some(*code) == input.exit_code && *code != 0,
+        Ended::Exit(code) => Some(*code) == exit_code && *code != 0,
         Ended::Other(_) => false,
     };
     if !end_ok {
-        return Ok(failed(Failure::Host {
+        return Ok(Err(Failure::Host {
             why: format!(
                 "query() threw after {} message(s): {}",
                 answer.messages,
@@ -187,7 +187,7 @@ pub async fn feed(
     }
     if answer.result != want {
         let show = |v: &Option<Value>| v.as_ref().map_or("none".into(), Value::to_string);
-        return Ok(failed(Failure::Host {
+        return Ok(Err(Failure::Host {
             why: format!(
                 "query() yielded result {}, the feed's is {}",
                 show(&answer.result),
@@ -195,18 +195,7 @@ pub async fn feed(
             ),
         }));
     }
-    Ok(Outcome::Passed {
-        understood: Some(answer.messages),
-    })
-}
-
-fn failed(failure: Failure) -> Outcome {
-    Outcome::Failed(Finding {
-        failure,
-        at_line: None,
-        line: None,
-        stderr: String::new(),
-    })
+    Ok(Ok(answer.messages))
 }
 
 #[cfg(test)]

@@ -249,12 +249,24 @@ pub async fn feed_one(
     if let Some(serve) = &consumer.serve {
         match serve.protocol {
             Protocol::Host => {
-                return match &input.replay {
-                    Ok(file) => {
-                        host::feed(serve, input, file, probe, &feed, consumer.timeout).await
-                    }
-                    Err(why) => Ok(Outcome::NotReplayable(why.clone())),
-                }
+                let file = match &input.replay {
+                    Ok(file) => file,
+                    Err(why) => return Ok(Outcome::NotReplayable(why.clone())),
+                };
+                let judged =
+                    host::feed(serve, file, input.exit_code, probe, &feed, consumer.timeout)
+                        .await?;
+                return Ok(match judged {
+                    Ok(messages) => Outcome::Passed {
+                        understood: Some(messages),
+                    },
+                    Err(failure) => Outcome::Failed(Finding {
+                        failure,
+                        at_line: None,
+                        line: None,
+                        stderr: String::new(),
+                    }),
+                });
             }
             Protocol::Feeds => {
                 let header = serde_json::json!({ "lines": feed.line_count() });

@@ -103,8 +103,8 @@ impl Serve {
                 worker.stdin.flush().await.ok()?;
                 if pause && !w.ends_with(b"\n") {
                     // As the one-shot feed does: the rest once the worker read this.
-                    while super::feed::unread(&worker.stdin) > 0 {
-                        tokio::time::sleep(super::feed::SPLIT_POLL).await;
+                    while unread(&worker.stdin) > 0 {
+                        tokio::time::sleep(SPLIT_POLL).await;
                     }
                 }
             }
@@ -129,4 +129,19 @@ pub struct FeedAnswer {
     pub ok: bool,
     #[serde(default)]
     pub understood: usize,
+}
+
+/// How often a split write looks whether the consumer has read its first half.
+pub(super) const SPLIT_POLL: Duration = Duration::from_millis(2);
+
+/// Bytes written to the consumer's stdin that it has not read yet (FIONREAD, which a
+/// pipe answers on either end).
+pub(super) fn unread(stdin: &tokio::process::ChildStdin) -> i32 {
+    use std::os::fd::AsRawFd;
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int through the pointer.
+    match unsafe { libc::ioctl(stdin.as_raw_fd(), libc::FIONREAD, &mut n) } {
+        0 => n,
+        _ => 0,
+    }
 }

@@ -86,7 +86,7 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
         Cmd::Review(args) => args.exec(&loc),
         Cmd::Audit(args) => args.exec(&loc),
         Cmd::Consume(args) => args.exec(&loc),
-        Cmd::ReplayCli(args) => args.exec(),
+        Cmd::ReplayCli(args) => args.exec(&loc),
         Cmd::Drift(args) => args.exec(&loc),
         Cmd::Verdict(args) => args.exec(&loc),
         Cmd::Protocol(args) => args.exec(&loc),

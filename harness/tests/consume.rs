@@ -171,7 +171,7 @@ fn no_consumer_an_unknown_one_or_no_trial_is_a_setup_error() {
     assert!(out.contains("no trial selected"), "{out}");
 }
 
-/// docs/consumers/sdk-matrix.md is generated (`consume --sdk python --probes --matrix`);
+/// docs/consumers/sdk-matrix.md is generated (`consume --sdk python --sdk typescript --probes --matrix`);
 /// a new SDK or CLI pin without a new matrix fails here.
 #[test]
 fn the_committed_sdk_matrix_is_of_the_pinned_sdk_and_the_pinned_cli() {
@@ -187,6 +187,19 @@ fn the_committed_sdk_matrix_is_of_the_pinned_sdk_and_the_pinned_cli() {
         doc.contains(&format!("## claude-agent-sdk (PyPI) {sdk}\n")),
         "the matrix is not of the pinned SDK {sdk}"
     );
+    let ts = streamcheck::commands::consume::sdk::typescript_pin(
+        &std::fs::read_to_string(
+            root()
+                .join(streamcheck::commands::consume::sdk::TS_DIR)
+                .join("package.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert!(
+        doc.contains(&format!("## @anthropic-ai/claude-agent-sdk (npm) {ts}\n")),
+        "the matrix is not of the pinned TypeScript SDK {ts}"
+    );
     let package: Value = serde_json::from_str(
         &std::fs::read_to_string(root().join("targets/claude-code/package.json")).unwrap(),
     )
@@ -199,3 +212,137 @@ fn the_committed_sdk_matrix_is_of_the_pinned_sdk_and_the_pinned_cli() {
         "the matrix has no row for the pinned CLI {cli}"
     );
 }
+
+/// The cells of one consumer's row for `release` in a committed matrix: column (`as
+/// printed` or the probe's name) -> cell text.
+fn matrix_row(doc: &str, consumer: &str, release: &str) -> Option<Vec<(String, String)>> {
+    let section = doc.split(&format!("## {consumer}\n")).nth(1)?;
+    let table: Vec<&str> = section
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    let cells = |l: &str| -> Vec<String> {
+        l.trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().trim_matches('`').to_string())
+            .collect()
+    };
+    let header = cells(table.first()?);
+    let row = table
+        .iter()
+        .find(|l| l.starts_with(&format!("| {release} |")))?;
+    Some(header.into_iter().zip(cells(row)).skip(1).collect())
+}
+
+/// Both real SDKs (the Python parser, long-lived per job; the TypeScript SDK's `query()`
+/// over `replay-cli`) over a few of the pin's trials with every probe: a feed one fails
+/// where the committed docs/consumers/sdk-matrix.md says `ok` fails here.
+#[test]
+fn both_sdks_read_the_pins_trials_as_the_committed_matrix_says() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (run, out) = (tmp.path().join("run"), tmp.path().join("sdks"));
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let mut args: Vec<String> = Vec::new();
+    for f in SDK_TRIALS {
+        args.extend(["--filter".to_string(), f.to_string()]);
+    }
+    args.extend(
+        [
+            "--sdk",
+            "python",
+            "--sdk",
+            "typescript",
+            "--probes",
+            "--jobs",
+            "2",
+        ]
+        .map(str::to_string),
+    );
+    args.extend(["--run-dir".into(), s(&run), "--report-dir".into(), s(&out)]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, text) = consume(&args);
+    assert!(code == 0 || code == 1, "{text}");
+    let all = fed(&out);
+    let doc = std::fs::read_to_string(root().join("docs/consumers/sdk-matrix.md")).unwrap();
+    let consumers: Vec<String> = {
+        let v: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("consume.json")).unwrap())
+                .unwrap();
+        (v["consumers"].as_array().unwrap().iter())
+            .map(|c| c["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(consumers.len(), 2, "{consumers:?}");
+    let mut wrong = Vec::new();
+    for consumer in &consumers {
+        let mine: Vec<&Value> = all.iter().filter(|f| &f["consumer"] == consumer).collect();
+        let release = mine[0]["release"].as_str().unwrap();
+        let row = matrix_row(&doc, consumer, release)
+            .unwrap_or_else(|| panic!("the committed matrix has no row {release} for {consumer}"));
+        let passed = mine.iter().filter(|f| f["outcome"] == "passed").count();
+        assert!(
+            passed >= SDK_TRIALS.len() * 8,
+            "{consumer}: only {passed} feeds passed: {text}"
+        );
+        for f in mine.iter().filter(|f| f["outcome"] == "failed") {
+            let column = f["probe"].as_str().unwrap_or("as printed");
+            let cell = (row.iter())
+                .find(|(c, _)| c == column)
+                .map(|(_, v)| v.as_str());
+            if cell.is_none_or(|c| c.starts_with("ok")) {
+                wrong.push(format!(
+                    "{consumer} on {release}, {column}: the matrix says {cell:?}, it failed on {}: {}",
+                    f["trial"], f["failure"]
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+
+    // replay-cli takes the same trial by scenario and release from that run folder.
+    let release = all[0]["release"].as_str().unwrap();
+    let by_id = Command::cargo_bin("streamcheck")
+        .unwrap()
+        .current_dir(root())
+        .args([
+            "replay-cli",
+            "--scenario",
+            "basics/text-reply",
+            "--release",
+            release,
+        ])
+        .arg("--from")
+        .arg(&run)
+        .output()
+        .unwrap();
+    let saved: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            run.join("outputs/basics")
+                .read_dir()
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .find(|p| p.to_string_lossy().contains("text-reply"))
+                .unwrap(),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&by_id.stdout),
+        saved["stdout"].as_str().unwrap(),
+        "{}",
+        String::from_utf8_lossy(&by_id.stderr)
+    );
+}
+
+/// The pin's trials the SDK test feeds: a plain turn, can_use_tool answered by the host, an
+/// is_error result, partial messages (stream_event), several turns, a rate_limit_event.
+const SDK_TRIALS: [&str; 6] = [
+    "basics/text-reply",
+    "control/can-use-tool-allow",
+    "basics/max-tokens-result-is-error",
+    "streaming/partial-text",
+    "stdin/multi-turn",
+    "errors/rate-limit-event-allowed",
+];

@@ -31,8 +31,10 @@ pub struct ConsumeArgs {
     /// them when no --command is given.
     #[arg(long = "consumer")]
     consumers: Vec<String>,
-    /// A real Agent SDK's own parser, its pinned version installed into the cache
-    /// (python: PyPI claude-agent-sdk, targets/claude-code/sdk-py/). Repeatable.
+    /// A real Agent SDK, its pinned version installed into the cache (python: PyPI
+    /// claude-agent-sdk's parser, targets/claude-code/sdk-py/; typescript: npm
+    /// @anthropic-ai/claude-agent-sdk's query() over replay-cli, targets/claude-code/sdk/).
+    /// Repeatable.
     #[arg(long = "sdk", value_enum)]
     sdks: Vec<consume::sdk::Sdk>,
     /// A pattern (JSON, as in scenario files) each line --command prints must match.
@@ -104,11 +106,11 @@ impl ConsumeArgs {
         let selected: BTreeSet<&str> = ctx.scenarios.iter().map(|s| s.id.as_str()).collect();
         let mut inputs = Vec::new();
         for dir in &dirs {
-            let saved = SavedTrial::read_all(dir).map_err(Error::Usage)?;
+            let saved = SavedTrial::read_files(dir).map_err(Error::Usage)?;
             let taken = saved
-                .iter()
-                .filter(|s| selected.contains(s.scenario.as_str()));
-            inputs.extend(taken.map(Input::of));
+                .into_iter()
+                .filter(|(_, s)| selected.contains(s.scenario.as_str()));
+            inputs.extend(taken.map(|(file, s)| Input::of(&s, Some(file))));
         }
         let fed_count = inputs.iter().filter(|i| i.not_fed.is_none()).count();
         let fed = rt.block_on(consume::consume(
@@ -179,6 +181,7 @@ impl ConsumeArgs {
                 dir,
                 timeout,
                 each,
+                serve: None,
             });
         } else if self.each.is_some() {
             return Err(Error::Usage("--each applies to --command".into()));
@@ -229,6 +232,7 @@ impl ConsumeArgs {
                 dir: config.dir.clone(),
                 timeout: entry.timeout.map_or(timeout, Duration::from_secs),
                 each,
+                serve: None,
             });
         }
         if out.is_empty() {

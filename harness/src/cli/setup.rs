@@ -96,11 +96,11 @@ impl Setup {
     /// `<home>/<report_dir or reports>/<kind>/<timestamp>`, made here (`<timestamp>-2`, ...
     /// when another run of the same second has it).
     pub fn report_dir(&self, kind: &str) -> PathBuf {
-        fresh_dir(&self.reports().join(kind), &super::provenance::stamp())
+        fresh_dir(&self.reports_root().join(kind), &super::provenance::stamp())
     }
 
-    /// `<home>/<report_dir or reports>`.
-    fn reports(&self) -> PathBuf {
+    /// Where report folders go: the project file's `report_dir`, else `reports/`.
+    pub fn reports_root(&self) -> PathBuf {
         (self.config.as_ref())
             .and_then(|c| c.report_dir.as_ref().map(|d| c.resolve(d)))
             .unwrap_or_else(|| self.home.join("reports"))
@@ -114,7 +114,7 @@ impl Setup {
             .and_then(|c| c.scenarios.folders.first().map(|f| c.resolve(f)))
             .unwrap_or_else(|| self.home.join("scenarios"));
         PendingPlace {
-            dir: self.reports().join("pending"),
+            dir: self.reports_root().join("pending"),
             own_copies: self.bundled.then_some(own),
         }
     }

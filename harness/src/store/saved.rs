@@ -10,7 +10,7 @@ use crate::printed::exit::Exit;
 use crate::printed::output::{Output, Stderr};
 use crate::runner::{Status, Trial};
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use stub_api::JournalEntry;
 
 /// The folder of saved trials inside a report folder.
@@ -111,16 +111,26 @@ impl SavedTrial {
 
     /// Every saved trial under `report_dir/outputs/`, in path order.
     pub fn read_all(report_dir: &Path) -> Result<Vec<SavedTrial>, String> {
+        Ok(Self::read_files(report_dir)?
+            .into_iter()
+            .map(|(_, s)| s)
+            .collect())
+    }
+
+    /// Every saved trial under `report_dir/outputs/` with its file, in path order.
+    pub fn read_files(report_dir: &Path) -> Result<Vec<(PathBuf, SavedTrial)>, String> {
         let dir = report_dir.join(DIR);
         let mut files = Vec::new();
         collect_json(&dir, &mut files).map_err(|e| format!("{}: {e}", dir.display()))?;
         files.sort();
         files
-            .iter()
+            .into_iter()
             .map(|p| {
                 let text =
-                    std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
-                serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))
+                    std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+                let saved =
+                    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+                Ok((p, saved))
             })
             .collect()
     }

@@ -3,6 +3,7 @@
 //! feed it still fails on names the line it was last given.
 
 use super::probe::Feed;
+use super::worker::{unread, SPLIT_POLL};
 use crate::pattern::Pattern;
 use crate::pattern::{Captures, Vars};
 use serde::Serialize;
@@ -24,6 +25,9 @@ pub struct Consumer {
     /// What each line it prints must match (one JSON object per frame it understood).
     #[serde(skip)]
     pub each: Option<Pattern>,
+    /// A long-lived form of the same consumer, given feed after feed (the SDKs).
+    #[serde(skip)]
+    pub serve: Option<std::sync::Arc<super::worker::Serve>>,
 }
 
 /// How a consumer failed on a feed.
@@ -38,6 +42,8 @@ pub enum Failure {
     Timeout { seconds: u64 },
     /// A line it printed is not a JSON object matching its `each` pattern.
     Output { line: usize, why: String },
+    /// An SDK host's `query()` over the replayed trial threw, or yielded another result.
+    Host { why: String },
 }
 
 impl std::fmt::Display for Failure {
@@ -49,6 +55,7 @@ impl std::fmt::Display for Failure {
                 write!(f, "still running {seconds}s after its input ended")
             }
             Failure::Output { line, why } => write!(f, "its output line {line} {why}"),
+            Failure::Host { why } => write!(f, "{why}"),
         }
     }
 }
@@ -67,8 +74,6 @@ pub struct Ran {
 const STDERR_TAIL: usize = 2000;
 /// How much of stdout is read for `each` (a consumer printing more is not checked further).
 const STDOUT_MAX: usize = 4 << 20;
-/// How often a split write looks whether the consumer has read its first half.
-const SPLIT_POLL: Duration = Duration::from_millis(2);
 
 /// Exit codes of `sh -c` that mean the command itself could not run, not that it failed
 /// on the input.
@@ -263,17 +268,5 @@ fn tail_of(s: &str, max: usize) -> String {
     match count.checked_sub(max).filter(|skip| *skip > 0) {
         Some(skip) => format!("…{}", s.chars().skip(skip).collect::<String>()),
         None => s.to_string(),
-    }
-}
-
-/// Bytes written to the consumer's stdin that it has not read yet (FIONREAD, which a
-/// pipe answers on either end).
-fn unread(stdin: &tokio::process::ChildStdin) -> i32 {
-    use std::os::fd::AsRawFd;
-    let mut n: libc::c_int = 0;
-    // SAFETY: FIONREAD writes one int through the pointer.
-    match unsafe { libc::ioctl(stdin.as_raw_fd(), libc::FIONREAD, &mut n) } {
-        0 => n,
-        _ => 0,
     }
 }

@@ -10,19 +10,26 @@
 //! - [`render`]: consume.md, consume.json, junit.xml and index.html
 //! - [`replay`]: a saved trial played back as the CLI (`replay-cli`)
 //! - [`sdk`]: the real Agent SDKs as consumers, installed into the cache
+//! - [`worker`]: long-lived consumers given feed after feed
+//! - [`host`]: the TypeScript SDK's `query()` over `replay-cli`
 
 pub mod feed;
+pub mod host;
 pub mod probe;
 pub mod render;
 pub mod replay;
 pub mod sdk;
+pub mod worker;
 
 use crate::store::saved::SavedTrial;
 pub use feed::Consumer;
 use feed::Failure;
+use host::NotReplayable;
 use probe::{Feed, Probe};
 use serde::Serialize;
+use std::path::PathBuf;
 use std::sync::Arc;
+use worker::Protocol;
 
 /// One saved trial's stdout, as a consumer is given it.
 #[derive(Debug, Clone)]
@@ -34,13 +41,23 @@ pub struct Input {
     pub lines: Vec<String>,
     /// Why it is not fed (its stdout is not stream-json, it printed nothing).
     pub not_fed: Option<String>,
+    /// How the recorded CLI exited.
+    pub exit_code: Option<i32>,
+    /// The saved trial's file, for an SDK host driving `replay-cli`, or why it cannot.
+    pub replay: Result<PathBuf, NotReplayable>,
 }
 
 impl Input {
-    pub fn of(saved: &SavedTrial) -> Input {
+    /// `saved`, read from `file` (`None`: not from a file).
+    pub fn of(saved: &SavedTrial, file: Option<PathBuf>) -> Input {
         let lines: Vec<String> = saved.stdout.lines().map(str::to_string).collect();
+        // A frame is a JSON object with a string `type`; `--output-format text` of a JSON
+        // answer (`--json-schema`) is a JSON object without one.
         let not_json = (lines.iter())
-            .filter(|l| !matches!(serde_json::from_str(l), Ok(serde_json::Value::Object(_))))
+            .filter(|l| {
+                !serde_json::from_str::<serde_json::Value>(l)
+                    .is_ok_and(|v| v.get("type").is_some_and(serde_json::Value::is_string))
+            })
             .count();
         let not_fed = if saved.stdout_truncated {
             Some("its stdout was cut when it was saved".to_string())
@@ -48,7 +65,7 @@ impl Input {
             Some("it printed nothing on stdout".to_string())
         } else if not_json > 0 {
             Some(format!(
-                "its stdout is not stream-json ({not_json} of {} lines not a JSON object)",
+                "its stdout is not stream-json ({not_json} of {} lines not a JSON object with a `type`)",
                 lines.len()
             ))
         } else {
@@ -61,6 +78,8 @@ impl Input {
             run: saved.run,
             lines,
             not_fed,
+            exit_code: saved.exit.code,
+            replay: host::replayable(saved, file),
         }
     }
 
@@ -89,6 +108,8 @@ pub enum Outcome {
     NotFed {
         why: String,
     },
+    /// An SDK host cannot be given this trial through `replay-cli`.
+    NotReplayable(NotReplayable),
 }
 
 /// A consumer failing on a feed, and where.
@@ -225,6 +246,46 @@ pub async fn feed_one(
         },
     };
     let pause = probe.is_some_and(Probe::pauses_between_writes);
+    if let Some(serve) = &consumer.serve {
+        match serve.protocol {
+            Protocol::Host => {
+                let file = match &input.replay {
+                    Ok(file) => file,
+                    Err(why) => return Ok(Outcome::NotReplayable(why.clone())),
+                };
+                let judged =
+                    host::feed(serve, file, input.exit_code, probe, &feed, consumer.timeout)
+                        .await?;
+                return Ok(match judged {
+                    Ok(messages) => Outcome::Passed {
+                        understood: Some(messages),
+                    },
+                    Err(failure) => Outcome::Failed(Finding {
+                        failure,
+                        at_line: None,
+                        line: None,
+                        stderr: String::new(),
+                    }),
+                });
+            }
+            Protocol::Feeds => {
+                let header = serde_json::json!({ "lines": feed.line_count() });
+                let answer = (serve.ask::<worker::FeedAnswer>(
+                    &header,
+                    &feed.writes,
+                    pause,
+                    consumer.timeout,
+                ))
+                .await?;
+                if let Some(a) = answer.filter(|a| a.ok) {
+                    return Ok(Outcome::Passed {
+                        understood: consumer.each.as_ref().map(|_| a.understood),
+                    });
+                }
+                // Not a pass: judged by the one-shot command below, in a fresh process.
+            }
+        }
+    }
     let env = [
         ("STREAMCHECK_SCENARIO", input.scenario.clone()),
         ("STREAMCHECK_RELEASE", input.release.clone()),
@@ -245,7 +306,7 @@ pub async fn feed_one(
             feed::locate(consumer, &feed, pause, hint, &env).await?
         }
         Failure::Timeout { .. } => Some(feed.line_count()),
-        Failure::Output { .. } => None,
+        Failure::Output { .. } | Failure::Host { .. } => None,
     };
     let lines = feed.text_lines();
     let line = at_line

@@ -42,7 +42,7 @@ pub fn matrix(c: &Consumed) -> BTreeMap<(String, Version, Option<super::Probe>),
             Outcome::Passed { .. } => cell.passed += 1,
             Outcome::Failed(_) => cell.failed += 1,
             Outcome::NotApplicable => cell.not_applicable += 1,
-            Outcome::NotFed { .. } => {}
+            Outcome::NotFed { .. } | Outcome::NotReplayable(_) => {}
         }
     }
     cells
@@ -64,13 +64,13 @@ pub fn markdown(c: &Consumed) -> String {
     if !c.command.is_empty() {
         md.push_str(&format!("`{}`\n\n", c.command));
     }
-    let not_fed = c
+    let unfed = c
         .fed
         .iter()
         .filter(|f| f.probe.is_none() && matches!(f.outcome, Outcome::NotFed { .. }))
         .count();
     md.push_str(&format!(
-        "{} feeds, {} failed; {not_fed} trial(s) not fed (their stdout is not stream-json); {:.1}s.\n\n",
+        "{} feeds, {} failed; {unfed} trial(s) not fed (their stdout is not stream-json); {:.1}s.\n\n",
         c.fed_count(),
         c.failed(),
         c.duration_ms as f64 / 1000.0
@@ -82,6 +82,7 @@ pub fn markdown(c: &Consumed) -> String {
         ));
         md.push_str(&matrix_table(c, &consumer.name));
         md.push('\n');
+        md.push_str(&not_fed(c, &consumer.name));
     }
     if !c.probes.is_empty() {
         md.push_str("## Probes\n\n");
@@ -111,6 +112,7 @@ pub fn matrix_doc(c: &Consumed, title: &str, notes: &str) -> String {
         md.push_str(&format!("## {}\n\n", consumer.name));
         md.push_str(&matrix_table(c, &consumer.name));
         md.push('\n');
+        md.push_str(&not_fed(c, &consumer.name));
     }
     if !c.probes.is_empty() {
         md.push_str("## Probes\n\n");
@@ -159,6 +161,40 @@ pub fn matrix_table(c: &Consumed, consumer: &str) -> String {
         t.row(row);
     }
     t.finish()
+}
+
+/// Why a trial was not given to a consumer at all (`None`: it was).
+fn not_fed_why(o: &Outcome) -> Option<String> {
+    match o {
+        Outcome::NotFed { why } => Some(why.clone()),
+        Outcome::NotReplayable(r) => Some(format!("not replayable: {r}")),
+        _ => None,
+    }
+}
+
+/// The trials a consumer was not given, counted by why, per release.
+pub fn not_fed(c: &Consumed, consumer: &str) -> String {
+    let mut counts: BTreeMap<(Version, String), usize> = BTreeMap::new();
+    for f in c
+        .fed
+        .iter()
+        .filter(|f| f.consumer == consumer && f.probe.is_none())
+    {
+        if let Some(why) = not_fed_why(&f.outcome) {
+            // Counts by kind: the numbers in a "not stream-json" reason differ per trial.
+            let kind = why.split(" (").next().unwrap_or(&why).to_string();
+            *counts.entry((Version::of(&f.release), kind)).or_default() += 1;
+        }
+    }
+    if counts.is_empty() {
+        return String::new();
+    }
+    let mut md = String::from("Not fed:\n\n");
+    for ((v, why), n) in counts {
+        md.push_str(&format!("- {}: {n} trial(s): {}\n", v.1, md_escape(&why)));
+    }
+    md.push('\n');
+    md
 }
 
 fn findings(c: &Consumed) -> String {
@@ -229,12 +265,16 @@ fn junit(c: &Consumed) -> String {
                 st
             }
             Outcome::NotApplicable => continue,
-            Outcome::NotFed { why } => {
+            Outcome::NotFed { .. } | Outcome::NotReplayable(_) => {
                 if f.probe.is_some() {
                     continue;
                 }
+                let why = match &f.outcome {
+                    Outcome::NotFed { why } => why.clone(),
+                    other => not_fed_why(other).unwrap_or_default(),
+                };
                 let mut st = TestCaseStatus::skipped();
-                st.set_message(why.clone());
+                st.set_message(why);
                 st
             }
         };

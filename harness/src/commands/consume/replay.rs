@@ -20,6 +20,9 @@ pub struct Replay {
     pub line_ms: Vec<u64>,
     /// The ids and subtypes of the requests the recorded client sent.
     pub host_requests: Vec<(String, String)>,
+    /// A line written in two writes (its index, the byte it is cut at), as a probe's feed
+    /// wrote it.
+    pub split: Option<(usize, usize)>,
     pub exit_code: i32,
     pub timing: bool,
     /// How long to wait for the host before giving up (exit 3).
@@ -29,9 +32,9 @@ pub struct Replay {
 impl Replay {
     pub fn of(saved: &SavedTrial, probe: Option<Probe>, timing: bool, wait: Duration) -> Replay {
         let printed: Vec<String> = saved.stdout.lines().map(str::to_string).collect();
-        let lines = match probe.and_then(|p| p.apply(&printed)) {
-            Some(feed) => feed.text_lines(),
-            None => printed,
+        let (lines, split) = match probe.and_then(|p| p.apply(&printed)) {
+            Some(feed) => (feed.text_lines(), split_of(&feed.writes)),
+            None => (printed, None),
         };
         let host_requests = (saved.client.iter())
             .flat_map(|c| c.requests.iter())
@@ -42,11 +45,55 @@ impl Replay {
             // A probe's added line has no recorded time: timing is kept for the first lines.
             line_ms: saved.line_ms.clone(),
             host_requests,
+            split,
             exit_code: saved.exit.code.unwrap_or(1),
             timing,
             wait,
         }
     }
+}
+
+/// The line a feed writes in two writes, and the byte it is cut at.
+fn split_of(writes: &[Vec<u8>]) -> Option<(usize, usize)> {
+    // Every write before the cut one is a whole line.
+    (writes.iter().enumerate())
+        .find_map(|(line, w)| (!w.ends_with(b"\n")).then_some((line, w.len())))
+}
+
+/// How long a split line's second half waits, so the host reads the halves apart.
+const SPLIT_PAUSE: Duration = Duration::from_millis(20);
+
+/// The saved trial of scenario `id` printed by `release`, from the first of `runs` (run
+/// folders) that holds one. `Err` names what was looked through.
+pub fn find_trial(
+    runs: &[std::path::PathBuf],
+    id: &str,
+    release: &str,
+) -> Result<std::path::PathBuf, String> {
+    use crate::store::{results::saved_trial_path, RunReader};
+    for dir in runs {
+        // A folder that is not a run (no results.json) is passed over.
+        let Ok(results) = RunReader::open(dir).results() else {
+            continue;
+        };
+        let found = (results.trials.iter()).find(|t| {
+            t.scenario == id && t.target_version == release && t.status.did_not_run().is_none()
+        });
+        if let Some(t) = found {
+            let path = saved_trial_path(dir, t);
+            if path.is_file() {
+                return Ok(path);
+            }
+        }
+    }
+    Err(format!(
+        "no saved trial of `{id}` on {release} in {} run folder(s){}",
+        runs.len(),
+        runs.first().map_or(String::new(), |d| format!(
+            " (newest looked at: {})",
+            d.display()
+        ))
+    ))
 }
 
 /// What went wrong with the host: the replay stops and says which.
@@ -175,7 +222,20 @@ pub fn play(
                 std::thread::sleep(at.saturating_sub(started.elapsed()));
             }
         }
-        if writeln!(out, "{text}").and_then(|_| out.flush()).is_err() {
+        // The split line as the probe's feed writes it: cut at a byte, maybe mid-character.
+        let cut = (replay.split).filter(|(at, mid)| *at == i && text == *line && *mid < text.len());
+        let (first, rest) = match cut {
+            Some((_, mid)) => text.as_bytes().split_at(mid),
+            None => (&[][..], text.as_bytes()),
+        };
+        if !first.is_empty() {
+            if out.write_all(first).and_then(|_| out.flush()).is_err() {
+                return Ok(());
+            }
+            std::thread::sleep(SPLIT_PAUSE);
+        }
+        let rest = [rest, b"\n"].concat();
+        if out.write_all(&rest).and_then(|_| out.flush()).is_err() {
             return Ok(());
         }
         if let (Some(host), Some(frame)) = (host.as_deref_mut(), &frame) {
@@ -208,6 +268,7 @@ mod tests {
             lines: lines.iter().map(|l| l.to_string()).collect(),
             line_ms: Vec::new(),
             host_requests: vec![("rec_1".into(), "initialize".into())],
+            split: None,
             exit_code: 0,
             timing: false,
             wait: Duration::from_secs(5),
@@ -259,5 +320,45 @@ mod tests {
             1,
             "only the handshake went out"
         );
+    }
+
+    /// Keeps each `write` apart.
+    #[derive(Default)]
+    struct Writes(Vec<Vec<u8>>);
+
+    impl Write for Writes {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.push(buf.to_vec());
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_split_write_probe_reaches_the_host_in_two_writes_of_the_same_text() {
+        let lines = [
+            "{\"type\":\"system\"}",
+            "{\"type\":\"result\",\"result\":\"é\"}",
+        ];
+        let printed: Vec<String> = lines.map(str::to_string).to_vec();
+        let feed = Probe::SplitWrite.apply(&printed).unwrap();
+        let r = Replay {
+            split: split_of(&feed.writes),
+            host_requests: Vec::new(),
+            ..replay(&lines)
+        };
+        assert_eq!(r.split, Some((1, lines[1].len() / 2)));
+        let mut out = Writes::default();
+        play(&r, None, &mut out).unwrap();
+        let mid = lines[1].len() / 2;
+        let (first, rest) = lines[1].as_bytes().split_at(mid);
+        let want = [
+            format!("{}\n", lines[0]).into_bytes(),
+            first.to_vec(),
+            [rest, b"\n"].concat(),
+        ];
+        assert_eq!(out.0, want);
     }
 }

@@ -11,6 +11,7 @@ fn consumer(command: &str) -> Consumer {
         dir: std::env::temp_dir(),
         timeout: Duration::from_secs(20),
         each: None,
+        serve: None,
     }
 }
 
@@ -22,6 +23,8 @@ fn input(lines: &[&str]) -> Input {
         run: None,
         lines: lines.iter().map(|l| l.to_string()).collect(),
         not_fed: None,
+        exit_code: Some(0),
+        replay: Err(host::NotReplayable::NoFile),
     }
 }
 
@@ -208,4 +211,51 @@ fn a_trial_whose_stdout_is_not_stream_json_is_not_fed_and_says_why() {
         .block_on(feed_one(&consumer("exit 1"), &saved_lines, None))
         .unwrap();
     assert_eq!(out, Outcome::NotFed { why: "x".into() });
+}
+
+/// Answers each framed feed: a fail when a line holds `probe`, else a pass of 99 frames.
+const WORKER: &str = r#"while IFS= read -r h; do n=${h#*:}; n=${n%\}}; bad=0; i=0; while [ $i -lt $n ]; do IFS= read -r l; case "$l" in *probe*) bad=1;; esac; i=$((i+1)); done; if [ $bad = 1 ]; then echo '{"ok":false,"at_line":1}'; else echo '{"ok":true,"understood":99}'; fi; done"#;
+
+fn served(worker: &str) -> Consumer {
+    let each = Pattern::compile(&serde_json::json!({"type": "$string"})).unwrap();
+    Consumer {
+        serve: Some(Arc::new(worker::Serve::new(
+            worker::Protocol::Feeds,
+            worker.into(),
+            std::env::temp_dir(),
+        ))),
+        each: Some(each),
+        ..consumer(STRICT)
+    }
+}
+
+#[test]
+fn a_worker_passes_feeds_and_a_feed_it_does_not_pass_is_judged_afresh_by_the_command() {
+    let rt = rt();
+    let (c, i) = (served(WORKER), input(&PRINTED));
+    for _ in 0..2 {
+        // The same worker takes the second feed: its own count comes back each time.
+        assert_eq!(
+            rt.block_on(feed_one(&c, &i, None)).unwrap(),
+            Outcome::Passed {
+                understood: Some(99)
+            }
+        );
+    }
+    let Outcome::Failed(f) = rt
+        .block_on(feed_one(&c, &i, Some(Probe::NewFrameType)))
+        .unwrap()
+    else {
+        panic!("the worker failed it, and so does the command")
+    };
+    assert_eq!(f.failure, Failure::Exit { code: 1 });
+    assert_eq!(f.at_line, Some(2), "located by the command: {f:?}");
+    assert!(f.stderr.contains("unknown"), "the command's stderr: {f:?}");
+    // A worker that dies: every feed goes to the command.
+    assert_eq!(
+        rt.block_on(feed_one(&served("exit 3"), &i, None)).unwrap(),
+        Outcome::Passed {
+            understood: Some(0)
+        }
+    );
 }

@@ -60,38 +60,33 @@ impl PendingChange {
             pending.exit_code,
             pending.frames.as_deref(),
         );
-        let (new, fields) = match (&pending.frames_patch, &pending.case) {
+        let new = match (&pending.frames_patch, &pending.case) {
             (Some(patch), Some(case)) => {
                 let new = write_case_block(&old, case, key, code, patch)?;
                 check_case_block(&old, &new, &scenario_path, &root, &pending)?;
-                return Ok(PendingChange {
-                    pending_path: pending_path.to_path_buf(),
-                    pending,
-                    scenario_path,
-                    copied_from,
-                    old,
-                    new,
-                });
+                new
             }
             (None, Some(case)) => {
                 return Err(format!(
                     "case `{case}`: only a version block of a case is written back"
                 ))
             }
-            (Some(patch), None) => (
-                write_version_block(&old, key, code, patch)?,
-                version_block_fields(code, patch)?,
-            ),
-            (None, None) if pending.new_block => (
-                write_new_block(&old, key, frames, code)?,
-                recorded_fields(frames, code)?,
-            ),
-            (None, None) => (
-                rewrite_expectation(&old, key, frames, code)?,
-                recorded_fields(frames, code)?,
-            ),
+            (Some(patch), None) => {
+                let new = write_version_block(&old, key, code, patch)?;
+                let fields = version_block_fields(code, patch)?;
+                validate_edit(&old, &new, &scenario_path, &root, key, &fields)?;
+                new
+            }
+            (None, None) => {
+                let new = match pending.new_block {
+                    true => write_new_block(&old, key, frames, code)?,
+                    false => rewrite_expectation(&old, key, frames, code)?,
+                };
+                let fields = recorded_fields(frames, code)?;
+                validate_edit(&old, &new, &scenario_path, &root, key, &fields)?;
+                new
+            }
         };
-        validate_edit(&old, &new, &scenario_path, &root, key, &fields)?;
         Ok(PendingChange {
             pending_path: pending_path.to_path_buf(),
             pending,

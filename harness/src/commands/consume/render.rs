@@ -80,21 +80,28 @@ pub fn markdown(c: &Consumed) -> String {
             "## `{}`\n\n`{}`\n\n",
             consumer.name, consumer.command
         ));
-        md.push_str(&matrix_table(c, &consumer.name));
-        md.push('\n');
-        md.push_str(&not_fed(c, &consumer.name));
+        md.push_str(&consumer_section(c, &consumer.name));
     }
-    if !c.probes.is_empty() {
-        md.push_str("## Probes\n\n");
-        let mut t = Table::new(["probe", "the real change it models"]);
-        for p in &c.probes {
-            t.row([format!("`{}`", p.probe.name()), md_escape(p.models)]);
-        }
-        md.push_str(&t.finish());
-        md.push('\n');
-    }
+    md.push_str(&probes_section(c));
     md.push_str(&findings(c));
     md
+}
+
+/// A consumer's matrix and the trials it was not fed.
+fn consumer_section(c: &Consumed, name: &str) -> String {
+    format!("{}\n{}", matrix_table(c, name), not_fed(c, name))
+}
+
+/// Each probe and the real change it models (nothing without probes).
+fn probes_section(c: &Consumed) -> String {
+    if c.probes.is_empty() {
+        return String::new();
+    }
+    let mut t = Table::new(["probe", "the real change it models"]);
+    for p in &c.probes {
+        t.row([format!("`{}`", p.probe.name()), md_escape(p.models)]);
+    }
+    format!("## Probes\n\n{}\n", t.finish())
 }
 
 /// The matrix alone, for a committed page (`consume --matrix FILE`): consumers by name,
@@ -110,19 +117,9 @@ pub fn matrix_doc(c: &Consumed, title: &str, notes: &str) -> String {
     ));
     for consumer in &c.consumers {
         md.push_str(&format!("## {}\n\n", consumer.name));
-        md.push_str(&matrix_table(c, &consumer.name));
-        md.push('\n');
-        md.push_str(&not_fed(c, &consumer.name));
+        md.push_str(&consumer_section(c, &consumer.name));
     }
-    if !c.probes.is_empty() {
-        md.push_str("## Probes\n\n");
-        let mut t = Table::new(["probe", "the real change it models"]);
-        for p in &c.probes {
-            t.row([format!("`{}`", p.probe.name()), md_escape(p.models)]);
-        }
-        md.push_str(&t.finish());
-        md.push('\n');
-    }
+    md.push_str(&probes_section(c));
     md.push_str(&findings(c));
     if !notes.is_empty() {
         md.push('\n');

@@ -41,6 +41,9 @@ pub struct SavedTrial {
     pub workspace: String,
     pub home: String,
     pub journal: Vec<JournalEntry>,
+    /// See [`Trial::requests_dropped`]: a re-check sees the request loop the run saw.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub requests_dropped: u64,
     /// In a multi-run scenario: the run (1-based) this output is from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<usize>,
@@ -76,6 +79,7 @@ impl SavedTrial {
             workspace: trial.vars.workspace.clone(),
             home: trial.vars.home.clone(),
             journal: trial.journal.clone(),
+            requests_dropped: trial.requests_dropped,
             run: trial.run,
             client: trial.client.clone(),
             line_ms: line_ms(&trial.output),
@@ -158,6 +162,7 @@ impl Trial {
         self.output = saved.output();
         self.stderr = saved.stderr.clone();
         self.journal = saved.journal.clone();
+        self.requests_dropped = saved.requests_dropped;
         self.vars = saved.vars();
         self.client = saved.client.clone();
         self.run = saved.run;
@@ -193,6 +198,10 @@ fn collect_json(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> std::io::Resul
     Ok(())
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,7 +223,12 @@ mod tests {
         trial.dialect = Some(Dialect::QwenCode);
         trial.held_to = Some("2.1.330".into());
         trial.conforms_to = Some("2.1.330".into());
+        trial.requests_dropped = 609;
         let back = Trial::from_saved(&SavedTrial::of(&trial));
+        assert_eq!(
+            back.requests_dropped, 609,
+            "a re-check sees the request loop"
+        );
         assert_eq!(
             (back.dialect, back.expect_version(), back.printed_by()),
             (Some(Dialect::QwenCode), "2.1.330", "2.1.330"),

@@ -38,6 +38,7 @@ pub fn write(dir: &Path, versions: &[VersionOutputs]) {
                 workspace: "/sandbox/work".into(),
                 home: "/sandbox/home".into(),
                 journal: Vec::new(),
+                requests_dropped: 0,
                 run: None,
                 client: None,
                 line_ms: Vec::new(),

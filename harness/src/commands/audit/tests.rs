@@ -59,6 +59,7 @@ fn saved() -> SavedTrial {
         workspace: "/w".into(),
         home: "/h".into(),
         journal: Vec::new(),
+        requests_dropped: 0,
         run: None,
         client: None,
         line_ms: Vec::new(),

@@ -265,6 +265,7 @@ mod tests {
             workspace: "/w".into(),
             home: "/h".into(),
             journal: Vec::new(),
+            requests_dropped: 0,
             run: None,
             client: Some(ClientLog {
                 written,

@@ -116,6 +116,9 @@ pub struct Divergence {
     /// The reason, when the target's known-divergence list names this divergence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub known: Option<String>,
+    /// The CLI bug the known entry names, when it is one ([`crate::findings`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finding: Option<crate::findings::FindingId>,
 }
 
 impl Divergence {
@@ -130,6 +133,7 @@ impl Divergence {
             actual: None,
             run: None,
             known: None,
+            finding: None,
         }
     }
 

@@ -19,10 +19,12 @@
 //!   intermittent: true             # optional: it comes and goes with timing (never stale)
 //!   versions: ">=2.1.198, <2.1.217" # optional: only on these releases (then a symptom is required)
 //!   observed: [2.1.198, 2.1.205]   # with versions: the releases it was seen on
+//!   finding: plan-mode-bash-unasked # optional: a CLI bug, described in findings.yaml beside
 //!   reason: why the CLI differs, and what the document says
 //! ```
 
 use crate::divergence::{Divergence, Kind};
+use crate::findings::{FindingId, Findings};
 use crate::pattern::{Captures, Pattern, Vars};
 use crate::version_range::{parse_version, VersionRange};
 use serde::Deserialize;
@@ -56,6 +58,10 @@ pub struct Entry {
     /// With `versions`: the releases the divergence was seen on.
     #[serde(default)]
     pub observed: Vec<semver::Version>,
+    /// The entry is a CLI bug, described in `findings.yaml` beside the list
+    /// ([`crate::findings`]).
+    #[serde(default)]
+    pub finding: Option<FindingId>,
     pub reason: String,
 }
 
@@ -182,6 +188,8 @@ pub struct Ran<'a> {
 pub struct KnownList {
     pub file: String,
     pub entries: Vec<Entry>,
+    /// The CLI bugs its `finding:` entries name (`findings.yaml` beside the list).
+    pub findings: Findings,
 }
 
 impl KnownList {
@@ -203,10 +211,19 @@ impl KnownList {
         if let Some(why) = entries.iter().find_map(Entry::too_wide) {
             return Err(format!("{shown_as}: {why}"));
         }
+        let findings = Findings::beside(path, shown_as)?;
+        findings.check_entries(&entries, shown_as)?;
         Ok(KnownList {
             file: shown_as.to_string(),
             entries,
+            findings,
         })
+    }
+
+    /// Adds another list's entries and findings (a project's list after its dialect's).
+    pub fn extend(&mut self, other: &KnownList) {
+        self.entries.extend(other.entries.iter().cloned());
+        (self.findings.items).extend(other.findings.items.iter().cloned());
     }
 
     /// Marks each of `divergences` that an entry names as known, and says which entries
@@ -232,6 +249,7 @@ impl KnownList {
                 (entries.iter().zip(&showing)).position(|(e, shows)| *shows && e.matches(d));
             if let Some(i) = found {
                 d.known = Some(entries[i].reason.clone());
+                d.finding = entries[i].finding.clone();
                 used[i] = true;
             }
         }

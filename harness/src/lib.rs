@@ -35,6 +35,7 @@ pub mod dialect;
 pub mod divergence;
 pub mod error;
 pub mod expectation;
+pub mod findings;
 pub mod fixtures;
 pub mod frame;
 pub mod install;

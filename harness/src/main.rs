@@ -39,6 +39,8 @@ enum Cmd {
     Show(cli::show::ShowArgs),
     /// Print the JSON Schema of scenario files.
     Schema,
+    /// docs/findings.md from the findings (CLI bugs) and the entries that name them.
+    Findings(cli::findings::FindingsArgs),
     Record(cli::record::RecordArgs),
     Review(cli::record::ReviewArgs),
     Audit(cli::audit::AuditArgs),
@@ -82,6 +84,7 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
         Cmd::Install(args) => args.exec(&loc),
         Cmd::Show(args) => args.exec(&loc),
         Cmd::Schema => Ok(cli::inspect::schema()),
+        Cmd::Findings(args) => args.exec(&loc),
         Cmd::Record(args) => args.exec(&loc),
         Cmd::Review(args) => args.exec(&loc),
         Cmd::Audit(args) => args.exec(&loc),

@@ -189,9 +189,7 @@ impl ExecArgs {
             if matches!(s.source, Source::Command { .. }) {
                 t.known = project_known.clone();
             } else {
-                t.known
-                    .entries
-                    .extend(project_known.entries.iter().cloned());
+                t.known.extend(&project_known);
             }
             Ok(t)
         };

@@ -13,6 +13,7 @@ pub mod bundle;
 pub mod compare;
 pub mod consume;
 pub mod drift;
+pub mod findings;
 pub mod init;
 pub mod inspect;
 pub mod install;

@@ -76,6 +76,9 @@ fn run(
             streamcheck::protocol::check::line(&finding, &trials)
         );
     }
+    for (id, trials) in run.results.findings_met() {
+        println!("{}", streamcheck::findings::met_line(&id, &trials));
+    }
     term::run_summary(&dir, ctx.errors.len(), &run.results.counts, &rules);
     let (counts, finished) = (run.results.counts.clone(), run.end.finished());
     let unavailable: Vec<_> = resolved

@@ -78,6 +78,19 @@ fn rules_and_causes(s: &mut String, r: &Results) {
             let _ = writeln!(s, "- rule `{rule}` held in {n} trial(s)");
         }
     }
+    let findings = r.findings_met();
+    if !findings.is_empty() {
+        let _ = writeln!(s, "\n## Findings met (CLI bugs, docs/findings.md)\n");
+        for (id, trials) in &findings {
+            let names: Vec<String> = trials.iter().map(|t| format!("`{t}`")).collect();
+            let _ = writeln!(
+                s,
+                "- known finding `{id}` in {} trial(s): {}",
+                trials.len(),
+                names.join(", ")
+            );
+        }
+    }
     let known = known_by_reason(&r.trials);
     if !known.is_empty() {
         let _ = writeln!(s, "\n## Known divergences by reason\n");

@@ -48,6 +48,18 @@ impl Results {
         Ok(r)
     }
 
+    /// Each finding (a CLI bug, [`crate::findings`]) some trial showed, with those trials.
+    pub fn findings_met(
+        &self,
+    ) -> std::collections::BTreeMap<crate::findings::FindingId, Vec<String>> {
+        crate::findings::met(self.trials.iter().map(|t| {
+            (
+                format!("{} ({})", t.scenario, t.target),
+                t.divergences.as_slice(),
+            )
+        }))
+    }
+
     /// Each release-wide rule that held in some trial, with how many trials it held in.
     pub fn rules_held(&self) -> std::collections::BTreeMap<&str, usize> {
         let mut held = std::collections::BTreeMap::new();

@@ -263,6 +263,20 @@ mod tests {
         assert!(err.unwrap_err().contains("used twice"));
     }
 
+    /// docs/findings.md is what `streamcheck findings --write` makes of the committed files.
+    #[test]
+    fn the_committed_page_is_what_the_findings_generate() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let file = "targets/claude-code/known-divergences.yaml";
+        let known = KnownList::load(&root.join(file), file).unwrap();
+        let page = std::fs::read_to_string(root.join("docs/findings.md")).unwrap();
+        assert!(
+            page == render_doc(&known, "targets/claude-code"),
+            "docs/findings.md is not what the findings generate: run `streamcheck findings --write`"
+        );
+        assert!(!known.findings.items.is_empty(), "no findings at all");
+    }
+
     #[test]
     fn a_run_counts_each_finding_once_per_trial() {
         use crate::divergence::{Divergence, Kind};

@@ -40,6 +40,8 @@ struct Page<'a> {
     trials: Vec<Embedded>,
     /// The run's protocol findings, one line each (see [`crate::protocol`]).
     protocol: Vec<String>,
+    /// The CLI bugs the run met, one line each (see [`crate::findings`]).
+    findings: Vec<String>,
     /// The long strings the trials share, packed (see [`Packer`]).
     strings: minijinja::Value,
 }
@@ -83,6 +85,9 @@ pub fn write_run(
         trials,
         protocol: (crate::runner::protocol::run_findings(&results.trials).iter())
             .map(|(f, t)| crate::protocol::check::line(f, t))
+            .collect(),
+        findings: (results.findings_met().iter())
+            .map(|(id, t)| crate::findings::met_line(id, t))
             .collect(),
         strings,
     };

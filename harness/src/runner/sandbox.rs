@@ -6,12 +6,16 @@
 use crate::dialect::Dialect;
 use crate::pattern::Vars;
 use crate::plan::launch as invocation;
+use crate::process_group;
 use crate::scenario::{FileContent, Scenario};
 use crate::toolmap::ToolMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use stub_api::Script;
 use tempfile::TempDir;
+
+/// How long one `setup:` command may take.
+const SETUP_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// The sandbox on disk; removed when dropped.
 #[derive(Debug)]
@@ -81,26 +85,28 @@ impl SandboxDir {
         Ok(sandbox)
     }
 
-    /// One `setup:` command, in the workspace, with the sandbox's HOME and TMPDIR.
+    /// One `setup:` command, in the workspace, with the sandbox's HOME and TMPDIR. Anything
+    /// it leaves running is killed when it exits.
     fn run_setup(&self, command: &str) -> Result<(), SandboxError> {
         let what = format!("setup command `{command}`");
-        let out = std::process::Command::new("sh")
-            .args(["-c", command])
+        let mut sh = process_group::piped("sh");
+        sh.args(["-c", command])
             .current_dir(&self.workspace)
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", &self.home)
-            .env("TMPDIR", &self.tmp)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .map_err(failed(what.clone()))?;
-        if out.status.success() {
-            return Ok(());
-        }
+            .env("TMPDIR", &self.tmp);
+        let out =
+            process_group::run_blocking(sh, Some(SETUP_LIMIT)).map_err(failed(what.clone()))?;
+        let why = match out.status {
+            Some(status) if status.success() => return Ok(()),
+            Some(status) => status.to_string(),
+            None => format!("not done within {}s (killed)", SETUP_LIMIT.as_secs()),
+        };
         let stderr = String::from_utf8_lossy(&out.stderr);
         Err(SandboxError {
             what,
-            source: std::io::Error::other(format!("{}; stderr: {}", out.status, stderr.trim())),
+            source: std::io::Error::other(format!("{why}; stderr: {}", stderr.trim())),
         })
     }
 

@@ -431,6 +431,10 @@ fn a_cli_that_ignores_version_floods_stdout_and_backgrounds_a_sleep_leaves_nothi
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
     let trials = trial_outcomes(&reports, "kind");
     assert_eq!(trials["ok"].0, "failed", "{trials:?}");
+    let trial = &read_json(&reports.join("results.json"))["trials"][0];
+    assert_eq!(trial["exit"]["killed"], "stdout-open", "{trial}");
+    let ms = trial["duration_ms"].as_u64().unwrap();
+    assert!(ms <= (timeout + grace) * 1000, "the trial took {ms} ms");
     let left = living_children_after_kills(|cmd| cmd.contains(marker));
     assert!(left.is_empty(), "leftover processes: {left:?}");
     // The trial ends by its grace period (stdout held open by the sleep). Before the

@@ -249,6 +249,15 @@ mod tests {
     }
 
     #[test]
+    fn a_setup_command_that_leaves_a_process_running_does_not_hold_the_trial() {
+        // Its sleep holds the pipes the setup's stderr is read from.
+        let scenario = with_setup(r#"["sleep 994.5678 & echo started"]"#).unwrap();
+        SandboxDir::create(&scenario).unwrap();
+        let left = crate::process_group::testing::left_running("sleep 994.5678");
+        assert_eq!(left, Vec::<String>::new());
+    }
+
+    #[test]
     fn a_failing_setup_command_is_an_error_naming_it_and_its_stderr() {
         let scenario = with_setup(r#"["true", "echo broken >&2; exit 3", "touch never"]"#).unwrap();
         let err = SandboxDir::create(&scenario).unwrap_err().to_string();

@@ -139,9 +139,11 @@ pub async fn run_once(
         Ok(status) => Some(status.map_err(|e| format!("consumer `{}`: {e}", consumer.name))?),
         Err(_) => None,
     };
-    // It exited: what it started in the background gets until the same deadline, then
-    // goes with the group (it may hold stdout open, which must not keep us waiting).
-    let left_running = status.is_some() && !group.emptied_by(deadline).await;
+    // It exited 0: what it started in the background gets until the same deadline, then
+    // goes with the group (it may hold stdout open, which must not keep us waiting). One
+    // that failed is judged by its exit, at once (locating its line runs it again).
+    let passed = status.is_some_and(|s| s.success());
+    let left_running = passed && !group.emptied_by(deadline).await;
     group.kill();
     if status.is_none() {
         let _ = child.wait().await;

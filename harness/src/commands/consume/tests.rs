@@ -294,6 +294,16 @@ fn a_consumer_that_leaves_a_background_process_is_a_finding_and_the_process_is_k
             .contains("left a background process running"));
         assert_eq!(left_running(marker), Vec::<String>::new(), "{command}");
     }
+    // One that fails is judged by its exit, and its sleep killed at once.
+    let c = Consumer {
+        timeout: Duration::from_secs(600),
+        ..consumer("cat >/dev/null; sleep 300.3579 & exit 2")
+    };
+    let Outcome::Failed(f) = fed_within(&c, &input(&PRINTED)) else {
+        panic!("it exits 2")
+    };
+    assert_eq!(f.failure, Failure::Exit { code: 2 });
+    assert_eq!(left_running("sleep 300.3579"), Vec::<String>::new());
     // A child that ends by itself before the timeout is the consumer's business.
     let c = consumer("cat >/dev/null; (sleep 0.1; echo done >&2) &");
     assert_eq!(

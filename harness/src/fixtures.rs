@@ -9,14 +9,15 @@
 //! trial that needs it, once per process; a fixture that cannot be installed or started
 //! fails the trials that need it, naming why.
 
+use crate::process_group;
 use crate::scenario::{FileContent, Scenario};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub const VARIABLE: &str = "$FIXTURES";
 
@@ -116,15 +117,18 @@ fn install_copy(source: &Path, dest: &Path) -> Result<(), String> {
             "streamcheck: installing the test fixture {} (npm ci) ...",
             folder.file_name().unwrap_or_default().to_string_lossy()
         );
-        let out = Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund", "--prefix"])
-            .arg(&folder)
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| fail("npm ci", &e))?;
-        if !out.status.success() {
+        let mut npm = process_group::piped("npm");
+        npm.args(["ci", "--no-audit", "--no-fund", "--prefix"])
+            .arg(&folder);
+        let out =
+            process_group::run_blocking(npm, Some(NPM_CI_LIMIT)).map_err(|e| fail("npm ci", &e))?;
+        if !out.status.is_some_and(|s| s.success()) {
             let _ = std::fs::remove_dir_all(&tmp);
-            return Err(fail("npm ci failed", &last_line(&out.stderr)));
+            let why = match out.status {
+                Some(_) => last_line(&out.stderr),
+                None => format!("not done within {}s", NPM_CI_LIMIT.as_secs()),
+            };
+            return Err(fail("npm ci failed", &why));
         }
     }
     std::fs::write(tmp.join(MARKER), "").map_err(|e| fail("write", &e))?;
@@ -140,6 +144,11 @@ fn install_copy(source: &Path, dest: &Path) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// How long `npm ci` of a fixture may take.
+const NPM_CI_LIMIT: Duration = Duration::from_secs(30 * 60);
+/// How long a fixture's `main` may take to exit with stdin closed.
+const START_LIMIT: Duration = Duration::from_secs(60);
 
 /// Starts each Node fixture's `main` with stdin closed: it must exit 0 (a server that
 /// reads stdin ends at its end). A missing module or a syntax error names itself here.
@@ -159,32 +168,21 @@ fn check_starts(dest: &Path) -> Result<(), String> {
                 folder.join(&main).display()
             )
         };
-        let mut child = Command::new("node")
-            .arg(folder.join(&main))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| why(e.to_string()))?;
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let status = loop {
-            if let Some(status) = child.try_wait().map_err(|e| why(e.to_string()))? {
-                break status;
+        let mut node = process_group::piped("node");
+        node.arg(folder.join(&main)).stdout(Stdio::null());
+        let ended =
+            process_group::run_blocking(node, Some(START_LIMIT)).map_err(|e| why(e.to_string()))?;
+        match ended.status {
+            None => {
+                return Err(why(format!(
+                    "it did not exit within {}s with stdin closed",
+                    START_LIMIT.as_secs()
+                )))
             }
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(why("it did not exit within 60 s with stdin closed".into()));
+            Some(status) if !status.success() => {
+                return Err(why(format!("{status}: {}", last_line(&ended.stderr))))
             }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        if !status.success() {
-            let mut stderr = Vec::new();
-            if let Some(mut e) = child.stderr.take() {
-                use std::io::Read;
-                let _ = e.read_to_end(&mut stderr);
-            }
-            return Err(why(format!("{status}: {}", last_line(&stderr))));
+            Some(_) => {}
         }
     }
     Ok(())

@@ -4,7 +4,8 @@
 //! floors are checked by `harness/tests/layers.rs`):
 //! - words: [`text`] (clipping, escaping, Markdown tables), [`frame`] (a frame's kind and
 //!   the JSON types in it), [`pattern`] (partial JSON patterns), [`toolmap`] (tool names per
-//!   dialect), [`version_range`] (ranges and the one version order); [`divergence`] (what a
+//!   dialect), [`version_range`] (ranges and the one version order), [`process_group`]
+//!   (starting any process, killed with its group); [`divergence`] (what a
 //!   divergence is: its kind, frame, line, JSON path) and [`normalize`] (what changes from
 //!   run to run, in one place)
 //! - [`printed`]: what a CLI printed and how it ended, as data; [`dialect`]: the families
@@ -46,6 +47,7 @@ pub mod normalize;
 pub mod pattern;
 pub mod plan;
 pub mod printed;
+pub mod process_group;
 pub mod protocol;
 pub mod report;
 pub mod runner;

@@ -393,3 +393,109 @@ fn a_run_stopped_by_sigterm_kills_its_clis_and_still_writes_every_result() {
     assert_eq!(trials.len(), 2, "{trials:?}");
     assert_eq!(trials["hang_after_result"].0, "skipped", "{trials:?}");
 }
+
+/// A command target that ignores `--version`, prints 1 MB and leaves a `sleep` running
+/// whatever it is asked: its version probe neither stalls the run on a full pipe nor
+/// leaves its sleep behind, and the trial takes its grace period, not more.
+#[test]
+fn a_cli_that_ignores_version_floods_stdout_and_backgrounds_a_sleep_leaves_nothing_behind() {
+    adopt_orphans();
+    let marker = "sleep 999.8642";
+    let dir = tempfile::tempdir().unwrap();
+    let cli = dir.path().join("flooding-cli.sh");
+    std::fs::write(
+        &cli,
+        format!("#!/bin/sh\n{marker} &\nhead -c 1048576 /dev/zero | tr '\\0' x\necho\n"),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&cli, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let reports = dir.path().join("reports");
+    let (timeout, grace) = (3, 1);
+    let started = Instant::now();
+    let out = streamcheck_at(&fixture_root())
+        .args(["run", "--target-command"])
+        .arg(&cli)
+        .arg("--report-dir")
+        .arg(&reports)
+        .args(["--jobs", "1", "-f", "ok"])
+        .args([
+            "--timeout",
+            &timeout.to_string(),
+            "--grace",
+            &grace.to_string(),
+        ])
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    let trials = trial_outcomes(&reports, "kind");
+    assert_eq!(trials["ok"].0, "failed", "{trials:?}");
+    let trial = &read_json(&reports.join("results.json"))["trials"][0];
+    assert_eq!(trial["exit"]["killed"], "stdout-open", "{trial}");
+    let ms = trial["duration_ms"].as_u64().unwrap();
+    assert!(ms <= (timeout + grace) * 1000, "the trial took {ms} ms");
+    let left = living_children_after_kills(|cmd| cmd.contains(marker));
+    assert!(left.is_empty(), "leftover processes: {left:?}");
+    // The trial ends by its grace period (stdout held open by the sleep). Before the
+    // version probe read its output and killed its group, it stalled the run 20 s; the
+    // bound leaves 8 s for starting streamcheck and writing the reports.
+    let bound = Duration::from_secs(timeout + grace + 8);
+    assert!(took < bound, "the run took {took:?}, more than {bound:?}");
+}
+
+/// `streamcheck consume`, fed by a fresh run, with a consumer that exits 0 but leaves a
+/// `sleep` holding its stdout: each feed is a finding at the consumer's timeout, nothing
+/// is left running, and `--fail-fast` stops at the first.
+#[test]
+fn a_consumer_that_leaves_a_background_process_never_hangs_consume() {
+    adopt_orphans();
+    let marker = "sleep 300.97531";
+    let dir = tempfile::tempdir().unwrap();
+    let consume = |name: &str, extra: &[&str]| {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("streamcheck"));
+        cmd.arg("--root")
+            .arg(fixture_root())
+            .args(["consume", "--target-command"])
+            .arg(fixture_root().join("fake-cli.sh"))
+            .args(["-f", "ok", "-f", "frame_after_result", "--jobs", "1"])
+            .args(["--command", &format!("cat >/dev/null; {marker} &")])
+            .args(["--consumer-timeout", "2"])
+            .arg("--run-dir")
+            .arg(dir.path().join(format!("run-{name}")))
+            .arg("--report-dir")
+            .arg(dir.path().join(name))
+            .args(extra)
+            .env("NO_COLOR", "1")
+            .stdout(std::process::Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        // Each feed ends at its 2 s timeout; before the fix each waited for the sleep.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let hung = child.try_wait().unwrap().is_none();
+        if hung {
+            let _ = child.kill();
+        }
+        let out = child.wait_with_output().unwrap();
+        assert!(!hung, "consume {extra:?} still running after 30 s");
+        (out.status.code(), text(&out.stdout))
+    };
+    let (code, stdout) = consume("all", &[]);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(stdout.contains("2 feeds, 2 failed"), "{stdout}");
+    let json = read_json(&dir.path().join("all/consume.json"));
+    for fed in json["fed"].as_array().unwrap() {
+        assert_eq!(fed["failure"]["kind"], "left_running", "{fed}");
+    }
+    let (code, stdout) = consume("fast", &["--fail-fast"]);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(stdout.contains("1 feeds, 1 failed"), "{stdout}");
+    assert!(
+        stdout.contains("stopped at the first failure (--fail-fast): 1 of 2 feeds not run"),
+        "{stdout}"
+    );
+    let left = living_children_after_kills(|cmd| cmd.contains(marker));
+    assert!(left.is_empty(), "leftover processes: {left:?}");
+}

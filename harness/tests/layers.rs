@@ -49,7 +49,14 @@ const CRATES: &[Crate] = &[
 /// is given its floor.
 const LAYERS: &[&[&str]] = &[
     // words: what every room speaks
-    &["text", "frame", "pattern", "toolmap", "version_range"],
+    &[
+        "text",
+        "frame",
+        "pattern",
+        "toolmap",
+        "version_range",
+        "process_group",
+    ],
     &["divergence", "normalize"],
     // what a CLI printed; the dialects as data and behaviour
     &["printed", "dialect"],

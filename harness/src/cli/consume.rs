@@ -40,9 +40,14 @@ pub struct ConsumeArgs {
     /// A pattern (JSON, as in scenario files) each line --command prints must match.
     #[arg(long)]
     each: Option<String>,
-    /// Seconds a consumer may take after its input ends.
+    /// Seconds a consumer may take on one feed. Its process group is killed then: a
+    /// consumer still running is a timeout, one that exited leaving a process behind a
+    /// finding.
     #[arg(long, default_value_t = 30)]
     consumer_timeout: u64,
+    /// Stop at the first feed a consumer fails (the feeds not run are counted).
+    #[arg(long)]
+    fail_fast: bool,
     /// Feed the saved trials of an earlier run (its report folder) instead of running.
     /// Repeatable: one folder per release.
     #[arg(long)]
@@ -118,7 +123,9 @@ impl ConsumeArgs {
             &inputs,
             &probes,
             ctx.jobs(&self.exec),
+            self.fail_fast,
         ))?;
+        let planned = inputs.len() * consumers.len() * (1 + probes.len());
         let consumed = Consumed {
             command: super::provenance::command_line(),
             duration_ms: started.elapsed().as_millis() as u64,
@@ -153,6 +160,12 @@ impl ConsumeArgs {
             started.elapsed().as_secs_f64(),
             dir.display()
         );
+        if consumed.fed.len() < planned {
+            println!(
+                "stopped at the first failure (--fail-fast): {} of {planned} feeds not run",
+                planned - consumed.fed.len()
+            );
+        }
         let mut own = Verdict::divergence_if(consumed.failed() > 0);
         if fed_count == 0 && !inputs.is_empty() && !ctx.allow_empty {
             super::term::error(&Error::Usage(format!(

@@ -5,10 +5,12 @@ use super::spec::{Cause, NotInstalled, Source, Target, TargetSpec};
 use crate::dialect::{CargoPin, Dialect, Distribution, NpmPin};
 use crate::install::supported::Versions;
 use crate::known::KnownList;
+use crate::process_group;
 use crate::toolmap::ToolMap;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
 /// A missing target's cause, reason and the command that installs it.
 type Missing = (Cause, String, String);
@@ -126,12 +128,10 @@ fn pinned_npm(pin: &NpmPin, project: &Project, install: bool) -> Result<Installe
             "streamcheck: installing the pinned {} ({cmd}) ...",
             pin.title
         );
-        run_install(
-            Command::new("npm")
-                .args(["ci", "--no-audit", "--no-fund", "--prefix"])
-                .arg(&dir),
-        )
-        .map_err(|e| (Cause::Broken, e, cmd.clone()))?;
+        let mut npm = Command::new("npm");
+        npm.args(["ci", "--no-audit", "--no-fund", "--prefix"])
+            .arg(&dir);
+        run_install(npm).map_err(|e| (Cause::Broken, e, cmd.clone()))?;
     }
     let version = npm_package_version(&dir, pin.package).map_err(|e| (Cause::Broken, e, cmd))?;
     Ok((program, lead_args, version))
@@ -164,20 +164,18 @@ fn cached_npm(
         std::fs::create_dir_all(&dir).map_err(|e| (Cause::Broken, e.to_string(), cmd.clone()))?;
         std::fs::write(dir.join("package.json"), "{\"private\":true}\n")
             .map_err(|e| (Cause::Broken, e.to_string(), cmd.clone()))?;
-        run_install(
-            Command::new("npm")
-                .args([
-                    "install",
-                    "--no-audit",
-                    "--no-fund",
-                    "--save-exact",
-                    "--prefix",
-                ])
-                .arg(&dir)
-                .arg(format!("{}@{version}", pin.package))
-                .args(pin.runtime),
-        )
-        .map_err(|e| (Cause::Broken, e, cmd.clone()))?;
+        let mut npm = Command::new("npm");
+        npm.args([
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--save-exact",
+            "--prefix",
+        ])
+        .arg(&dir)
+        .arg(format!("{}@{version}", pin.package))
+        .args(pin.runtime);
+        run_install(npm).map_err(|e| (Cause::Broken, e, cmd.clone()))?;
     }
     let installed = npm_package_version(&dir, pin.package).map_err(|e| (Cause::Broken, e, cmd))?;
     Ok((program, lead_args, installed))
@@ -206,14 +204,13 @@ fn cargo_install(
             "streamcheck: building {} {version} from crates.io (can take 20 minutes or more, once) ...",
             pin.krate
         );
-        run_install(
-            Command::new("cargo")
-                .args(["install", pin.krate, "--version", version, "--locked"])
-                .args(pin.install_args)
-                .arg("--root")
-                .arg(&dir),
-        )
-        .map_err(|e| (Cause::Broken, e, cmd.clone()))?;
+        let mut cargo = Command::new("cargo");
+        cargo
+            .args(["install", pin.krate, "--version", version, "--locked"])
+            .args(pin.install_args)
+            .arg("--root")
+            .arg(&dir);
+        run_install(cargo).map_err(|e| (Cause::Broken, e, cmd.clone()))?;
     }
     Ok(program)
 }
@@ -231,16 +228,20 @@ fn known_file(dialect: Dialect) -> String {
     )
 }
 
-fn run_install(cmd: &mut Command) -> Result<(), String> {
-    let status = cmd
-        .stdin(std::process::Stdio::null())
-        .status()
-        .map_err(|e| format!("cannot run the installer: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("the installer failed ({status})"))
-    }
+/// How long an installer (npm, cargo) may run before it is killed: building a crate takes
+/// 20 minutes or more on a small machine.
+const INSTALL_LIMIT: Duration = Duration::from_secs(2 * 60 * 60);
+
+/// Runs an installer to its end, its output shown as it comes, in a process group of its
+/// own (see [`process_group`]).
+fn run_install(mut cmd: Command) -> Result<(), String> {
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    cmd.stdin(std::process::Stdio::null());
+    process_group::run_blocking(cmd, Some(INSTALL_LIMIT))
+        .map_err(|e| format!("cannot run the installer: {e}"))?
+        .success(&format!("the installer ({program})"), Some(INSTALL_LIMIT))
+        .map(drop)
+        .map_err(|e| e.to_string())
 }
 
 fn npm_package_version(prefix: &Path, package: &str) -> Result<String, String> {
@@ -258,9 +259,14 @@ fn npm_package_version(prefix: &Path, package: &str) -> Result<String, String> {
         .ok_or_else(|| format!("{} has no version", manifest.display()))
 }
 
+/// How long a command target may take to print its version.
+const VERSION_LIMIT: Duration = Duration::from_secs(5);
+
 /// What a command's `--version` prints first that looks like a version (none: unknown).
 /// Err when the command cannot be started at all: not a file, not executable, a missing
-/// interpreter; a command that hangs on `--version` is stopped after a while.
+/// interpreter. Its output is read as it comes (a CLI that ignores `--version` may print
+/// without end); once it exits, or after [`VERSION_LIMIT`], its group is killed, with
+/// anything it left running.
 fn command_version(path: &Path) -> Result<Option<String>, String> {
     use std::process::Stdio;
     let cannot = |why: String| format!("{}: cannot start: {why}", path.display());
@@ -282,32 +288,14 @@ fn command_version(path: &Path) -> Result<Option<String>, String> {
             )));
         }
     }
-    let mut child = Command::new(path)
-        .arg("--version")
-        .env_clear()
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| cannot(e.to_string()))?;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while child
-        .try_wait()
-        .map_err(|e| cannot(e.to_string()))?
-        .is_none()
-    {
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Ok(None);
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
+    let mut cmd = process_group::piped(path);
+    cmd.arg("--version").env_clear().stderr(Stdio::null());
+    let ended =
+        process_group::run_blocking(cmd, Some(VERSION_LIMIT)).map_err(|e| cannot(e.to_string()))?;
+    if ended.status.is_none() {
+        return Ok(None);
     }
-    let mut text = String::new();
-    if let Some(mut out) = child.stdout.take() {
-        use std::io::Read;
-        let _ = out.read_to_string(&mut text);
-    }
+    let text = String::from_utf8_lossy(&ended.stdout);
     Ok(text
         .split_whitespace()
         .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))

@@ -5,9 +5,9 @@
 use crate::dialect::{Dialect, NpmPin};
 use crate::install::project::Project;
 use crate::install::spec::TargetSpec;
+use crate::process_group;
 use serde::Deserialize;
 use std::path::Path;
-use std::process::Command;
 
 /// `targets/<target>/versions.yaml`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -100,20 +100,21 @@ pub fn published_on_npm(package: &str) -> Result<Vec<String>, String> {
     serde_json::from_str(&text).map_err(|e| format!("npm view {package} versions --json: {e}"))
 }
 
+/// How long the registry may take to answer `npm view`.
+const NPM_VIEW_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// `npm view PACKAGE FIELD` (as JSON for a list), trimmed.
 fn npm_view(package: &str, field: &str) -> Result<String, String> {
-    let out = Command::new("npm")
-        .args(["view", package, field, "--json"])
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run npm view {package} {field}: {e}"))?;
+    let what = format!("npm view {package} {field}");
+    let mut npm = process_group::piped("npm");
+    npm.args(["view", package, field, "--json"]);
+    let out = process_group::run_blocking(npm, Some(NPM_VIEW_LIMIT))
+        .map_err(|e| format!("cannot run {what}: {e}"))?
+        .success(&what, Some(NPM_VIEW_LIMIT))
+        .map_err(|e| e.to_string())?;
     let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    if !out.status.success() || text.is_empty() {
-        return Err(format!(
-            "npm view {package} {field} failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
+    if text.is_empty() {
+        return Err(format!("{what} printed nothing"));
     }
     // A single value comes back as a JSON string.
     Ok(serde_json::from_str::<String>(&text).unwrap_or(text))

@@ -10,6 +10,7 @@ use crate::plan::launch::Invocation;
 pub use crate::plan::Limits;
 use crate::printed::exit::{Exit, Termination};
 use crate::printed::output::{LineSplitter, Output, Stderr, StderrCapture};
+use crate::process_group::{self, Group, Spawned};
 use crate::scenario::{SignalAt, StdoutReader, SLOW_READ_BYTES, SLOW_READ_PAUSE};
 use std::path::Path;
 use std::process::{ExitStatus, Stdio};
@@ -53,21 +54,20 @@ pub async fn drive(
     workspace: &Path,
     limits: &Limits,
 ) -> Result<Process, Divergence> {
-    let mut child = command(inv, workspace, input.client.is_some())
-        .spawn()
-        .map_err(|e| {
-            let program = inv.program.display();
-            Divergence::new(Kind::Spawn, format!("cannot start {program}: {e}"))
-        })?;
-    let pgid = child.id().map(|p| p as i32);
-    // Kills the whole group however this function ends, even when the trial is aborted
+    // The group is killed however this function ends, even when the trial is aborted
     // (Ctrl-C): grandchildren must not outlive it.
-    let _group = GroupGuard(pgid);
+    let Spawned { mut child, group } =
+        process_group::spawn(&mut command(inv, workspace, input.client.is_some())).map_err(
+            |e| {
+                let program = inv.program.display();
+                Divergence::new(Kind::Spawn, format!("cannot start {program}: {e}"))
+            },
+        )?;
     let started = Instant::now();
     let (frames_tx, frames_rx) = watch::channel(0usize);
     let (results_tx, results_rx) = watch::channel(0usize);
-    if let (Some(at), Some(pid)) = (input.signal, pgid) {
-        signal_after(at, pid, frames_rx);
+    if let Some(at) = input.signal {
+        signal_after(at, group.id(), frames_rx);
     }
     // The scripted client is fed every stdout frame and writes stdin (see `client::pump`).
     let (client, stdin, waiting) = match (input.client, child.stdin.take()) {
@@ -90,10 +90,11 @@ pub async fn drive(
     );
     let stderr = pump_stderr(child.stderr.take().expect("stderr is piped"));
 
-    let (status, termination) = wait(&mut child, pgid, started, limits, results_rx, waiting).await;
+    let (status, termination) =
+        wait(&mut child, &group, started, limits, results_rx, waiting).await;
     let ((output, client), termination) =
-        drain_stdout(stdout, pgid, limits.grace, termination).await;
-    kill_group(pgid);
+        drain_stdout(stdout, &group, limits.grace, termination).await;
+    group.kill();
     let stderr = match timeout(DRAIN, stderr).await {
         Ok(Ok(s)) => s,
         _ => Stderr::default(),
@@ -119,8 +120,8 @@ pub async fn drive(
 }
 
 /// The command for `inv`: environment from scratch, `workspace` as its cwd, stdout and
-/// stderr piped, in a process group of its own, killed if dropped.
-pub fn command(inv: &Invocation, workspace: &Path, piped_stdin: bool) -> Command {
+/// stderr piped (spawned by [`process_group::spawn`], in a group of its own).
+fn command(inv: &Invocation, workspace: &Path, piped_stdin: bool) -> Command {
     let mut cmd = Command::new(&inv.program);
     cmd.args(&inv.args)
         .env_clear()
@@ -132,9 +133,7 @@ pub fn command(inv: &Invocation, workspace: &Path, piped_stdin: bool) -> Command
             Stdio::null()
         })
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
+        .stderr(Stdio::piped());
     cmd
 }
 
@@ -226,7 +225,7 @@ fn pump_stderr(mut pipe: ChildStderr) -> JoinHandle<Stderr> {
 /// period has passed after its `turns`-th result (or after its stdout closed).
 async fn wait(
     child: &mut Child,
-    pgid: Option<i32>,
+    group: &Group,
     started: Instant,
     limits: &Limits,
     mut results: watch::Receiver<usize>,
@@ -243,7 +242,7 @@ async fn wait(
         tokio::select! {
             status = child.wait() => return (status.ok(), Termination::Exited),
             _ = sleep_until(unanswered.unwrap_or(deadline)), if unanswered.is_some_and(|u| u < deadline) => {
-                kill_group(pgid);
+                group.kill();
                 return (child.wait().await.ok(), Termination::Unanswered);
             }
             changed = async { waiting.as_mut().expect("guarded").changed().await }, if waiting.is_some() => {
@@ -252,7 +251,7 @@ async fn wait(
                 }
             }
             _ = sleep_until(deadline) => {
-                kill_group(pgid);
+                group.kill();
                 let why = if in_grace { Termination::HungAfterResult } else { Termination::Timeout };
                 return (child.wait().await.ok(), why);
             }
@@ -270,7 +269,7 @@ async fn wait(
 /// grace period, then the whole group is killed so nothing outlives the trial.
 async fn drain_stdout(
     mut reader: JoinHandle<Stdout>,
-    pgid: Option<i32>,
+    group: &Group,
     grace: Duration,
     termination: Termination,
 ) -> (Stdout, Termination) {
@@ -281,31 +280,12 @@ async fn drain_stdout(
         Termination::Exited => Termination::StdoutHeldOpen,
         killed => killed,
     };
-    kill_group(pgid);
+    group.kill();
     match timeout(DRAIN, &mut reader).await {
         Ok(out) => (out.unwrap_or_default(), termination),
         Err(_) => {
             reader.abort();
             ((Output::default(), None), termination)
-        }
-    }
-}
-
-/// Kills the process group when dropped.
-pub struct GroupGuard(pub Option<i32>);
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        kill_group(self.0);
-    }
-}
-
-/// SIGKILL to the process group `pgid` (a child spawned by [`command`] leads its own).
-pub fn kill_group(pgid: Option<i32>) {
-    if let Some(pgid) = pgid.filter(|p| *p > 0) {
-        // SAFETY: kill(2) with a negative pid signals the process group we created.
-        unsafe {
-            libc::kill(-pgid, libc::SIGKILL);
         }
     }
 }

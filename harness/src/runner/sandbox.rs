@@ -6,12 +6,16 @@
 use crate::dialect::Dialect;
 use crate::pattern::Vars;
 use crate::plan::launch as invocation;
+use crate::process_group;
 use crate::scenario::{FileContent, Scenario};
 use crate::toolmap::ToolMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use stub_api::Script;
 use tempfile::TempDir;
+
+/// How long one `setup:` command may take.
+const SETUP_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// The sandbox on disk; removed when dropped.
 #[derive(Debug)]
@@ -81,26 +85,28 @@ impl SandboxDir {
         Ok(sandbox)
     }
 
-    /// One `setup:` command, in the workspace, with the sandbox's HOME and TMPDIR.
+    /// One `setup:` command, in the workspace, with the sandbox's HOME and TMPDIR. Anything
+    /// it leaves running is killed when it exits.
     fn run_setup(&self, command: &str) -> Result<(), SandboxError> {
         let what = format!("setup command `{command}`");
-        let out = std::process::Command::new("sh")
-            .args(["-c", command])
+        let mut sh = process_group::piped("sh");
+        sh.args(["-c", command])
             .current_dir(&self.workspace)
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", &self.home)
-            .env("TMPDIR", &self.tmp)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .map_err(failed(what.clone()))?;
-        if out.status.success() {
-            return Ok(());
-        }
+            .env("TMPDIR", &self.tmp);
+        let out =
+            process_group::run_blocking(sh, Some(SETUP_LIMIT)).map_err(failed(what.clone()))?;
+        let why = match out.status {
+            Some(status) if status.success() => return Ok(()),
+            Some(status) => status.to_string(),
+            None => format!("not done within {}s (killed)", SETUP_LIMIT.as_secs()),
+        };
         let stderr = String::from_utf8_lossy(&out.stderr);
         Err(SandboxError {
             what,
-            source: std::io::Error::other(format!("{}; stderr: {}", out.status, stderr.trim())),
+            source: std::io::Error::other(format!("{why}; stderr: {}", stderr.trim())),
         })
     }
 
@@ -240,6 +246,15 @@ mod tests {
         let read = |name: &str| std::fs::read_to_string(sandbox.workspace.join(name)).unwrap();
         assert_eq!(read("b.txt"), "hi");
         assert_eq!(read("home.txt").trim(), sandbox.home.display().to_string());
+    }
+
+    #[test]
+    fn a_setup_command_that_leaves_a_process_running_does_not_hold_the_trial() {
+        // Its sleep holds the pipes the setup's stderr is read from.
+        let scenario = with_setup(r#"["sleep 994.5678 & echo started"]"#).unwrap();
+        SandboxDir::create(&scenario).unwrap();
+        let left = crate::process_group::testing::left_running("sleep 994.5678");
+        assert_eq!(left, Vec::<String>::new());
     }
 
     #[test]

@@ -6,11 +6,13 @@ use super::probe::Feed;
 use super::worker::{unread, SPLIT_POLL};
 use crate::pattern::Pattern;
 use crate::pattern::{Captures, Vars};
+use crate::process_group::{self, Spawned};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::time::Instant;
 
 /// A consumer: a shell command reading stream-json on stdin.
 #[derive(Debug, Clone, Serialize)]
@@ -40,6 +42,9 @@ pub enum Failure {
     Signal { signal: i32 },
     /// It did not exit within its timeout after its stdin was closed.
     Timeout { seconds: u64 },
+    /// It exited 0, but a process it started was still running at its timeout (killed
+    /// then, with the consumer's whole process group).
+    LeftRunning { seconds: u64 },
     /// A line it printed is not a JSON object matching its `each` pattern.
     Output { line: usize, why: String },
     /// An SDK host's `query()` over the replayed trial threw, or yielded another result.
@@ -54,6 +59,10 @@ impl std::fmt::Display for Failure {
             Failure::Timeout { seconds } => {
                 write!(f, "still running {seconds}s after its input ended")
             }
+            Failure::LeftRunning { seconds } => write!(
+                f,
+                "left a background process running (still there {seconds}s after it started; killed)"
+            ),
             Failure::Output { line, why } => write!(f, "its output line {line} {why}"),
             Failure::Host { why } => write!(f, "{why}"),
         }
@@ -72,7 +81,7 @@ pub struct Ran {
 
 /// The end of stderr a finding keeps.
 const STDERR_TAIL: usize = 2000;
-/// How much of stdout is read for `each` (a consumer printing more is not checked further).
+/// How much of stdout is kept for `each` (a consumer printing more is not checked further).
 const STDOUT_MAX: usize = 4 << 20;
 
 /// Exit codes of `sh -c` that mean the command itself could not run, not that it failed
@@ -92,18 +101,17 @@ pub async fn run_once(
         .current_dir(&consumer.dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
+        .stderr(Stdio::piped());
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let mut child = cmd
-        .spawn()
+    // `sh -c` may start the consumer as a child, and the consumer children of its own: the
+    // whole group is killed when this ends.
+    let Spawned { mut child, group } = process_group::spawn(&mut cmd)
         .map_err(|e| format!("consumer `{}`: cannot start sh: {e}", consumer.name))?;
-    let pid = child.id();
+    let deadline = Instant::now() + consumer.timeout;
     let mut stdin = child.stdin.take().expect("piped");
-    let mut stdout = child.stdout.take().expect("piped");
+    let stdout = process_group::read_kept(child.stdout.take().expect("piped"), STDOUT_MAX);
     let mut stderr = child.stderr.take().expect("piped");
     let writes = feed.writes.clone();
     // A consumer that stops reading early (it failed, or it read all it wanted) closes
@@ -122,35 +130,27 @@ pub async fn run_once(
             }
         }
     });
-    let out = tokio::spawn(async move {
-        let mut buf = Vec::new();
-        let _ = (&mut stdout)
-            .take(STDOUT_MAX as u64)
-            .read_to_end(&mut buf)
-            .await;
-        // Drain the rest so the consumer never blocks on a full pipe.
-        let _ = tokio::io::copy(&mut stdout, &mut tokio::io::sink()).await;
-        buf
-    });
     let err = tokio::spawn(async move {
         let mut buf = Vec::new();
         let _ = stderr.read_to_end(&mut buf).await;
         buf
     });
-    let status = match tokio::time::timeout(consumer.timeout, child.wait()).await {
+    let status = match tokio::time::timeout_at(deadline, child.wait()).await {
         Ok(status) => Some(status.map_err(|e| format!("consumer `{}`: {e}", consumer.name))?),
-        Err(_) => {
-            if let Some(pid) = pid {
-                // Its whole group: `sh -c` may have started the consumer as a child.
-                unsafe { libc::kill(-(pid as i32), libc::SIGKILL) };
-            }
-            let _ = child.wait().await;
-            None
-        }
+        Err(_) => None,
     };
+    // It exited 0: what it started in the background gets until the same deadline, then
+    // goes with the group (it may hold stdout open, which must not keep us waiting). One
+    // that failed is judged by its exit, at once (locating its line runs it again).
+    let passed = status.is_some_and(|s| s.success());
+    let left_running = passed && !group.emptied_by(deadline).await;
+    group.kill();
+    if status.is_none() {
+        let _ = child.wait().await;
+    }
     writer.abort();
-    let stdout = out.await.unwrap_or_default();
-    let stderr = err.await.unwrap_or_default();
+    let stdout = process_group::drained(Some(stdout)).await;
+    let stderr = process_group::drained(Some(err)).await;
     let stderr = String::from_utf8_lossy(&stderr);
     let tail = tail_of(&stderr, STDERR_TAIL);
     let (checked, understood) = check_output(consumer, &stdout);
@@ -161,6 +161,9 @@ pub async fn run_once(
         Some(s) => {
             use std::os::unix::process::ExitStatusExt;
             match (s.code(), s.signal()) {
+                (Some(0), _) if left_running => Some(Failure::LeftRunning {
+                    seconds: consumer.timeout.as_secs(),
+                }),
                 (Some(0), _) => checked,
                 (Some(code), _) if CANNOT_RUN.contains(&code) => {
                     return Err(format!(

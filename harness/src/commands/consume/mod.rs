@@ -176,12 +176,14 @@ impl Consumed {
 const LINE_CHARS: usize = 300;
 
 /// Feeds every input to every consumer, as printed and changed by each of `probes`,
-/// `jobs` consumers at once. `Err`: a consumer that cannot run at all.
+/// `jobs` consumers at once; with `fail_fast`, no feed more once one has failed (those
+/// running are stopped, their consumers killed). `Err`: a consumer that cannot run at all.
 pub async fn consume(
     consumers: &[Consumer],
     inputs: &[Input],
     probes: &[Probe],
     jobs: usize,
+    fail_fast: bool,
 ) -> Result<Vec<Fed>, String> {
     let gate = Arc::new(tokio::sync::Semaphore::new(jobs.max(1)));
     let mut set = tokio::task::JoinSet::new();
@@ -203,8 +205,12 @@ pub async fn consume(
     }
     let mut fed = Vec::with_capacity(order);
     while let Some(done) = set.join_next().await {
-        let (at, consumer, input, probe, outcome) =
-            done.map_err(|e| format!("a consumer task failed: {e}"))?;
+        let (at, consumer, input, probe, outcome) = match done {
+            Ok(done) => done,
+            // Stopped by --fail-fast.
+            Err(e) if e.is_cancelled() => continue,
+            Err(e) => return Err(format!("a consumer task failed: {e}")),
+        };
         let outcome = match outcome {
             Ok(o) => o,
             Err(e) => {
@@ -212,6 +218,9 @@ pub async fn consume(
                 return Err(e);
             }
         };
+        if fail_fast && matches!(outcome, Outcome::Failed(_)) {
+            set.abort_all();
+        }
         fed.push((
             at,
             Fed {
@@ -306,7 +315,7 @@ pub async fn feed_one(
             feed::locate(consumer, &feed, pause, hint, &env).await?
         }
         Failure::Timeout { .. } => Some(feed.line_count()),
-        Failure::Output { .. } | Failure::Host { .. } => None,
+        Failure::Output { .. } | Failure::Host { .. } | Failure::LeftRunning { .. } => None,
     };
     let lines = feed.text_lines();
     let line = at_line

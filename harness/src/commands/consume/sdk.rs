@@ -4,8 +4,8 @@
 use super::worker::{Protocol, Serve};
 use super::Consumer;
 use crate::install::Project;
+use crate::process_group;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -120,18 +120,16 @@ pub fn typescript_sdk(project: &Project) -> Result<(PathBuf, String), String> {
             "installing the TypeScript Agent SDK into {}",
             prefix.display()
         );
-        run(
-            Command::new("npm")
-                .args([
-                    "ci",
-                    "--omit=optional",
-                    "--no-audit",
-                    "--no-fund",
-                    "--prefix",
-                ])
-                .arg(&prefix),
-            "npm ci (the TypeScript Agent SDK)",
-        )?;
+        let mut npm = process_group::piped("npm");
+        npm.args([
+            "ci",
+            "--omit=optional",
+            "--no-audit",
+            "--no-fund",
+            "--prefix",
+        ])
+        .arg(&prefix);
+        run(npm, "npm ci (the TypeScript Agent SDK)")?;
         std::fs::write(&marker, &lock).map_err(|e| format!("{}: {e}", marker.display()))?;
     }
     Ok((sdk, version))
@@ -202,29 +200,25 @@ fn install_python(venv: &Path, requirements: &Path) -> Result<(), String> {
         )?;
     let _ = std::fs::remove_dir_all(venv);
     eprintln!("installing the Python Agent SDK into {}", venv.display());
-    run(
-        Command::new(&interpreter).args(["-m", "venv"]).arg(venv),
-        &format!("{} -m venv", interpreter.display()),
-    )?;
-    run(
-        Command::new(venv.join("bin/pip"))
-            .args(["install", "--quiet", "--no-deps", "--require-hashes", "-r"])
-            .arg(requirements),
-        &format!("pip install -r {}", requirements.display()),
-    )
+    let mut python = process_group::piped(&interpreter);
+    python.args(["-m", "venv"]).arg(venv);
+    run(python, &format!("{} -m venv", interpreter.display()))?;
+    let mut pip = process_group::piped(venv.join("bin/pip"));
+    pip.args(["install", "--quiet", "--no-deps", "--require-hashes", "-r"])
+        .arg(requirements);
+    run(pip, &format!("pip install -r {}", requirements.display()))
 }
 
+/// How long one install step (npm ci, a venv, pip install) may take.
+const INSTALL_LIMIT: Duration = Duration::from_secs(30 * 60);
+
 /// Runs an install step; its stderr is the error when it fails.
-fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
-    let out = cmd.output().map_err(|e| format!("{what}: {e}"))?;
-    if out.status.success() {
-        return Ok(());
-    }
-    Err(format!(
-        "{what} failed ({}): {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr).trim()
-    ))
+fn run(cmd: std::process::Command, what: &str) -> Result<(), String> {
+    process_group::run_blocking(cmd, Some(INSTALL_LIMIT))
+        .map_err(|e| format!("{what}: {e}"))?
+        .success(what, Some(INSTALL_LIMIT))
+        .map(drop)
+        .map_err(|e| e.to_string())
 }
 
 fn shell_quote(p: &Path) -> String {

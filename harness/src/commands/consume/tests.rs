@@ -159,7 +159,7 @@ fn a_tolerant_consumer_passes_every_probe_and_a_one_read_parser_fails_the_split_
     let tolerant = consumer("cat >/dev/null");
     let probes = Probe::ALL.to_vec();
     let fed = rt()
-        .block_on(consume(&[tolerant], &[input(&PRINTED)], &probes, 2))
+        .block_on(consume(&[tolerant], &[input(&PRINTED)], &probes, 2, false))
         .unwrap();
     assert_eq!(fed.len(), 1 + Probe::ALL.len());
     for f in &fed {
@@ -258,4 +258,129 @@ fn a_worker_passes_feeds_and_a_feed_it_does_not_pass_is_judged_afresh_by_the_com
             understood: Some(0)
         }
     );
+}
+
+/// Runs `consumer` on `input` as printed; a feed still running after a bound far past the
+/// consumer's timeout is a hang of the harness, not an outcome.
+fn fed_within(consumer: &Consumer, input: &Input) -> Outcome {
+    let bound = consumer.timeout + Duration::from_secs(20);
+    rt().block_on(async { tokio::time::timeout(bound, feed_one(consumer, input, None)).await })
+        .unwrap_or_else(|_| panic!("`{}` hung the feed", consumer.command))
+        .unwrap()
+}
+
+#[test]
+fn a_consumer_that_leaves_a_background_process_is_a_finding_and_the_process_is_killed() {
+    use crate::process_group::testing::left_running;
+    // Its sleep holds stdout and stderr open; the other's holds nothing but stays.
+    for (marker, command) in [
+        ("sleep 300.2468", "cat >/dev/null; sleep 300.2468 &"),
+        (
+            "sleep 300.1357",
+            "cat >/dev/null; sleep 300.1357 >/dev/null 2>&1 &",
+        ),
+    ] {
+        let c = Consumer {
+            timeout: Duration::from_secs(1),
+            ..consumer(command)
+        };
+        let Outcome::Failed(f) = fed_within(&c, &input(&PRINTED)) else {
+            panic!("`{command}` exits 0 but leaves its sleep running")
+        };
+        assert_eq!(f.failure, Failure::LeftRunning { seconds: 1 }, "{command}");
+        assert!(f
+            .failure
+            .to_string()
+            .contains("left a background process running"));
+        assert_eq!(left_running(marker), Vec::<String>::new(), "{command}");
+    }
+    // One that fails is judged by its exit, and its sleep killed at once.
+    let c = Consumer {
+        timeout: Duration::from_secs(600),
+        ..consumer("cat >/dev/null; sleep 300.3579 & exit 2")
+    };
+    let Outcome::Failed(f) = fed_within(&c, &input(&PRINTED)) else {
+        panic!("it exits 2")
+    };
+    assert_eq!(f.failure, Failure::Exit { code: 2 });
+    assert_eq!(left_running("sleep 300.3579"), Vec::<String>::new());
+    // A child that ends by itself before the timeout is the consumer's business.
+    let c = consumer("cat >/dev/null; (sleep 0.1; echo done >&2) &");
+    assert_eq!(
+        fed_within(&c, &input(&PRINTED)),
+        Outcome::Passed { understood: None }
+    );
+}
+
+#[test]
+fn a_consumer_that_never_reads_its_stdin_ends_at_its_timeout_or_its_exit() {
+    use crate::process_group::testing::left_running;
+    // Far more than a pipe holds: the writer blocks until the consumer is killed.
+    let pad = "x".repeat(16 * 1024);
+    let big: Vec<String> = (0..16)
+        .map(|i| format!(r#"{{"type":"assistant","i":{i},"pad":"{pad}"}}"#))
+        .collect();
+    let big = input(&big.iter().map(String::as_str).collect::<Vec<_>>());
+    let hang = Consumer {
+        timeout: Duration::from_millis(300),
+        ..consumer("exec sleep 301.9753")
+    };
+    let Outcome::Failed(f) = fed_within(&hang, &big) else {
+        panic!("it never exits")
+    };
+    assert!(matches!(f.failure, Failure::Timeout { .. }), "{f:?}");
+    assert_eq!(left_running("sleep 301.9753"), Vec::<String>::new());
+    // One that exits at once without reading: the rest of the feed is not written.
+    assert_eq!(
+        fed_within(&consumer("exit 0"), &big),
+        Outcome::Passed { understood: None }
+    );
+}
+
+#[test]
+fn a_consumer_that_closes_its_stdout_early_is_judged_by_its_exit() {
+    let i = input(&PRINTED);
+    assert_eq!(
+        fed_within(&consumer("exec >&-; cat >/dev/null"), &i),
+        Outcome::Passed { understood: None }
+    );
+    let Outcome::Failed(f) = fed_within(&consumer("exec >&-; cat >/dev/null; exit 5"), &i) else {
+        panic!("it exits 5")
+    };
+    assert_eq!(f.failure, Failure::Exit { code: 5 });
+    let mut printing = consumer(r#"echo '{"type":"x"}'; exec >&-; cat >/dev/null"#);
+    printing.each = Some(Pattern::compile(&serde_json::json!({"type": "$string"})).unwrap());
+    assert_eq!(
+        fed_within(&printing, &i),
+        Outcome::Passed {
+            understood: Some(1)
+        }
+    );
+}
+
+#[test]
+fn fail_fast_stops_at_the_first_failed_feed() {
+    let strict = consumer(STRICT);
+    let inputs = [input(&PRINTED), input(&PRINTED), input(&PRINTED)];
+    let probes = [Probe::NewFrameType];
+    let all = rt()
+        .block_on(consume(
+            std::slice::from_ref(&strict),
+            &inputs,
+            &probes,
+            1,
+            false,
+        ))
+        .unwrap();
+    let failed = |fed: &[Fed]| {
+        (fed.iter())
+            .filter(|f| matches!(f.outcome, Outcome::Failed(_)))
+            .count()
+    };
+    assert_eq!((all.len(), failed(&all)), (6, 3));
+    let fast = rt()
+        .block_on(consume(&[strict], &inputs, &probes, 1, true))
+        .unwrap();
+    assert_eq!(failed(&fast), 1, "{fast:?}");
+    assert!(fast.len() < 6, "{fast:?}");
 }

@@ -11,6 +11,7 @@
 //! - [`Serve::Host`] (the TypeScript SDK's `host.mjs`): the SDK drives `replay-cli` over the
 //!   saved trial; see [`super::host`].
 
+use crate::process_group::{self, Spawned};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -18,7 +19,7 @@ use std::process::Stdio;
 use std::sync::Mutex;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::process::{ChildStdin, ChildStdout};
 
 /// How a long-lived consumer is spoken to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,9 +46,9 @@ impl std::fmt::Debug for Serve {
     }
 }
 
-/// One running worker.
+/// One running worker; dropped, its process group is killed.
 pub struct Worker {
-    _child: Child,
+    _process: Spawned,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
 }
@@ -67,20 +68,19 @@ impl Serve {
         if let Some(w) = self.idle.lock().expect("not poisoned").pop() {
             return Ok(w);
         }
-        let mut child = tokio::process::Command::new("sh")
-            .arg("-c")
+        let mut sh = tokio::process::Command::new("sh");
+        sh.arg("-c")
             .arg(&self.command)
             .current_dir(&self.dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
+            .stderr(Stdio::null());
+        let mut process = process_group::spawn(&mut sh)
             .map_err(|e| format!("`{}`: cannot start sh: {e}", self.command))?;
         Ok(Worker {
-            stdin: child.stdin.take().expect("piped"),
-            stdout: BufReader::new(child.stdout.take().expect("piped")),
-            _child: child,
+            stdin: process.child.stdin.take().expect("piped"),
+            stdout: BufReader::new(process.child.stdout.take().expect("piped")),
+            _process: process,
         })
     }
 

@@ -160,7 +160,10 @@ pub fn check(output: &Output, enabled: &[Invariant], hung_after_result: bool) ->
     if on(Invariant::ExitsAfterResult) && hung_after_result {
         out.push(Divergence::new(
             Kind::Hang,
-            "the CLI printed its last result but did not exit (killed after the grace period)",
+            format!(
+                "the CLI printed its last result but did not exit (killed after the grace period): {}",
+                output.stopped_at()
+            ),
         ));
     }
     out
@@ -196,10 +199,16 @@ fn init_first(conversation: &[&Frame]) -> Option<Divergence> {
         return None;
     }
     Some(
-        Divergence::new(Kind::Invariant, "the first frame is not system/init")
-            .at_frame(first.index, first.line)
-            .expected(serde_json::json!({"type": "system", "subtype": "init"}))
-            .actual(first.value.clone()),
+        Divergence::new(
+            Kind::Invariant,
+            format!(
+                "the first frame is not system/init but {}",
+                frame_kind(&first.value)
+            ),
+        )
+        .at_frame(first.index, first.line)
+        .expected(serde_json::json!({"type": "system", "subtype": "init"}))
+        .actual(first.value.clone()),
     )
 }
 

@@ -3,21 +3,26 @@
 //! trial's other divergences still fail it; an entry that matches nothing any more (the CLI
 //! was fixed) is stale: reported, and a failure under `--strict`.
 //!
-//! A regression of a range of releases (it came in one release and went in a later one)
-//! is an entry with `versions`: it also names its symptom (a `message` regex, a `path`, or a
-//! frame the CLI `printed`, such as `system/init` with `permissionMode: auto`) and the
-//! releases it was `observed` on, each inside `versions`. An entry that would hide any
-//! divergence (no `kind`) is refused when the list is loaded.
+//! Every entry names its symptom: a `message` regex specific to this divergence (one that
+//! matches a generic message of its kind is refused, see [`generic`]), a `path` or a
+//! `frame`; `printed` (a frame the CLI printed, such as `system/init` with
+//! `permissionMode: auto`) narrows an entry but never stands alone. A regression of a range
+//! of releases (it came in one release and went in a later one) is an entry with
+//! `versions` and the releases it was `observed` on, each inside `versions`. An entry that
+//! would hide more than it names is refused when the list is loaded, with its line; one
+//! naming a scenario the catalogue does not hold is refused where the catalogue is known
+//! ([`KnownList::unknown_scenarios`]).
 //!
 //! ```yaml
-//! - scenario: stdin/multi-turn
-//!   kind: request_assertion        # a divergence kind, as results.json spells it
-//!   path: $.messages               # optional: the JSON path it names
-//!   message: "assistant"           # optional: a regex on its message
+//! - scenario: stdin/multi-turn      # a scenario id, or `file[case]` for a case
+//!   kind: request                  # a divergence kind, as results.json spells it
+//!   path: $.messages               # the JSON path it names, and/or
+//!   frame: 3                       # the frame it names, and/or
+//!   message: "^request 1: "        # a regex on its message, specific to it
 //!   printed: {type: system, subtype: init, permissionMode: auto}  # optional: only when a frame matches
 //!   target: caliban@0.15.0         # optional: a target name or dialect (default: all of the file's)
 //!   intermittent: true             # optional: it comes and goes with timing (never stale)
-//!   versions: ">=2.1.198, <2.1.217" # optional: only on these releases (then a symptom is required)
+//!   versions: ">=2.1.198, <2.1.217" # optional: only on these releases
 //!   observed: [2.1.198, 2.1.205]   # with versions: the releases it was seen on
 //!   finding: plan-mode-bash-unasked # optional: a CLI bug, described in findings.yaml beside
 //!   reason: why the CLI differs, and what the document says
@@ -30,6 +35,8 @@ use crate::version_range::{parse_version, VersionRange};
 use serde::Deserialize;
 use serde_json::Value;
 use std::path::Path;
+
+mod generic;
 
 /// One known divergence.
 #[derive(Debug, Clone, Deserialize)]
@@ -63,6 +70,9 @@ pub struct Entry {
     #[serde(default)]
     pub finding: Option<FindingId>,
     pub reason: String,
+    /// The 1-based line of the file the entry starts on (for messages).
+    #[serde(skip)]
+    pub line: usize,
 }
 
 mod serde_pattern {
@@ -146,17 +156,25 @@ impl Entry {
 
     /// Why the entry may hide more than it names; `None` when it is precise enough.
     fn too_wide(&self) -> Option<String> {
-        let range = self.versions.as_ref()?;
-        if self.message.is_none() && self.path.is_none() && self.printed.is_none() {
+        let s = &self.scenario;
+        if self.message.is_none() && self.path.is_none() && self.frame.is_none() {
             return Some(format!(
-                "the entry for {} on {range} names no symptom: give `message` (a regex), `path` or `printed` (a frame pattern)",
-                self.scenario
+                "the entry for {s} names no symptom: give `message` (a regex on the divergence's message naming what is specific to it: the entry number, the request, the frame, the key or the text), `path` or `frame`; `printed` only narrows an entry"
             ));
         }
+        if let Some(generic) =
+            (self.message.as_ref()).and_then(|re| generic::catch_all(self.kind, re))
+        {
+            return Some(format!(
+                "the entry for {s}: message /{}/ matches any {} divergence (such as \"{generic}\"): name what is specific to this one (the entry number, the request, the frame, the key or the text)",
+                self.message.as_ref().map_or("", regex::Regex::as_str),
+                self.kind
+            ));
+        }
+        let range = self.versions.as_ref()?;
         if self.observed.is_empty() {
             return Some(format!(
-                "the entry for {} on {range} says on no release it was seen: give `observed: [VERSION, ...]`",
-                self.scenario
+                "the entry for {s} on {range} says on no release it was seen: give `observed: [VERSION, ...]`"
             ));
         }
         let outside: Vec<String> = (self.observed.iter())
@@ -165,8 +183,7 @@ impl Entry {
             .collect();
         (!outside.is_empty()).then(|| {
             format!(
-                "the entry for {}: observed {} outside its versions {range}",
-                self.scenario,
+                "the entry for {s}: observed {} outside its versions {range}",
                 outside.join(", ")
             )
         })
@@ -200,7 +217,7 @@ impl KnownList {
             Err(e) => return Err(format!("{shown_as}: {e}")),
             Ok(text) => text,
         };
-        let entries = if text.trim().is_empty() || is_only_comments(&text) {
+        let mut entries = if text.trim().is_empty() || is_only_comments(&text) {
             Vec::new()
         } else {
             serde_yaml::from_str::<Vec<Entry>>(&text).map_err(|e| {
@@ -208,8 +225,14 @@ impl KnownList {
                 format!("{shown_as}{at}: {e} (each entry: scenario, kind, reason; optionally path, frame, message, printed, target, intermittent, versions with observed)")
             })?
         };
-        if let Some(why) = entries.iter().find_map(Entry::too_wide) {
-            return Err(format!("{shown_as}: {why}"));
+        for (e, line) in entries.iter_mut().zip(entry_lines(&text)) {
+            e.line = line;
+        }
+        let refused: Vec<String> = (entries.iter())
+            .filter_map(|e| Some(format!("{shown_as}:{}: {}", e.line, e.too_wide()?)))
+            .collect();
+        if !refused.is_empty() {
+            return Err(refused.join("\n"));
         }
         let findings = Findings::beside(path, shown_as)?;
         findings.check_entries(&entries, shown_as)?;
@@ -224,6 +247,20 @@ impl KnownList {
     pub fn extend(&mut self, other: &KnownList) {
         self.entries.extend(other.entries.iter().cloned());
         (self.findings.items).extend(other.findings.items.iter().cloned());
+    }
+
+    /// Each entry whose scenario `exists` says is not in the catalogue, as `file:line:
+    /// message` (a stale or misspelt id hides nothing and would never be re-checked).
+    pub fn unknown_scenarios(&self, exists: impl Fn(&str) -> bool) -> Vec<String> {
+        (self.entries.iter())
+            .filter(|e| !exists(&e.scenario))
+            .map(|e| {
+                format!(
+                    "{}:{}: the entry names {}, which is not a scenario of the catalogue (a case is `file[case]`): correct the id or remove the entry",
+                    self.file, e.line, e.scenario
+                )
+            })
+            .collect()
     }
 
     /// Marks each of `divergences` that an entry names as known, and says which entries
@@ -262,6 +299,14 @@ impl KnownList {
     }
 }
 
+/// The line each top-level `- ` item of a YAML list starts on (1-based), in order.
+fn entry_lines(text: &str) -> Vec<usize> {
+    (text.lines().enumerate())
+        .filter(|(_, l)| l.starts_with("- ") || *l == "-")
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
 fn is_only_comments(text: &str) -> bool {
     text.lines()
         .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
@@ -293,7 +338,7 @@ mod tests {
         load(yaml).unwrap()
     }
 
-    const LIST: &str = "- scenario: s/a\n  kind: missing_frame\n  path: $.result\n  reason: no result\n- scenario: s/a\n  kind: exit_code\n  target: caliban@0.16.0\n  reason: other version\n";
+    const LIST: &str = "- scenario: s/a\n  kind: missing_frame\n  path: $.result\n  reason: no result\n- scenario: s/a\n  kind: exit_code\n  message: 'got 1$'\n  target: caliban@0.16.0\n  reason: other version\n";
 
     #[test]
     fn an_entry_hides_only_the_divergence_it_names() {
@@ -301,7 +346,7 @@ mod tests {
         let mut divs = vec![
             Divergence::new(Kind::MissingFrame, "no result").at_path("$.result"),
             Divergence::new(Kind::MissingFrame, "no result").at_path("$.other"),
-            Divergence::new(Kind::ExitCode, "exit 1"),
+            Divergence::new(Kind::ExitCode, "expected exit code 0, got 1"),
         ];
         let stale = known.judge("s/a", &ran("caliban", "caliban"), &mut divs);
         assert_eq!(divs[0].known.as_deref(), Some("no result"));
@@ -315,12 +360,13 @@ mod tests {
 
     #[test]
     fn an_entry_that_matches_nothing_is_stale_unless_intermittent() {
-        let flaky = list("- scenario: s/a\n  kind: hang\n  intermittent: true\n  reason: r\n");
+        let flaky = list("- scenario: s/a\n  kind: hang\n  message: 'frame 6 \\(result/success\\)'\n  intermittent: true\n  reason: r\n");
         assert!(flaky.judge("s/a", &ran("t", "t"), &mut []).is_empty());
         let known = list(LIST);
         let stale = known.judge("s/a", &ran("caliban@0.16.0", "caliban"), &mut []);
         assert_eq!(stale.len(), 2);
         assert_eq!(stale[0].describe(), "s/a missing frame at $.result");
+        assert_eq!(stale[1].describe(), "s/a exit code matching /got 1$/");
         assert!(known
             .judge("s/other", &ran("caliban", "caliban"), &mut [])
             .is_empty());
@@ -384,7 +430,7 @@ mod tests {
 
     #[test]
     fn a_printed_symptom_limits_the_entry_to_trials_that_show_it() {
-        let known = list("- scenario: s\n  kind: missing_frame\n  printed: {type: system, subtype: init, permissionMode: auto}\n  versions: \">=2.1.285, <2.1.300\"\n  observed: [2.1.290]\n  reason: auto mode\n");
+        let known = list("- scenario: s\n  kind: missing_frame\n  message: '^no prompt$'\n  printed: {type: system, subtype: init, permissionMode: auto}\n  versions: \">=2.1.285, <2.1.300\"\n  observed: [2.1.290]\n  reason: auto mode\n");
         let auto = json!({"type": "system", "subtype": "init", "permissionMode": "auto"});
         let default = json!({"type": "system", "subtype": "init", "permissionMode": "default"});
         for (printed, hidden) in [([&auto], true), ([&default], false)] {
@@ -412,10 +458,119 @@ mod tests {
         assert!(no_kind.unwrap_err().contains("kind"));
         let no_symptom = load("- scenario: s\n  kind: exit_code\n  versions: \">=2.1.1\"\n  observed: [2.1.1]\n  reason: r\n").unwrap_err();
         assert!(no_symptom.contains("names no symptom"), "{no_symptom}");
-        let unseen = load("- scenario: s\n  kind: exit_code\n  message: x\n  versions: \">=2.1.1\"\n  reason: r\n").unwrap_err();
+        let unseen = load("- scenario: s\n  kind: exit_code\n  message: 'got 1$'\n  versions: \">=2.1.1\"\n  reason: r\n").unwrap_err();
         assert!(unseen.contains("observed"), "{unseen}");
-        let outside = load("- scenario: s\n  kind: exit_code\n  message: x\n  versions: \">=2.1.1, <2.1.5\"\n  observed: [2.1.9]\n  reason: r\n").unwrap_err();
+        let outside = load("- scenario: s\n  kind: exit_code\n  message: 'got 1$'\n  versions: \">=2.1.1, <2.1.5\"\n  observed: [2.1.9]\n  reason: r\n").unwrap_err();
         assert!(outside.contains("observed 2.1.9 outside"), "{outside}");
+    }
+
+    /// Whatever the dialect's file or a project's: with or without a range.
+    #[test]
+    fn an_entry_without_a_symptom_is_refused_with_its_line_even_without_a_range() {
+        let ok = "- scenario: s\n  kind: exit_code\n  message: 'got 1$'\n  reason: r\n";
+        let kind_only = format!("{ok}- scenario: s\n  kind: missing_frame\n  reason: r\n");
+        let err = load(&kind_only).unwrap_err();
+        assert!(
+            err.starts_with("known.yaml:5: ") && err.contains("names no symptom"),
+            "{err}"
+        );
+        let printed_only = format!("{ok}# a comment\n- scenario: s\n  kind: missing_frame\n  printed: {{type: system, subtype: init, permissionMode: auto}}\n  reason: r\n");
+        let err = load(&printed_only).unwrap_err();
+        assert!(
+            err.starts_with("known.yaml:6: ") && err.contains("`printed` only narrows"),
+            "{err}"
+        );
+        let ranged = printed_only.replace(
+            "auto}\n",
+            "auto}\n  versions: \">=2.1.285, <2.1.302\"\n  observed: [2.1.290]\n",
+        );
+        assert_ne!(ranged, printed_only);
+        assert!(load(&ranged).unwrap_err().contains("names no symptom"));
+        for symptom in [
+            "path: $.result",
+            "frame: 3",
+            "message: '^expected entry 2 matches no frame'",
+        ] {
+            let named =
+                format!("{ok}- scenario: s\n  kind: missing_frame\n  {symptom}\n  reason: r\n");
+            assert_eq!(list(&named).entries.len(), 2, "{symptom}");
+        }
+    }
+
+    #[test]
+    fn a_message_that_matches_any_divergence_of_its_kind_is_refused() {
+        for (kind, catch_all) in [
+            ("missing_frame", r"^expected entry \d+ matches no frame"),
+            ("invariant", "got no control_response"),
+            ("timeout", "^the CLI did not finish within"),
+            (
+                "hang",
+                "got no answer within|did not exit|printed its last result",
+            ),
+            ("exit_code", ".*"),
+        ] {
+            let yaml = format!("- scenario: s\n  kind: {kind}\n  message: '{catch_all}'\n  path: $.x\n  reason: r\n");
+            let err = load(&yaml).unwrap_err();
+            assert!(
+                err.starts_with("known.yaml:1: ")
+                    && err.contains("matches any")
+                    && err.contains("name what is specific"),
+                "{kind}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_entry_marks_only_the_divergence_it_names_not_others_of_its_kind() {
+        let known = list("- scenario: s\n  kind: missing_frame\n  message: '^expected entry 3 matches no frame'\n  reason: r\n");
+        let mut divs = vec![
+            Divergence::new(
+                Kind::MissingFrame,
+                "expected entry 3 matches no frame from frame 4 on",
+            ),
+            Divergence::new(
+                Kind::MissingFrame,
+                "expected entry 5 matches no frame from frame 4 on",
+            ),
+        ];
+        let stale = known.judge("s", &ran("t", "t"), &mut divs);
+        assert!(stale.is_empty());
+        assert!(divs[0].known.is_some());
+        assert_eq!(
+            divs[1].known, None,
+            "entry 5 is not named: the trial still fails"
+        );
+    }
+
+    #[test]
+    fn an_entry_naming_no_scenario_of_the_catalogue_is_named_with_its_line() {
+        let known = list("- scenario: s/a\n  kind: exit_code\n  message: 'got 1$'\n  reason: r\n- scenario: s/b[case]\n  kind: exit_code\n  message: 'got 1$'\n  reason: r\n");
+        let unknown = known.unknown_scenarios(|id| id == "s/a");
+        assert_eq!(unknown.len(), 1, "{unknown:?}");
+        assert!(
+            unknown[0]
+                .starts_with("known.yaml:5: the entry names s/b[case], which is not a scenario"),
+            "{unknown:?}"
+        );
+        assert!(known.unknown_scenarios(|_| true).is_empty());
+    }
+
+    /// The list, less the entries of `edges/` scenarios: other branches rewrite those.
+    fn load_without_edges(file: &Path) -> KnownList {
+        let text = std::fs::read_to_string(file).unwrap();
+        let all: Vec<serde_yaml::Value> = serde_yaml::from_str(&text).unwrap_or_default();
+        let kept: Vec<&serde_yaml::Value> = (all.iter())
+            .filter(|e| {
+                !e["scenario"]
+                    .as_str()
+                    .is_some_and(|s| s.starts_with("edges/"))
+            })
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("known.yaml");
+        std::fs::write(&path, serde_yaml::to_string(&kept).unwrap()).unwrap();
+        let shown = format!("{} (without edges/)", file.display());
+        KnownList::load(&path, &shown).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Every list in the repository loads, and every regression entry's range holds a
@@ -432,7 +587,11 @@ mod tests {
             if !file.exists() {
                 continue;
             }
-            let list = KnownList::load(&file, &file.display().to_string()).unwrap();
+            let list = load_without_edges(&file);
+            let named = list.entries.iter().map(|e| e.scenario.as_str());
+            let ids = crate::catalogue::ids(&[root.join("scenarios")], named);
+            let unknown = list.unknown_scenarios(|id| ids.contains(id));
+            assert!(unknown.is_empty(), "{unknown:#?}");
             let dialect = dir.file_name().unwrap().to_str().unwrap();
             let Ok(versions) = crate::install::supported::Versions::load(&project, dialect) else {
                 assert!(

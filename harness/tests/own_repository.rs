@@ -445,3 +445,48 @@ fn bundled_text(cache: &Path, id: &str) -> String {
         .expect("an unpacked bundle");
     std::fs::read_to_string(bundle.join(format!("scenarios/{id}.yaml"))).unwrap()
 }
+
+/// A project's list is held to the rules of the dialects' lists: each entry names a
+/// symptom and a scenario of the catalogue, or `run` (with or without --strict) and
+/// `check` refuse the setup (exit 2) with the file and line.
+#[test]
+fn a_project_entry_naming_no_symptom_or_no_scenario_is_a_setup_error() {
+    let dir = repo();
+    let cache = tempfile::tempdir().unwrap();
+    let failing = GOOD.replace("result: \"Hello!\"}", "result: \"Bye!\"}");
+    std::fs::write(dir.path().join("own/basics/hello.yaml"), failing).unwrap();
+    let config = format!("known_divergences = \"known.yaml\"\n{CONFIG}");
+    std::fs::write(dir.path().join("streamcheck.toml"), config).unwrap();
+    let entry = |scenario: &str, symptom: &str| {
+        format!("- scenario: {scenario}\n  kind: field_mismatch\n{symptom}  reason: r\n")
+    };
+    let named = entry("basics/hello", "  path: $.result\n");
+    let cases = [
+        (
+            entry("basics/hello", ""),
+            "known.yaml:1: ",
+            "names no symptom",
+        ),
+        (
+            format!("{named}{}", entry("basics/hello", "  message: '.*'\n")),
+            "known.yaml:5: ",
+            "matches any field mismatch",
+        ),
+        (
+            format!("{named}{}", entry("basics/helo", "  path: $.result\n")),
+            "known.yaml:5: ",
+            "names basics/helo, which is not a scenario",
+        ),
+    ];
+    for (known, at, why) in cases {
+        std::fs::write(dir.path().join("known.yaml"), &known).unwrap();
+        for args in [&["run"][..], &["run", "--strict"], &["check"]] {
+            let (code, out, err) = streamcheck(dir.path(), cache.path(), args);
+            assert_eq!(code, 2, "{args:?} {known}: {out}{err}");
+            assert!(err.contains(at) && err.contains(why), "{args:?}: {err}");
+        }
+    }
+    std::fs::write(dir.path().join("known.yaml"), &named).unwrap();
+    let (code, out, err) = streamcheck(dir.path(), cache.path(), &["run", "--strict"]);
+    assert_eq!(code, 0, "{out}{err}");
+}

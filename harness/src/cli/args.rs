@@ -184,16 +184,23 @@ impl ExecArgs {
             }
             None => KnownList::default(),
         };
-        let resolve = |s: &TargetSpec| {
-            let mut t = install::resolve(s, &setup.project, !self.no_install)?;
+        let mut resolved: Vec<Result<Target, NotInstalled>> = (specs.iter())
+            .map(|s| install::resolve(s, &setup.project, !self.no_install))
+            .collect();
+        let lists = (resolved.iter().flatten().map(|t| &t.known)).chain([&project_known]);
+        known_scenarios_exist(lists, setup)?;
+        for (t, s) in resolved
+            .iter_mut()
+            .zip(specs)
+            .filter_map(|(t, s)| Some((t.as_mut().ok()?, s)))
+        {
             if matches!(s.source, Source::Command { .. }) {
                 t.known = project_known.clone();
             } else {
                 t.known.extend(&project_known);
             }
-            Ok(t)
-        };
-        Ok(specs.iter().map(resolve).collect())
+        }
+        Ok(resolved)
     }
 }
 
@@ -226,4 +233,26 @@ pub fn runtime() -> Result<tokio::runtime::Runtime> {
         .enable_all()
         .build()
         .map_err(|e| streamcheck::error::Error::Failed(format!("cannot start tokio: {e}")))
+}
+
+/// Every entry of `lists` names a scenario (or case) of the catalogue `setup` runs: an entry
+/// naming none would hide nothing and never be checked. A setup error lists each.
+pub fn known_scenarios_exist<'a>(
+    lists: impl Iterator<Item = &'a KnownList>,
+    setup: &Setup,
+) -> Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    let lists: Vec<&KnownList> = lists.filter(|l| seen.insert(l.file.clone())).collect();
+    let named = lists
+        .iter()
+        .flat_map(|l| l.entries.iter().map(|e| e.scenario.as_str()));
+    let ids = streamcheck::catalogue::ids(&setup.scenario_roots(), named);
+    let unknown: Vec<String> = (lists.iter())
+        .flat_map(|l| l.unknown_scenarios(|id| ids.contains(id)))
+        .collect();
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::Usage(unknown.join("\n")))
+    }
 }

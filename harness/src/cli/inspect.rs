@@ -4,7 +4,9 @@ use super::args::{ReportArgs, SelectArgs};
 use super::setup::Location;
 use super::{Context, Verdict};
 use std::path::{Path, PathBuf};
-use streamcheck::error::Result;
+use streamcheck::dialect::Dialect;
+use streamcheck::error::{Error, Result};
+use streamcheck::known::KnownList;
 use streamcheck::scenario;
 
 /// List scenarios (id, the targets they have expectations for, description).
@@ -41,7 +43,40 @@ pub fn check(loc: &Location) -> Result<Verdict> {
         ctx.scenarios.len(),
         ctx.errors.len()
     );
-    Ok(ctx.verdict(Verdict::AllGood))
+    let known = if known_lists_hold(&ctx) {
+        Verdict::AllGood
+    } else {
+        Verdict::SetupError
+    };
+    Ok(ctx.verdict(known))
+}
+
+/// Every dialect's known-divergence list and the project's load, and name scenarios of the
+/// catalogue; each problem is printed.
+fn known_lists_hold(ctx: &Context) -> bool {
+    let project_file = (ctx.setup.config.as_ref())
+        .and_then(|c| c.known_divergences.as_ref().map(|k| c.resolve(k)));
+    let loaded = (Dialect::ALL.iter())
+        .map(|d| streamcheck::install::load_known(&ctx.project, *d))
+        .chain(project_file.map(|p| KnownList::load(&p, &p.display().to_string())));
+    let (mut lists, mut good) = (Vec::new(), true);
+    for list in loaded {
+        match list {
+            Ok(list) => lists.push(list),
+            Err(e) => {
+                super::term::error(&Error::Usage(e));
+                good = false;
+            }
+        }
+    }
+    if let Err(e) = super::args::known_scenarios_exist(lists.iter(), &ctx.setup) {
+        super::term::error(&e);
+        good = false;
+    }
+    if good {
+        println!("{} known-divergence list(s) valid", lists.len());
+    }
+    good
 }
 
 pub fn schema() -> Verdict {

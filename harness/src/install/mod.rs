@@ -10,5 +10,5 @@ pub mod spec;
 pub mod supported;
 
 pub use project::{Project, CLAUDE_CODE_DIR};
-pub use resolve::{features, resolve};
+pub use resolve::{features, load_known, resolve};
 pub use spec::{version_lt, Cause, NotInstalled, Source, Target, TargetSpec, DUMMY_API_KEY};

@@ -216,7 +216,7 @@ fn cargo_install(
 }
 
 /// `targets/<dialect>/known-divergences.yaml` (see [`crate::known`]). Missing file: none.
-fn load_known(project: &Project, dialect: Dialect) -> Result<KnownList, String> {
+pub fn load_known(project: &Project, dialect: Dialect) -> Result<KnownList, String> {
     let file = known_file(dialect);
     KnownList::load(&project.root.join(&file), &file)
 }

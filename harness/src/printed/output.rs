@@ -218,6 +218,18 @@ fn excerpt(bytes: &[u8]) -> String {
 }
 
 impl Output {
+    /// Where a CLI stopped, for the message of a kill or a hang: a known entry names it.
+    pub fn stopped_at(&self) -> String {
+        match self.frames.last() {
+            Some(f) => format!(
+                "its last frame was frame {} ({})",
+                f.index,
+                crate::frame::frame_kind(&f.value)
+            ),
+            None => "it printed no frame".to_string(),
+        }
+    }
+
     /// Parses a whole stdout at once (fixtures, replays).
     pub fn parse(bytes: &[u8]) -> Output {
         let mut out = Output::default();

@@ -25,7 +25,7 @@ pub fn expectation(
 ) -> Vec<Divergence> {
     let mut caps = Captures::new();
     let format = scenario.file.output_format;
-    let mut out: Vec<Divergence> = termination(trial.exit.termination, timeout)
+    let mut out: Vec<Divergence> = termination(trial, timeout)
         .into_iter()
         .chain(pinned_hang(expect, trial))
         .collect();
@@ -108,19 +108,30 @@ fn most_telling_first(divergences: &mut [Divergence], signalled: bool) {
 
 /// The harness had to kill the CLI. (A kill after its last result is the
 /// `exits_after_result` invariant's to report.)
-fn termination(how: Termination, timeout: Duration) -> Option<Divergence> {
-    match how {
+fn termination(trial: &Trial, timeout: Duration) -> Option<Divergence> {
+    let at = || {
+        let scripted = trial.journal.iter().filter(|e| is_scripted(e)).count();
+        format!(
+            "{}, after {scripted} scripted API request(s)",
+            trial.output.stopped_at()
+        )
+    };
+    match trial.exit.termination {
         Termination::Timeout => Some(Divergence::new(
             Kind::Timeout,
-            format!("the CLI did not finish within {}s and was killed", timeout.as_secs()),
+            format!(
+                "the CLI did not finish within {}s and was killed: {}",
+                timeout.as_secs(),
+                at()
+            ),
         )),
         Termination::StdoutHeldOpen => Some(Divergence::new(
             Kind::Hang,
-            "the CLI exited but its stdout stayed open (a child process kept it); the process group was killed",
+            format!("the CLI exited but its stdout stayed open (a child process kept it); the process group was killed: {}", at()),
         )),
         Termination::Unanswered => Some(Divergence::new(
             Kind::Hang,
-            "a control request the client sent got no answer within the expectation's `answer_within`; the CLI was killed (the request is named below)",
+            format!("a control request the client sent got no answer within the expectation's `answer_within`; the CLI was killed (the request is named below): {}", at()),
         )),
         Termination::Exited | Termination::HungAfterResult => None,
     }

@@ -53,6 +53,8 @@ pub struct Prober<'a> {
     targets: BTreeMap<String, std::result::Result<Target, String>>,
     /// How many times each version ran (each run has its own report folder).
     runs: BTreeMap<String, usize>,
+    /// The releases the run being prepared uses: never evicted.
+    in_use: Vec<PathBuf>,
     pub done: Probed,
 }
 
@@ -64,6 +66,7 @@ impl<'a> Prober<'a> {
             scenarios,
             targets: BTreeMap::new(),
             runs: BTreeMap::new(),
+            in_use: Vec::new(),
             done: Probed::default(),
         }
     }
@@ -84,52 +87,94 @@ impl<'a> Prober<'a> {
         ids: &[&str],
         expect_for: Option<&str>,
     ) -> Result<Trials> {
-        let target = match self.target(version) {
-            Ok(t) => t,
-            Err(why) => return Ok(Err(why)),
-        };
-        let selected: Vec<Scenario> = ids.iter().map(|id| self.scenario(id).clone()).collect();
-        // A probe asks where one scenario's behaviour changed, not whether the release
-        // prints new frames everywhere: the printing release's let-through rules apply too.
-        let opts = RunOptions {
-            expect_for: expect_for.map(str::to_string),
-            let_through: LetThrough::AlsoPrinting,
-            // Where a scenario's behaviour changed, not what the release prints anew.
-            protocol: crate::protocol::Policy::Off,
-            ..self.opts.run.clone()
-        };
-        let mut trials = Vec::new();
-        let times = self.runs.entry(version.to_string()).or_default();
-        *times += 1;
-        let dir = match *times {
-            1 => self.opts.report_dir.join("runs").join(version),
-            n => self
-                .opts
-                .report_dir
-                .join("runs")
-                .join(format!("{version}.{n}")),
-        };
-        suite::run_and_report(
-            &dir,
-            selected,
-            &[Ok(target)],
-            self.opts.jobs,
-            opts,
-            Vec::new(),
-            |t, _| trials.push(t.clone()),
-        )
-        .await?;
-        self.done.trials += trials.len();
-        Ok(Ok(ids
-            .iter()
-            .map(|id| {
-                trials
+        let mut one = self.run_on(&[version.to_string()], ids, expect_for).await?;
+        Ok(one.pop().expect("one result per version"))
+    }
+
+    /// [`Prober::run`] on each of `versions` in one run, so that `jobs` trials of different
+    /// releases run at once: per version, in order.
+    pub async fn run_on(
+        &mut self,
+        versions: &[String],
+        ids: &[&str],
+        expect_for: Option<&str>,
+    ) -> Result<Vec<Trials>> {
+        let mut installed = Vec::new();
+        let mut results: Vec<Option<Trials>> = Vec::new();
+        self.in_use = versions.iter().map(|v| self.cached(v)).collect();
+        for version in versions {
+            match self.target(version) {
+                Ok(t) => {
+                    installed.push((t.name.clone(), version.clone(), t));
+                    results.push(None);
+                }
+                Err(why) => results.push(Some(Err(why))),
+            }
+        }
+        if !installed.is_empty() {
+            let selected: Vec<Scenario> = ids.iter().map(|id| self.scenario(id).clone()).collect();
+            // A probe asks where one scenario's behaviour changed, not whether the release
+            // prints new frames everywhere: the printing release's let-through rules apply too.
+            let opts = RunOptions {
+                expect_for: expect_for.map(str::to_string),
+                let_through: LetThrough::AlsoPrinting,
+                // Where a scenario's behaviour changed, not what the release prints anew.
+                protocol: crate::protocol::Policy::Off,
+                ..self.opts.run.clone()
+            };
+            let name = match versions {
+                [one] => one.clone(),
+                [first, .., last] => format!("{first}..{last}"),
+                [] => unreachable!("installed is not empty"),
+            };
+            let times = self.runs.entry(name.clone()).or_default();
+            *times += 1;
+            let dir = match *times {
+                1 => self.opts.report_dir.join("runs").join(&name),
+                n => self
+                    .opts
+                    .report_dir
+                    .join("runs")
+                    .join(format!("{name}.{n}")),
+            };
+            let targets: Vec<_> = installed.iter().map(|(_, _, t)| Ok(t.clone())).collect();
+            let mut trials = Vec::new();
+            suite::run_and_report(
+                &dir,
+                selected,
+                &targets,
+                self.opts.jobs,
+                opts,
+                Vec::new(),
+                |t, _| trials.push(t.clone()),
+            )
+            .await?;
+            self.done.trials += trials.len();
+            for (slot, version) in results.iter_mut().zip(versions) {
+                if slot.is_some() {
+                    continue;
+                }
+                let name = &installed
                     .iter()
-                    .find(|t| t.scenario == *id)
-                    .cloned()
-                    .ok_or_else(|| format!("{id} did not report a trial"))
-            })
-            .collect()))
+                    .find(|(_, v, _)| v == version)
+                    .expect("installed")
+                    .0;
+                *slot = Some(Ok(ids
+                    .iter()
+                    .map(|id| {
+                        trials
+                            .iter()
+                            .find(|t| t.scenario == *id && t.target == *name)
+                            .cloned()
+                            .ok_or_else(|| format!("{id} did not report a trial on {version}"))
+                    })
+                    .collect()));
+            }
+        }
+        Ok(results
+            .into_iter()
+            .map(|r| r.expect("every version has a result"))
+            .collect())
     }
 
     /// The target at `version`, installed on first use (once per run, even if it fails).
@@ -158,7 +203,8 @@ impl<'a> Prober<'a> {
         self.targets.insert(version.to_string(), resolved.clone());
         if let Some(cap) = self.opts.cache_cap {
             let cache = self.project.cache_dir();
-            let removed = install::cache::keep_under(&cache, cap, &[cached])
+            self.in_use.push(cached);
+            let removed = install::cache::keep_under(&cache, cap, &self.in_use)
                 .map_err(|e| format!("cannot keep {} under its cap: {e}", cache.display()))?;
             for dir in removed {
                 let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());

@@ -82,24 +82,30 @@ struct Prover<'a> {
 }
 
 impl Prover<'_> {
-    /// Runs every (scenario, release) of `wanted` not run yet, one release at a time.
+    /// Runs every (scenario, release) of `wanted` not run yet: the releases that want the
+    /// same scenarios in one run, so that trials of several releases run at once.
     async fn ensure(&mut self, wanted: BTreeMap<usize, BTreeSet<String>>) -> Result<()> {
+        let mut by_ids: BTreeMap<Vec<String>, Vec<String>> = BTreeMap::new();
         for (at, ids) in wanted {
             let version = self.window[at].clone();
-            let ids: Vec<&str> = (ids.iter())
-                .filter(|id| !self.trials.contains_key(&((*id).clone(), version.clone())))
-                .map(String::as_str)
+            let ids: Vec<String> = (ids.into_iter())
+                .filter(|id| !self.trials.contains_key(&(id.clone(), version.clone())))
                 .collect();
-            if ids.is_empty() {
-                continue;
+            if !ids.is_empty() {
+                by_ids.entry(ids).or_default().push(version);
             }
-            let ran = self.prober.run(&version, &ids, None).await?;
-            for (i, id) in ids.iter().enumerate() {
-                let one = match &ran {
-                    Err(why) => Err((why.clone(), true)),
-                    Ok(trials) => trials[i].clone().map_err(|why| (why, false)),
-                };
-                self.trials.insert((id.to_string(), version.clone()), one);
+        }
+        for (ids, versions) in by_ids {
+            let names: Vec<&str> = ids.iter().map(String::as_str).collect();
+            let ran = self.prober.run_on(&versions, &names, None).await?;
+            for (version, ran) in versions.iter().zip(ran) {
+                for (i, id) in ids.iter().enumerate() {
+                    let one = match &ran {
+                        Err(why) => Err((why.clone(), true)),
+                        Ok(trials) => trials[i].clone().map_err(|why| (why, false)),
+                    };
+                    self.trials.insert((id.clone(), version.clone()), one);
+                }
             }
         }
         Ok(())

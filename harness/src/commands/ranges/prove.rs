@@ -79,6 +79,9 @@ struct Prover<'a> {
     planner: &'a Planner,
     window: Vec<String>,
     trials: BTreeMap<(String, String), Ran1>,
+    /// How many releases one run takes at most: enough to keep `jobs` trials going, few
+    /// enough that the releases in use stay under the cache cap.
+    per_run: usize,
 }
 
 impl Prover<'_> {
@@ -95,9 +98,12 @@ impl Prover<'_> {
                 by_ids.entry(ids).or_default().push(version);
             }
         }
-        for (ids, versions) in by_ids {
+        let chunks = by_ids.iter().flat_map(|(ids, versions)| {
+            versions.chunks(self.per_run).map(move |chunk| (ids, chunk))
+        });
+        for (ids, versions) in chunks.collect::<Vec<_>>() {
             let names: Vec<&str> = ids.iter().map(String::as_str).collect();
-            let ran = self.prober.run_on(&versions, &names, None).await?;
+            let ran = self.prober.run_on(versions, &names, None).await?;
             for (version, ran) in versions.iter().zip(ran) {
                 for (i, id) in ids.iter().enumerate() {
                     let one = match &ran {
@@ -227,6 +233,7 @@ pub async fn prove(
         planner: &planner,
         window,
         trials: BTreeMap::new(),
+        per_run: opts.probe.jobs.max(1) * 2,
     };
     let spans: Vec<std::result::Result<Span, String>> = ranges
         .iter()

@@ -9,7 +9,8 @@ use common::{printed, streamcheck_at, write_executable};
 use std::path::{Path, PathBuf};
 
 /// Per scenario (FAKE_MODE), the exit code of version 1.0.`minor`: `a` and `w` exit 3
-/// from 1.0.4 on, `k` exits 5 on 1.0.2 to 1.0.4 (a regression), 0 elsewhere.
+/// from 1.0.4 on, `k` exits 5 on 1.0.2 to 1.0.4 (a regression), `t` exits 3 on 1.0.3,
+/// 1.0.4 and from 1.0.8 on (it changed twice before 1.0.8), 0 elsewhere.
 const FAKE: &str = r#"#!/bin/sh
 if [ "$1" = "--version" ]; then echo "1.0.MINOR (Fake)"; exit 0; fi
 echo "1.0.MINOR $FAKE_MODE" >> LOG
@@ -18,6 +19,7 @@ C=0
 case "$FAKE_MODE" in
   a|w) [ $M -ge 4 ] && C=3 ;;
   k) [ $M -ge 2 ] && [ $M -le 4 ] && C=5 ;;
+  t) if [ $M -ge 8 ] || { [ $M -ge 3 ] && [ $M -le 4 ]; }; then C=3; fi ;;
 esac
 [ $C -eq 0 ] && E=false || E=true
 echo '{"type":"system","subtype":"init","session_id":"s"}'
@@ -70,6 +72,15 @@ fn fixture() -> Fixture {
         &scenario("w", 3, Some(("<1.0.6", 0))),
     );
     write(&root.join("scenarios/demo/k.yaml"), &scenario("k", 0, None));
+    write(
+        &root.join("scenarios/demo/t.yaml"),
+        &scenario("t", 3, Some(("<1.0.8", 0))),
+    );
+    // The sample run inside each range; not `pinned`, which would install from package.json.
+    write(
+        &root.join("targets/claude-code/versions.yaml"),
+        "pinned: 9.9.9\nsupported: [1.0.0, 1.0.4, 1.0.9]\n",
+    );
     write(
         &root.join("targets/claude-code/known-divergences.yaml"),
         KNOWN,
@@ -141,7 +152,7 @@ fn an_unproven_range_fails_the_check_naming_its_file_and_line() {
         text.contains("targets/claude-code/known-divergences.yaml:2: demo/k exit_code >=1.0.2, <1.0.5 (why: no proof)"),
         "{text}"
     );
-    assert!(text.contains("0 of 3 range(s) proven"), "{text}");
+    assert!(text.contains("0 of 4 range(s) proven"), "{text}");
     assert_eq!(probes(&f), 0, "--check runs nothing");
 }
 
@@ -201,4 +212,22 @@ fn a_range_written_too_wide_is_searched_and_its_proof_says_where_it_ends() {
     let (code, text) = ranges(&f, "--check", &["demo/w"]);
     assert_eq!(code, 1, "{text}");
     assert!(text.contains("scenarios/demo/w.yaml:11: claude-code@<1.0.6 (why: bounds differ from the proof: 1.0.0 to 1.0.3"), "{text}");
+}
+
+#[test]
+fn a_behaviour_that_changes_twice_inside_a_range_is_reported_not_proven() {
+    let f = fixture();
+    let (code, text) = ranges(&f, "--prove", &["demo/t"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("claude-code@<1.0.8: not proven: the behaviour changes twice inside the range: 1.0.0 and 1.0.7 behave as written, 1.0.4 between them does not"),
+        "{text}"
+    );
+    assert!(
+        !f.root.join("targets/claude-code/ranges.yaml").exists() || {
+            let proofs =
+                std::fs::read_to_string(f.root.join("targets/claude-code/ranges.yaml")).unwrap();
+            !proofs.contains("demo/t.yaml")
+        }
+    );
 }

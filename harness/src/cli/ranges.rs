@@ -99,11 +99,10 @@ impl RangesArgs {
                     NpmPin::of(*dialect)?.package,
                 )?,
             };
-            let floor = (Versions::load(&ctx.project, key).ok()).and_then(|v| {
-                v.supported
-                    .into_iter()
-                    .reduce(|a, b| if version_lt(&b, &a) { b } else { a })
-            });
+            let sample =
+                Versions::load(&ctx.project, key).map_or_else(|_| Vec::new(), |v| v.supported);
+            let floor =
+                (sample.iter().cloned()).reduce(|a, b| if version_lt(&b, &a) { b } else { a });
             let opts = ProveOptions {
                 probe: ProbeOptions {
                     target: key.to_string(),
@@ -114,6 +113,7 @@ impl RangesArgs {
                 },
                 published,
                 floor,
+                sample,
             };
             let done = super::args::runtime()?.block_on(prove::prove(
                 todo,

@@ -31,6 +31,9 @@ pub struct ProveOptions {
     pub published: Vec<String>,
     /// The oldest release searched (the dialect's oldest supported), if any.
     pub floor: Option<String>,
+    /// Releases also run inside each range (the dialect's supported sample): one that does
+    /// not behave as written shows the behaviour changes twice inside it.
+    pub sample: Vec<String>,
 }
 
 /// What proving found: per range its proof, or why it has none.
@@ -240,7 +243,12 @@ pub async fn prove(
         .map(|r| span(r, &p.window, scenarios))
         .collect();
 
-    // The releases on either side of each bound.
+    // The releases on either side of each bound, and the sampled ones inside.
+    let sampled = |s: &Span, window: &[String]| -> Vec<usize> {
+        (s.members.iter().copied())
+            .filter(|&m| opts.sample.contains(&window[m]))
+            .collect()
+    };
     let mut wanted: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
     for (r, s) in ranges.iter().zip(&spans) {
         let Ok(s) = s else { continue };
@@ -250,7 +258,7 @@ pub async fn prove(
             s.below,
             s.above,
         ];
-        for at in edges.into_iter().flatten() {
+        for at in edges.into_iter().flatten().chain(sampled(s, &p.window)) {
             wanted
                 .entry(at)
                 .or_default()
@@ -316,7 +324,10 @@ pub async fn prove(
     for (i, r) in ranges.iter().enumerate() {
         let result = match &spans[i] {
             Err(why) => Err(why.clone()),
-            Ok(s) => assemble(r, s, &bounds[i], &p),
+            Ok(s) => assemble(r, s, &bounds[i], &p).and_then(|proof| {
+                changed_inside(&p, r, s, &proof, &sampled(s, &p.window))?;
+                Ok(proof)
+            }),
         };
         on_line(r, &result);
         results.push(result);
@@ -458,6 +469,39 @@ fn searched(outcome: Outcome, side: Side) -> Bound {
     }
 }
 
+/// A sampled release strictly between the proven first and last that does not behave as
+/// written: the behaviour changed twice inside the range.
+fn changed_inside(
+    p: &Prover,
+    r: &Range,
+    s: &Span,
+    proof: &Proof,
+    sampled: &[usize],
+) -> std::result::Result<(), String> {
+    let (first, last) = (parse_version(&proof.first), parse_version(&proof.last));
+    for &at in sampled {
+        let v = parse_version(&p.window[at]);
+        if v <= first || v >= last {
+            continue;
+        }
+        let (seen, _) = p.seen(r, s, at, Side::Lower);
+        let behaves = match r.entry {
+            Some(_) => seen == Seen::New,
+            None => matches!(seen, Seen::New | Seen::Both),
+        };
+        if !behaves {
+            return Err(format!(
+                "the behaviour changes twice inside the range: {} and {} behave as written, {} between them does not ({}): it needs two blocks or entries",
+                proof.first,
+                proof.last,
+                p.window[at],
+                seen.describe()
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The proof of a range from its two bounds.
 fn assemble(
     r: &Range,
@@ -465,13 +509,23 @@ fn assemble(
     bounds: &[Option<Bound>; 2],
     p: &Prover,
 ) -> std::result::Result<Proof, String> {
-    let [lower, upper] = bounds;
-    let (first, below) = lower
+    let [lower, upper] = bounds
         .clone()
-        .unwrap_or_else(|| Err("the lower bound was not searched".into()))?;
-    let (last, above) = upper
-        .clone()
-        .unwrap_or_else(|| Err("the upper bound was not searched".into()))?;
+        .map(|b| b.unwrap_or_else(|| Err("not searched".into())));
+    let (first, below, last, above) = match (lower, upper) {
+        (Ok((first, below)), Ok((last, above))) => (first, below, last, above),
+        (Err(why), Ok((last, above))) => {
+            return Err(format!(
+                "{why} (the upper bound holds: {last} behaves as written, {above} does not)"
+            ))
+        }
+        (Ok((first, below)), Err(why)) => {
+            return Err(format!(
+                "{why} (the lower bound holds: {first} behaves as written, {below} does not)"
+            ))
+        }
+        (Err(low), Err(high)) => return Err(format!("{low}; {high}")),
+    };
     if parse_version(&last) < parse_version(&first) {
         return Err(format!(
             "the behaviour changes twice inside the range: it starts at {first} but ends after {last}: it needs two entries"

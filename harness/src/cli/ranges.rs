@@ -44,6 +44,10 @@ pub struct RangesArgs {
     /// recently used release first.
     #[arg(long, default_value_t = DEFAULT_CAP_GB)]
     cache_cap_gb: f64,
+    /// Do not also run the sampled releases (versions.yaml `supported`) inside each range:
+    /// fewer trials, but a behaviour that changed twice inside a range goes unnoticed.
+    #[arg(long)]
+    no_sample: bool,
     /// Where each probe's run reports go (default reports/ranges/<timestamp>/).
     #[arg(long)]
     report_dir: Option<PathBuf>,
@@ -99,10 +103,10 @@ impl RangesArgs {
                     NpmPin::of(*dialect)?.package,
                 )?,
             };
-            let sample =
+            let supported =
                 Versions::load(&ctx.project, key).map_or_else(|_| Vec::new(), |v| v.supported);
             let floor =
-                (sample.iter().cloned()).reduce(|a, b| if version_lt(&b, &a) { b } else { a });
+                (supported.iter().cloned()).reduce(|a, b| if version_lt(&b, &a) { b } else { a });
             let opts = ProveOptions {
                 probe: ProbeOptions {
                     target: key.to_string(),
@@ -113,7 +117,10 @@ impl RangesArgs {
                 },
                 published,
                 floor,
-                sample,
+                sample: match self.no_sample {
+                    true => Vec::new(),
+                    false => supported,
+                },
             };
             let done = super::args::runtime()?.block_on(prove::prove(
                 todo,

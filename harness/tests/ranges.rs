@@ -231,3 +231,59 @@ fn a_behaviour_that_changes_twice_inside_a_range_is_reported_not_proven() {
         }
     );
 }
+
+#[test]
+fn a_projects_own_ranges_are_listed_from_its_files_and_proven_beside_its_known_list() {
+    let f = fixture();
+    let own = f.root.parent().unwrap().join("own");
+    write(
+        &own.join("streamcheck.toml"),
+        "known_divergences = \"checks/known.yaml\"\n[scenarios]\nfolders = [\"mine\"]\n",
+    );
+    write(
+        &own.join("mine/mine/x.yaml"),
+        &scenario("a", 3, Some(("<1.0.4", 0))),
+    );
+    write(&own.join("mine/mine/y.yaml"), &scenario("k", 0, None));
+    write(
+        &own.join("checks/known.yaml"),
+        &KNOWN.replace("demo/k", "mine/y"),
+    );
+    let path = format!("{}:{}", f.bin.display(), std::env::var("PATH").unwrap());
+    let run = |mode: &str| {
+        let out = streamcheck_at(&f.root)
+            .arg("--config")
+            .arg(own.join("streamcheck.toml"))
+            .args(["ranges", mode, "--filter", "mine/", "--versions", PUBLISHED])
+            .arg("--report-dir")
+            .arg(own.join("report"))
+            .env("STREAMCHECK_CACHE", &f.cache)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        (out.status.code(), printed(&out))
+    };
+    let (code, text) = run("--check");
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("mine/mine/x.yaml:11: claude-code@<1.0.4 (why: no proof)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nchecks/known.yaml:2: mine/y exit_code >=1.0.2, <1.0.5 (why: no proof)"),
+        "{text}"
+    );
+    assert!(text.contains("0 of 2 range(s) proven"), "{text}");
+    let (code, text) = run("--prove");
+    assert_eq!(code, Some(0), "{text}");
+    let proofs = std::fs::read_to_string(own.join("checks/ranges.yaml")).unwrap();
+    assert!(
+        proofs.contains("file: mine/mine/x.yaml") && proofs.contains("file: checks/known.yaml"),
+        "{proofs}"
+    );
+    assert!(
+        !f.root.join("targets/claude-code/ranges.yaml").exists(),
+        "the catalogue's proofs are not touched"
+    );
+    assert_eq!(run("--check").0, Some(0));
+}

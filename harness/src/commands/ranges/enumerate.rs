@@ -80,7 +80,8 @@ impl Sources {
     }
 
     fn shown(&self, path: &Path) -> String {
-        let base = match (self.is_own(path), &self.own_dir) {
+        let own = self.is_own(path) || self.own_known.as_deref() == Some(path);
+        let base = match (own, &self.own_dir) {
             (true, Some(dir)) => dir.as_path(),
             _ => self.root.as_path(),
         };

@@ -58,6 +58,7 @@ enum Cmd {
     /// add a release, write the reference or a release's JSON Schema.
     Protocol(cli::protocol::ProtocolArgs),
     Bisect(cli::bisect::BisectArgs),
+    Ranges(cli::ranges::RangesArgs),
 }
 
 fn main() -> ExitCode {
@@ -94,5 +95,6 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
         Cmd::Verdict(args) => args.exec(&loc),
         Cmd::Protocol(args) => args.exec(&loc),
         Cmd::Bisect(args) => args.exec(&loc),
+        Cmd::Ranges(args) => args.exec(&loc),
     }
 }

@@ -4,7 +4,7 @@ use super::args::{ExecArgs, SelectArgs};
 use super::setup::Location;
 use super::{Context, Verdict};
 use std::path::PathBuf;
-use streamcheck::commands::bisect::{self, render, BisectOptions};
+use streamcheck::commands::bisect::{self, render, BisectOptions, ProbeOptions};
 use streamcheck::dialect::NpmPin;
 use streamcheck::error::{Error, Result};
 use streamcheck::install::TargetSpec;
@@ -60,15 +60,18 @@ fn bisect(ctx: Context, exec: &ExecArgs, args: BisectArgs) -> Result<Verdict> {
         }
     };
     let opts = BisectOptions {
-        target: args.target,
         from: args.from,
         to: args.to,
         published,
-        jobs: ctx.jobs(exec),
-        run: exec.run_options(),
-        report_dir: args
-            .report_dir
-            .unwrap_or_else(|| ctx.default_report_dir("bisect")),
+        probe: ProbeOptions {
+            target: args.target,
+            jobs: ctx.jobs(exec),
+            run: exec.run_options(),
+            report_dir: args
+                .report_dir
+                .unwrap_or_else(|| ctx.default_report_dir("bisect")),
+            cache_cap: None,
+        },
     };
     let found = super::args::runtime()?.block_on(bisect::command(
         &ctx.scenarios,
@@ -79,7 +82,7 @@ fn bisect(ctx: Context, exec: &ExecArgs, args: BisectArgs) -> Result<Verdict> {
     println!("{}", render::summary(&found));
     println!(
         "bisect report: {}",
-        opts.report_dir.join("bisect.md").display()
+        opts.probe.report_dir.join("bisect.md").display()
     );
     Ok(ctx.verdict(Verdict::divergence_if(!found.all_bisected())))
 }

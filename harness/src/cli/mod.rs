@@ -20,6 +20,7 @@ pub mod install;
 pub mod judge;
 pub mod protocol;
 pub mod provenance;
+pub mod ranges;
 pub mod record;
 pub mod replay_cli;
 pub mod review;

@@ -4,4 +4,5 @@ pub mod compare;
 pub mod consume;
 pub mod drift;
 pub mod protocol;
+pub mod ranges;
 pub mod record;

@@ -1,9 +1,11 @@
 //! Targets: naming one (`spec.rs`: [`TargetSpec`], [`Target`]), the project's folders
 //! (`project.rs`: [`Project`]), the releases a dialect supports (`supported.rs`), and
-//! installing a target with its per-dialect data (`resolve.rs`). What differs between
+//! installing a target with its per-dialect data (`resolve.rs`), and the release cache kept
+//! under a size cap (`cache.rs`). What differs between
 //! families of CLIs is in [`crate::dialect`]; a trial's command line is decided in
 //! [`crate::plan`].
 
+pub mod cache;
 pub mod project;
 mod resolve;
 pub mod spec;

@@ -4,42 +4,39 @@
 //! probed version is installed once and runs every scenario that still needs it.
 //!
 //! - [`model`]: what a bisect found (bisect.json)
+//! - [`probe`]: installing releases once per run and running scenarios on them (also
+//!   `ranges --prove`'s)
 //! - [`search`]: one scenario's binary search, told what each probe saw
 //! - [`render`]: the terminal lines, bisect.md and bisect.json
 
 pub mod model;
+pub mod probe;
 pub mod render;
 pub mod search;
 
 pub use model::{Bisect, InstallFailure, ScenarioBisect};
 
 use crate::dialect::Dialect;
-use crate::divergence::{Divergence, Kind};
+use crate::divergence::Divergence;
 use crate::error::{Error, Result};
-use crate::install::supported::{self, Versions};
-use crate::install::{self, version_lt, Project, Source, Target, TargetSpec};
+use crate::install::{version_lt, Project, TargetSpec};
 use crate::plan::Planner;
-use crate::runner::{check, LetThrough, RunOptions, Status, Trial};
+use crate::runner::{Status, Trial};
 use crate::scenario::Scenario;
-use crate::suite;
+pub use probe::{first_divergence, ProbeOptions, Prober};
 use search::{Outcome, Search, Seen};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::time::Instant;
 
 /// Options of `streamcheck bisect`.
 #[derive(Debug, Clone)]
 pub struct BisectOptions {
-    /// The target without a version (`claude-code`).
-    pub target: String,
     pub from: String,
     pub to: String,
     /// Every published version (any order; the ones between `from` and `to` are probed).
     pub published: Vec<String>,
-    pub jobs: usize,
-    pub run: RunOptions,
-    /// Where bisect.md, bisect.json and each probe's run reports (`runs/<version>/`) go.
-    pub report_dir: PathBuf,
+    /// The target and how probes run; bisect.md and bisect.json go to its `report_dir`.
+    pub probe: ProbeOptions,
 }
 
 /// `from`, the published versions strictly between it and `to` (oldest first,
@@ -75,13 +72,17 @@ pub async fn command(
     let started = Instant::now();
     let versions = span(&opts.published, &opts.from, &opts.to)?;
     let planner = Planner::new(project).map_err(Error::Usage)?;
-    let mut prober = Prober::new(project, &planner, opts, scenarios);
+    let mut prober = Bisector {
+        prober: Prober::new(project, &opts.probe, scenarios),
+        planner: &planner,
+        opts,
+    };
     let mut searches: Vec<Search> = scenarios
         .iter()
         .map(|s| Search::new(&s.id, versions.len()))
         .collect();
     for (scenario, search) in scenarios.iter().zip(&mut searches) {
-        if same_expectation(scenario, &planner, &opts.target, &opts.from, &opts.to) {
+        if same_expectation(scenario, &planner, &opts.probe.target, &opts.from, &opts.to) {
             search.stop(Outcome::Identical);
         }
     }
@@ -106,7 +107,8 @@ pub async fn command(
         bisect.scenarios.push(s);
     }
     bisect.duration_ms = started.elapsed().as_millis() as u64;
-    render::write(&opts.report_dir, &bisect).map_err(|e| Error::io(&opts.report_dir, e))?;
+    let dir = &opts.probe.report_dir;
+    render::write(dir, &bisect).map_err(|e| Error::io(dir, e))?;
     Ok(bisect)
 }
 
@@ -167,50 +169,27 @@ fn rule_names(
     .unwrap_or_default()
 }
 
-/// Installs and runs versions, keeping account of what it installed.
-struct Prober<'a> {
-    project: &'a Project,
+/// Bisect's side of probing: `from` and `to` each against their own expectation, each
+/// version between against both.
+struct Bisector<'a> {
+    prober: Prober<'a>,
     planner: &'a Planner,
     opts: &'a BisectOptions,
-    scenarios: &'a [Scenario],
-    targets: BTreeMap<String, std::result::Result<Target, String>>,
-    /// How many times each version ran (each run has its own report folder).
-    runs: BTreeMap<String, usize>,
-    report: Bisect,
 }
 
-impl<'a> Prober<'a> {
-    fn new(
-        project: &'a Project,
-        planner: &'a Planner,
-        opts: &'a BisectOptions,
-        scenarios: &'a [Scenario],
-    ) -> Self {
-        Prober {
-            project,
-            planner,
-            opts,
-            scenarios,
-            targets: BTreeMap::new(),
-            runs: BTreeMap::new(),
-            report: Bisect {
-                target: opts.target.clone(),
-                from: opts.from.clone(),
-                to: opts.to.clone(),
-                between: 0,
-                probed: Vec::new(),
-                installed: Vec::new(),
-                install_failures: Vec::new(),
-                duration_ms: 0,
-                scenarios: Vec::new(),
-            },
-        }
-    }
-
+impl Bisector<'_> {
     fn into_report(self, between: usize) -> Bisect {
+        let done = self.prober.done;
         Bisect {
+            target: self.opts.probe.target.clone(),
+            from: self.opts.from.clone(),
+            to: self.opts.to.clone(),
             between,
-            ..self.report
+            probed: done.probed,
+            installed: done.installed,
+            install_failures: done.install_failures,
+            duration_ms: 0,
+            scenarios: Vec::new(),
         }
     }
 
@@ -228,7 +207,7 @@ impl<'a> Prober<'a> {
                 .iter()
                 .map(|&i| searches[i].scenario.as_str())
                 .collect();
-            let trials = match self.run(&version, &ids, None).await? {
+            let trials = match self.prober.run(&version, &ids, None).await? {
                 Ok(trials) => trials,
                 Err(why) => ids.iter().map(|_| Err(why.clone())).collect(),
             };
@@ -277,7 +256,7 @@ impl<'a> Prober<'a> {
     ) -> Result<Vec<(Seen, bool)>> {
         let ids: Vec<&str> = who.iter().map(|&i| searches[i].scenario.as_str()).collect();
         let to = self.opts.to.clone();
-        Ok(match self.run(version, &ids, Some(&to)).await? {
+        Ok(match self.prober.run(version, &ids, Some(&to)).await? {
             Err(why) => ids
                 .iter()
                 .map(|_| (Seen::NotRun(why.clone()), true))
@@ -288,115 +267,14 @@ impl<'a> Prober<'a> {
                 .map(|(id, trial)| {
                     let seen = match trial {
                         Err(why) => Seen::NotRun(why),
-                        Ok(t) => classify(&t, self.scenario(id), &self.opts.from, self.planner),
+                        Ok(t) => {
+                            classify(&t, self.prober.scenario(id), &self.opts.from, self.planner)
+                        }
                     };
                     (seen, false)
                 })
                 .collect(),
         })
-    }
-
-    fn scenario(&self, id: &str) -> &'a Scenario {
-        let scenarios = self.scenarios;
-        scenarios
-            .iter()
-            .find(|s| s.id == id)
-            .expect("searches are made from the scenarios")
-    }
-
-    /// Runs the scenarios `ids` on `version` (expectations resolved for `expect_for`, else
-    /// its own): one trial per id, in order, or why the version could not be installed.
-    async fn run(
-        &mut self,
-        version: &str,
-        ids: &[&str],
-        expect_for: Option<&str>,
-    ) -> Result<std::result::Result<Vec<std::result::Result<Trial, String>>, String>> {
-        let target = match self.target(version) {
-            Ok(t) => t,
-            Err(why) => return Ok(Err(why)),
-        };
-        let selected: Vec<Scenario> = ids.iter().map(|id| self.scenario(id).clone()).collect();
-        // A probe asks where one scenario's behaviour changed, not whether the release
-        // prints new frames everywhere: the printing release's let-through rules apply too.
-        let opts = RunOptions {
-            expect_for: expect_for.map(str::to_string),
-            let_through: LetThrough::AlsoPrinting,
-            // Where a scenario's behaviour changed, not what the release prints anew.
-            protocol: crate::protocol::Policy::Off,
-            ..self.opts.run.clone()
-        };
-        let mut trials = Vec::new();
-        let times = self.runs.entry(version.to_string()).or_default();
-        *times += 1;
-        let dir = match *times {
-            1 => self.opts.report_dir.join("runs").join(version),
-            n => self
-                .opts
-                .report_dir
-                .join("runs")
-                .join(format!("{version}.{n}")),
-        };
-        suite::run_and_report(
-            &dir,
-            selected,
-            &[Ok(target)],
-            self.opts.jobs,
-            opts,
-            Vec::new(),
-            |t, _| trials.push(t.clone()),
-        )
-        .await?;
-        Ok(Ok(ids
-            .iter()
-            .map(|id| {
-                trials
-                    .iter()
-                    .find(|t| t.scenario == *id)
-                    .cloned()
-                    .ok_or_else(|| format!("{id} did not report a trial"))
-            })
-            .collect()))
-    }
-
-    /// The target at `version`, installed on first use (once per run, even if it fails).
-    fn target(&mut self, version: &str) -> std::result::Result<Target, String> {
-        if let Some(known) = self.targets.get(version) {
-            return known.clone();
-        }
-        self.report.probed.push(version.to_string());
-        let resolved = self.install(version);
-        if let Err(why) = &resolved {
-            self.report.install_failures.push(InstallFailure {
-                version: version.to_string(),
-                why: why.clone(),
-            });
-        }
-        self.targets.insert(version.to_string(), resolved.clone());
-        resolved
-    }
-
-    fn install(&mut self, version: &str) -> std::result::Result<Target, String> {
-        let base = &self.opts.target;
-        let spec = match Versions::load(self.project, base) {
-            Ok(v) => supported::pinned_or_versioned(base, version, &v.pinned)?,
-            Err(_) => TargetSpec::parse(&format!("{base}@{version}"))?,
-        };
-        let cached = self.project.cache_dir().join(format!("{base}@{version}"));
-        if matches!(spec.source, Source::Npm { .. } | Source::Cargo { .. }) && !cached.exists() {
-            self.report.installed.push(version.to_string());
-        }
-        install::resolve(&spec, self.project, true).map_err(|e| e.to_string())
-    }
-}
-
-/// A trial's first divergence, or its status as one when it has none to show; `None`
-/// when it passed.
-fn first_divergence(trial: &Trial) -> Option<Divergence> {
-    match (&trial.status, trial.divergences.first()) {
-        (Status::Passed, _) => None,
-        (_, Some(d)) => Some(d.clone()),
-        (status, None) => Some(Divergence::new(Kind::HarnessError, format!("{status:?}"))),
     }
 }
 
@@ -406,14 +284,12 @@ fn classify(trial: &Trial, scenario: &Scenario, from: &str, planner: &Planner) -
         return Seen::NotRun(format!("skipped: {why}"));
     }
     let against_new = first_divergence(trial);
-    let replanned = check::replanned(planner, scenario, trial, from);
-    let against_old = match replanned.map(|run| check::run(&run, trial)) {
-        Ok(found) => found.into_iter().next(),
-        Err(e) => Some(Divergence::new(
-            Kind::HarnessError,
-            format!("cannot check it against {from}'s expectation: {e}"),
-        )),
-    };
+    let against_old = probe::against(trial, scenario, from, planner);
+    seen(against_new, against_old)
+}
+
+/// What a probe did, from its first divergence from the new expectation and from the old.
+pub fn seen(against_new: Option<Divergence>, against_old: Option<Divergence>) -> Seen {
     match (against_new, against_old) {
         (None, None) => Seen::Both,
         (None, Some(_)) => Seen::New,

@@ -1,0 +1,186 @@
+//! `streamcheck ranges`: whether every version range is proven (`--check`), and proving
+//! the ones that are not (`--prove`).
+
+use super::args::{ExecArgs, SelectArgs};
+use super::setup::Location;
+use super::{Context, Verdict};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Instant;
+use streamcheck::commands::bisect::ProbeOptions;
+use streamcheck::commands::ranges::prove::{self, ProveOptions};
+use streamcheck::commands::ranges::{self, proof_files, Range, Sources, Unproven};
+use streamcheck::dialect::{Dialect, NpmPin};
+use streamcheck::error::{Error, Result};
+use streamcheck::install::supported::Versions;
+use streamcheck::install::{cache, version_lt};
+use streamcheck::suite::Selection;
+
+/// The default `--cache-cap-gb`: nine Claude Code releases of ~340 MB.
+const DEFAULT_CAP_GB: f64 = 3.0;
+
+/// Whether every version range (version blocks of scenarios and cases, `min_version` and
+/// `max_version`, known-divergence entries' `versions`) is proven by a current proof in
+/// `targets/<dialect>/ranges.yaml` (`--check`: exit 0 all proven, 1 unproven ones listed
+/// as `file:line: range (why: ...)`, 2 a setup error), or prove the unproven ones by a
+/// boundary search over the published releases (`--prove`).
+#[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("mode").required(true).args(["check", "prove"])))]
+pub struct RangesArgs {
+    #[command(flatten)]
+    select: SelectArgs,
+    #[command(flatten)]
+    exec: ExecArgs,
+    /// List each range that no current proof proves.
+    #[arg(long)]
+    check: bool,
+    /// Search the bounds of each unproven range and write its proof.
+    #[arg(long)]
+    prove: bool,
+    /// The published releases to search, comma-separated (default: asks npm).
+    #[arg(long, value_delimiter = ',')]
+    versions: Vec<String>,
+    /// Keep the release cache under this many GB while proving, evicting the least
+    /// recently used release first.
+    #[arg(long, default_value_t = DEFAULT_CAP_GB)]
+    cache_cap_gb: f64,
+    /// Do not also run the sampled releases (versions.yaml `supported`) inside each range:
+    /// fewer trials, but a behaviour that changed twice inside a range goes unnoticed.
+    #[arg(long)]
+    no_sample: bool,
+    /// Where each probe's run reports go (default reports/ranges/<timestamp>/).
+    #[arg(long)]
+    report_dir: Option<PathBuf>,
+}
+
+impl RangesArgs {
+    pub fn exec(self, loc: &Location) -> Result<Verdict> {
+        let ctx = Context::load(loc, &self.select)?;
+        let config = ctx.setup.config.as_ref();
+        let sources = Sources {
+            root: ctx.project.root.clone(),
+            own_folders: ctx.setup.scenario_roots().into_iter().skip(1).collect(),
+            own_known: config.and_then(|c| c.known_divergences.as_ref().map(|k| c.resolve(k))),
+            own_dir: config.map(|c| c.dir.clone()),
+        };
+        let selection = Selection {
+            filters: self.select.filters.clone(),
+            shard: self.select.shard,
+        };
+        let ranges = ranges::enumerate(&sources, &ctx.scenarios, |id| selection.takes(id))
+            .map_err(|e| Error::Usage(e.to_string()))?;
+        match self.prove {
+            false => check(&ctx, &ranges),
+            true => self.prove(&ctx, ranges),
+        }
+    }
+
+    fn prove(&self, ctx: &Context, ranges: Vec<Range>) -> Result<Verdict> {
+        let started = Instant::now();
+        let checked = ranges::check(&ranges).map_err(|e| Error::Usage(e.to_string()))?;
+        let mut todo: BTreeMap<Dialect, Vec<Range>> = BTreeMap::new();
+        for f in &checked.unproven {
+            match f.why {
+                Unproven::BoundsDiffer(_) => {
+                    println!("{} (proven already: change the range)", f.line())
+                }
+                _ => todo
+                    .entry(f.range.dialect)
+                    .or_default()
+                    .push(f.range.clone()),
+            }
+        }
+        let mut files = proof_files(&ranges).map_err(|e| Error::Usage(e.to_string()))?;
+        let report_dir =
+            (self.report_dir.clone()).unwrap_or_else(|| ctx.default_report_dir("ranges"));
+        let cap = (self.cache_cap_gb * 1e9) as u64;
+        let (mut proven, mut failed, mut trials, mut installed, mut probed) = (0, 0, 0, 0, 0);
+        for (dialect, todo) in &todo {
+            let key = dialect.conventions().expect_key();
+            let published = match self.versions.is_empty() {
+                false => self.versions.clone(),
+                true => streamcheck::install::supported::published_on_npm(
+                    NpmPin::of(*dialect)?.package,
+                )?,
+            };
+            let supported =
+                Versions::load(&ctx.project, key).map_or_else(|_| Vec::new(), |v| v.supported);
+            let floor =
+                (supported.iter().cloned()).reduce(|a, b| if version_lt(&b, &a) { b } else { a });
+            let opts = ProveOptions {
+                probe: ProbeOptions {
+                    target: key.to_string(),
+                    jobs: ctx.jobs(&self.exec),
+                    run: self.exec.run_options(),
+                    report_dir: report_dir.join(key),
+                    cache_cap: Some(cap),
+                },
+                published,
+                floor,
+                sample: match self.no_sample {
+                    true => Vec::new(),
+                    false => supported,
+                },
+            };
+            let done = super::args::runtime()?.block_on(prove::prove(
+                todo,
+                &ctx.scenarios,
+                &ctx.project,
+                &opts,
+                |r, result| match result {
+                    Ok(p) => println!(
+                        "{}:{}: {}: proven: {}",
+                        r.file,
+                        r.line,
+                        r.describe(),
+                        p.found()
+                    ),
+                    Err(why) => {
+                        println!("{}:{}: {}: not proven: {why}", r.file, r.line, r.describe())
+                    }
+                },
+            ))?;
+            for (r, result) in todo.iter().zip(done.results) {
+                match result {
+                    Ok(p) => {
+                        proven += 1;
+                        files
+                            .get_mut(&r.proofs)
+                            .expect("each range's file is loaded")
+                            .put(p);
+                    }
+                    Err(_) => failed += 1,
+                }
+            }
+            trials += done.done.trials;
+            installed += done.done.installed.len();
+            probed += done.done.probed.len();
+        }
+        let all: Vec<&Range> = ranges.iter().collect();
+        for (path, file) in &mut files {
+            if todo.values().flatten().any(|r| r.proofs == *path) {
+                file.prune(&all);
+                file.save(path).map_err(|e| Error::Usage(e.to_string()))?;
+            }
+        }
+        let cache_dir = ctx.project.cache_dir();
+        println!(
+            "ranges --prove: {proven} proven, {failed} not proven, {} proven before; {trials} trial(s) on {probed} release(s), {installed} installed; cache {:.1} GB of {:.1} GB cap; {:.1} s",
+            checked.ranges - checked.unproven.len(),
+            cache::used_bytes(&cache_dir) as f64 / 1e9,
+            self.cache_cap_gb,
+            started.elapsed().as_secs_f64()
+        );
+        let rest = ranges::check(&ranges).map_err(|e| Error::Usage(e.to_string()))?;
+        Ok(ctx.verdict(Verdict::divergence_if(!rest.unproven.is_empty())))
+    }
+}
+
+fn check(ctx: &Context, ranges: &[Range]) -> Result<Verdict> {
+    let checked = ranges::check(ranges).map_err(|e| Error::Usage(e.to_string()))?;
+    for f in &checked.unproven {
+        println!("{}", f.line());
+    }
+    println!("{}", checked.summary());
+    Ok(ctx.verdict(Verdict::divergence_if(!checked.unproven.is_empty())))
+}

@@ -1,0 +1,269 @@
+//! Installing releases and running scenarios on them, for every search of one command
+//! (`bisect`, `ranges --prove`): each release is installed at most once per run and
+//! shared by every search that probes it; with a cache cap, the least recently used
+//! releases are evicted as new ones come in.
+
+use super::model::InstallFailure;
+use crate::divergence::{Divergence, Kind};
+use crate::error::Result;
+use crate::install::supported::{self, Versions};
+use crate::install::{self, Project, Source, Target, TargetSpec};
+use crate::plan::Planner;
+use crate::runner::{check, LetThrough, RunOptions, Status, Trial};
+use crate::scenario::Scenario;
+use crate::suite;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// How probes run: on which target, how many at once, where their reports go.
+#[derive(Debug, Clone)]
+pub struct ProbeOptions {
+    /// The target without a version (`claude-code`).
+    pub target: String,
+    pub jobs: usize,
+    pub run: RunOptions,
+    /// Each probe's run report goes to `runs/<version>/` under it.
+    pub report_dir: PathBuf,
+    /// Keep the release cache under this many bytes (least recently used evicted first).
+    pub cache_cap: Option<u64>,
+}
+
+/// What a prober did: the releases it ran, installed, and could not install.
+#[derive(Debug, Clone, Default)]
+pub struct Probed {
+    /// Every release run, in the order first probed.
+    pub probed: Vec<String>,
+    /// The probed releases that were not in the cache yet.
+    pub installed: Vec<String>,
+    pub install_failures: Vec<InstallFailure>,
+    /// Releases removed from the cache to keep it under its cap.
+    pub evicted: Vec<String>,
+    /// How many trials ran.
+    pub trials: usize,
+}
+
+/// One trial per scenario asked for, in order, or why the release could not be installed.
+pub type Trials = std::result::Result<Vec<std::result::Result<Trial, String>>, String>;
+
+/// Installs and runs releases, keeping account of what it installed.
+pub struct Prober<'a> {
+    project: &'a Project,
+    opts: &'a ProbeOptions,
+    scenarios: &'a [Scenario],
+    targets: BTreeMap<String, std::result::Result<Target, String>>,
+    /// How many times each version ran (each run has its own report folder).
+    runs: BTreeMap<String, usize>,
+    /// The releases the run being prepared uses: never evicted.
+    in_use: Vec<PathBuf>,
+    pub done: Probed,
+}
+
+impl<'a> Prober<'a> {
+    pub fn new(project: &'a Project, opts: &'a ProbeOptions, scenarios: &'a [Scenario]) -> Self {
+        Prober {
+            project,
+            opts,
+            scenarios,
+            targets: BTreeMap::new(),
+            runs: BTreeMap::new(),
+            in_use: Vec::new(),
+            done: Probed::default(),
+        }
+    }
+
+    pub fn scenario(&self, id: &str) -> &'a Scenario {
+        let scenarios = self.scenarios;
+        scenarios
+            .iter()
+            .find(|s| s.id == id)
+            .expect("probes are asked for the prober's scenarios")
+    }
+
+    /// Runs the scenarios `ids` on `version` (expectations resolved for `expect_for`, else
+    /// its own): one trial per id, in order, or why the version could not be installed.
+    pub async fn run(
+        &mut self,
+        version: &str,
+        ids: &[&str],
+        expect_for: Option<&str>,
+    ) -> Result<Trials> {
+        let mut one = self.run_on(&[version.to_string()], ids, expect_for).await?;
+        Ok(one.pop().expect("one result per version"))
+    }
+
+    /// [`Prober::run`] on each of `versions` in one run, so that `jobs` trials of different
+    /// releases run at once: per version, in order.
+    pub async fn run_on(
+        &mut self,
+        versions: &[String],
+        ids: &[&str],
+        expect_for: Option<&str>,
+    ) -> Result<Vec<Trials>> {
+        let mut installed = Vec::new();
+        let mut results: Vec<Option<Trials>> = Vec::new();
+        self.in_use = versions.iter().map(|v| self.cached(v)).collect();
+        for version in versions {
+            match self.target(version) {
+                Ok(t) => {
+                    installed.push((t.name.clone(), version.clone(), t));
+                    results.push(None);
+                }
+                Err(why) => results.push(Some(Err(why))),
+            }
+        }
+        if !installed.is_empty() {
+            let selected: Vec<Scenario> = ids.iter().map(|id| self.scenario(id).clone()).collect();
+            // A probe asks where one scenario's behaviour changed, not whether the release
+            // prints new frames everywhere: the printing release's let-through rules apply too.
+            let opts = RunOptions {
+                expect_for: expect_for.map(str::to_string),
+                let_through: LetThrough::AlsoPrinting,
+                // Where a scenario's behaviour changed, not what the release prints anew.
+                protocol: crate::protocol::Policy::Off,
+                ..self.opts.run.clone()
+            };
+            let name = match versions {
+                [one] => one.clone(),
+                [first, .., last] => format!("{first}..{last}"),
+                [] => unreachable!("installed is not empty"),
+            };
+            let times = self.runs.entry(name.clone()).or_default();
+            *times += 1;
+            let dir = match *times {
+                1 => self.opts.report_dir.join("runs").join(&name),
+                n => self
+                    .opts
+                    .report_dir
+                    .join("runs")
+                    .join(format!("{name}.{n}")),
+            };
+            let targets: Vec<_> = installed.iter().map(|(_, _, t)| Ok(t.clone())).collect();
+            let mut trials = Vec::new();
+            suite::run_and_report(
+                &dir,
+                selected,
+                &targets,
+                self.opts.jobs,
+                opts,
+                Vec::new(),
+                |t, _| trials.push(t.clone()),
+            )
+            .await?;
+            self.done.trials += trials.len();
+            for (slot, version) in results.iter_mut().zip(versions) {
+                if slot.is_some() {
+                    continue;
+                }
+                let name = &installed
+                    .iter()
+                    .find(|(_, v, _)| v == version)
+                    .expect("installed")
+                    .0;
+                *slot = Some(Ok(ids
+                    .iter()
+                    .map(|id| {
+                        trials
+                            .iter()
+                            .find(|t| t.scenario == *id && t.target == *name)
+                            .cloned()
+                            .ok_or_else(|| format!("{id} did not report a trial on {version}"))
+                    })
+                    .collect()));
+            }
+        }
+        Ok(results
+            .into_iter()
+            .map(|r| r.expect("every version has a result"))
+            .collect())
+    }
+
+    /// The target at `version`, installed on first use (once per run, even if it fails).
+    fn target(&mut self, version: &str) -> std::result::Result<Target, String> {
+        let cached = self.cached(version);
+        if let Some(known) = self.targets.get(version) {
+            // Evicted since (the cap is below what this run needs at once): install again.
+            if known.is_ok() && self.opts.cache_cap.is_some() && !cached.exists() {
+                self.targets.remove(version);
+            } else {
+                let _ = install::cache::touch(&cached);
+                return known.clone();
+            }
+        }
+        if !self.done.probed.iter().any(|v| v == version) {
+            self.done.probed.push(version.to_string());
+        }
+        let resolved = self.install(version);
+        if let Err(why) = &resolved {
+            self.done.install_failures.push(InstallFailure {
+                version: version.to_string(),
+                why: why.clone(),
+            });
+        }
+        let _ = install::cache::touch(&cached);
+        self.targets.insert(version.to_string(), resolved.clone());
+        if let Some(cap) = self.opts.cache_cap {
+            let cache = self.project.cache_dir();
+            self.in_use.push(cached);
+            let removed = install::cache::keep_under(&cache, cap, &self.in_use)
+                .map_err(|e| format!("cannot keep {} under its cap: {e}", cache.display()))?;
+            for dir in removed {
+                let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+                if let Some(v) = name
+                    .as_deref()
+                    .and_then(|n| n.rsplit_once('@'))
+                    .map(|(_, v)| v)
+                {
+                    self.done.evicted.push(v.to_string());
+                }
+            }
+        }
+        resolved
+    }
+
+    fn cached(&self, version: &str) -> PathBuf {
+        let base = &self.opts.target;
+        self.project.cache_dir().join(format!("{base}@{version}"))
+    }
+
+    fn install(&mut self, version: &str) -> std::result::Result<Target, String> {
+        let base = &self.opts.target;
+        let spec = match Versions::load(self.project, base) {
+            Ok(v) => supported::pinned_or_versioned(base, version, &v.pinned)?,
+            Err(_) => TargetSpec::parse(&format!("{base}@{version}"))?,
+        };
+        if matches!(spec.source, Source::Npm { .. } | Source::Cargo { .. })
+            && !self.cached(version).exists()
+        {
+            self.done.installed.push(version.to_string());
+        }
+        install::resolve(&spec, self.project, true).map_err(|e| e.to_string())
+    }
+}
+
+/// A trial's first divergence, or its status as one when it has none to show; `None`
+/// when it passed.
+pub fn first_divergence(trial: &Trial) -> Option<Divergence> {
+    match (&trial.status, trial.divergences.first()) {
+        (Status::Passed, _) => None,
+        (_, Some(d)) => Some(d.clone()),
+        (status, None) => Some(Divergence::new(Kind::HarnessError, format!("{status:?}"))),
+    }
+}
+
+/// The first divergence of `trial` from the expectation `held_to` gets (`None`: it
+/// matches it), checked on the saved output without running anything.
+pub fn against(
+    trial: &Trial,
+    scenario: &Scenario,
+    held_to: &str,
+    planner: &Planner,
+) -> Option<Divergence> {
+    let replanned = check::replanned(planner, scenario, trial, held_to);
+    match replanned.map(|run| check::run(&run, trial)) {
+        Ok(found) => found.into_iter().next(),
+        Err(e) => Some(Divergence::new(
+            Kind::HarnessError,
+            format!("cannot check it against {held_to}'s expectation: {e}"),
+        )),
+    }
+}

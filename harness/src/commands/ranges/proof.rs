@@ -1,0 +1,271 @@
+//! Proofs of ranges (`targets/<dialect>/ranges.yaml`, a project's `ranges.yaml` beside
+//! its known-divergences file): per range, the first and last published release that
+//! behave as it says, the release on each side that does not, the trials that showed it,
+//! and a hash of what was judged, so that a change to the scenario or entry makes the
+//! proof stale.
+
+use super::enumerate::Range;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::Path;
+
+/// The version of the proofs file's format.
+pub const FORMAT_VERSION: u32 = 1;
+
+const HEADER: &str = "\
+# Proofs of version ranges, written by `streamcheck ranges --prove` and checked by
+# `streamcheck ranges --check` (do not edit by hand). Each proof names the range it proves
+# (`file`, `case`, and the `block` key, the block's `bound`, or the known `entry`), the
+# first and last published release that behave as the range says, the release on each
+# side that does not (`below`, `above`; or `first published`, `first checked`, `newest
+# checked`), the trials that showed it, and `hash`, a hash of the scenario, case or entry
+# judged: when that changes, the proof is stale and the range must be proven again.
+";
+
+/// What a range belongs to, as a proof names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Subject {
+    /// A version block, by its key (`claude-code@<2.1.154`).
+    Block(String),
+    /// A block's `min_version` or `max_version`.
+    Bound {
+        key: String,
+        field: String,
+        version: String,
+    },
+    /// A known-divergence entry.
+    Entry {
+        scenario: String,
+        kind: String,
+        versions: String,
+    },
+}
+
+impl Subject {
+    pub fn describe(&self) -> String {
+        match self {
+            Subject::Block(key) => key.clone(),
+            Subject::Bound {
+                key,
+                field,
+                version,
+            } => format!("{key} {field}: {version}"),
+            Subject::Entry {
+                scenario,
+                kind,
+                versions,
+            } => format!("{scenario} {kind} {versions}"),
+        }
+    }
+
+    pub fn is_entry(&self) -> bool {
+        matches!(self, Subject::Entry { .. })
+    }
+}
+
+/// The release beyond a proven range on one side.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "String", from = "String")]
+pub enum Edge {
+    /// This release does not behave as the range says.
+    Release(String),
+    /// The range starts at the first published release.
+    FirstPublished,
+    /// The range starts at the oldest release searched (the dialect's oldest supported).
+    FirstChecked,
+    /// The range ends at the newest published release when it was proven.
+    NewestChecked,
+}
+
+impl fmt::Display for Edge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Edge::Release(v) => v,
+            Edge::FirstPublished => "first published",
+            Edge::FirstChecked => "first checked",
+            Edge::NewestChecked => "newest checked",
+        })
+    }
+}
+
+impl From<Edge> for String {
+    fn from(e: Edge) -> String {
+        e.to_string()
+    }
+}
+
+impl From<String> for Edge {
+    fn from(s: String) -> Edge {
+        match s.as_str() {
+            "first published" => Edge::FirstPublished,
+            "first checked" => Edge::FirstChecked,
+            "newest checked" => Edge::NewestChecked,
+            _ => Edge::Release(s),
+        }
+    }
+}
+
+/// One range's proof.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Proof {
+    pub file: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub case: Option<String>,
+    #[serde(flatten)]
+    pub subject: Subject,
+    pub hash: String,
+    /// The first and last published release that behave as the range says.
+    pub first: String,
+    pub last: String,
+    pub below: Edge,
+    pub above: Edge,
+    /// The trials that showed it (`<scenario> on <target>@<version>`).
+    pub trials: Vec<String>,
+}
+
+impl Proof {
+    fn proves(&self, range: &Range) -> bool {
+        self.file == range.file && self.case == range.case && self.subject == range.subject
+    }
+
+    fn proves_same(&self, other: &Proof) -> bool {
+        self.file == other.file && self.case == other.case && self.subject == other.subject
+    }
+
+    /// Whether the proven releases agree with the range as written: `first` and `last`
+    /// in it, the releases beyond them outside it.
+    pub fn agrees(&self, range: &Range) -> bool {
+        let inside = |v: &str| {
+            crate::version_range::parse_version(v).is_some_and(|v| range.versions.contains(&v))
+        };
+        let outside = |e: &Edge| match e {
+            Edge::Release(v) => !inside(v),
+            _ => true,
+        };
+        inside(&self.first) && inside(&self.last) && outside(&self.below) && outside(&self.above)
+    }
+
+    /// The range the proof found, in words.
+    pub fn found(&self) -> String {
+        format!(
+            "{} to {} behave as written, {} below and {} above do not",
+            self.first, self.last, self.below, self.above
+        )
+    }
+}
+
+/// Why a range is not proven.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unproven {
+    NoProof,
+    /// A proof exists, of other content.
+    Stale,
+    /// The proof's releases disagree with the range as written.
+    BoundsDiffer(String),
+}
+
+impl fmt::Display for Unproven {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unproven::NoProof => f.write_str("no proof"),
+            Unproven::Stale => f.write_str("proof stale"),
+            Unproven::BoundsDiffer(found) => write!(f, "bounds differ from the proof: {found}"),
+        }
+    }
+}
+
+/// A proofs file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProofFile {
+    pub format_version: u32,
+    #[serde(default)]
+    pub proofs: Vec<Proof>,
+}
+
+impl Default for ProofFile {
+    fn default() -> Self {
+        ProofFile {
+            format_version: FORMAT_VERSION,
+            proofs: Vec::new(),
+        }
+    }
+}
+
+/// Why a proofs file could not be read or written.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct ProofFileError {
+    pub path: String,
+    pub message: String,
+}
+
+impl ProofFile {
+    /// The file at `path`; a missing one holds no proof.
+    pub fn load(path: &Path) -> Result<ProofFile, ProofFileError> {
+        let err = |message: String| ProofFileError {
+            path: path.display().to_string(),
+            message,
+        };
+        let text = match std::fs::read_to_string(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ProofFile::default()),
+            Err(e) => return Err(err(e.to_string())),
+            Ok(t) => t,
+        };
+        let file: ProofFile = serde_yaml::from_str(&text).map_err(|e| err(e.to_string()))?;
+        if file.format_version != FORMAT_VERSION {
+            return Err(err(format!(
+                "format_version {} (this streamcheck reads {FORMAT_VERSION})",
+                file.format_version
+            )));
+        }
+        Ok(file)
+    }
+
+    pub fn save(&mut self, path: &Path) -> Result<(), ProofFileError> {
+        let err = |message: String| ProofFileError {
+            path: path.display().to_string(),
+            message,
+        };
+        self.proofs.sort_by(|a, b| {
+            (&a.file, &a.case, a.subject.describe()).cmp(&(&b.file, &b.case, b.subject.describe()))
+        });
+        let body = serde_yaml::to_string(&*self).map_err(|e| err(e.to_string()))?;
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| err(e.to_string()))?;
+        }
+        std::fs::write(path, format!("{HEADER}{body}")).map_err(|e| err(e.to_string()))
+    }
+
+    /// Whether `range` is proven here, and why not.
+    pub fn status(&self, range: &Range) -> Result<&Proof, Unproven> {
+        let mine: Vec<&Proof> = self.proofs.iter().filter(|p| p.proves(range)).collect();
+        let Some(current) = mine.iter().find(|p| p.hash == range.hash) else {
+            return Err(if mine.is_empty() {
+                Unproven::NoProof
+            } else {
+                Unproven::Stale
+            });
+        };
+        match current.agrees(range) {
+            true => Ok(current),
+            false => Err(Unproven::BoundsDiffer(current.found())),
+        }
+    }
+
+    /// Adds `proof`, replacing one of the same content.
+    pub fn put(&mut self, proof: Proof) {
+        self.proofs
+            .retain(|p| !(p.hash == proof.hash && p.proves_same(&proof)));
+        self.proofs.push(proof);
+    }
+
+    /// Drops the stale proofs of `ranges`: those of their range whose content none of them has now.
+    pub fn prune(&mut self, ranges: &[&Range]) {
+        self.proofs.retain(|p| {
+            let mine: Vec<&&Range> = ranges.iter().filter(|r| p.proves(r)).collect();
+            mine.is_empty() || mine.iter().any(|r| r.hash == p.hash)
+        });
+    }
+}

@@ -1,0 +1,567 @@
+//! `ranges --prove`: for each range, the releases on either side of each of its bounds.
+//! A release is judged on a trial held to its own expectation, checked again against the
+//! other side's (`bisect`'s probe): inside a version block a release passes the block and
+//! fails the neighbouring expectation, the release beyond does the opposite; inside a
+//! known entry's range the entry matches a divergence of the trial, beyond it none does.
+//! When the release just inside a bound behaves as the outside, the bound is searched
+//! over the range's releases with `bisect`'s search. Every trial is one of (scenario,
+//! release), run once per run and shared by every range that asks for it.
+
+use super::enumerate::Range;
+use super::proof::{Edge, Proof, Subject};
+use crate::commands::bisect::probe::{self, ProbeOptions, Probed, Prober};
+use crate::commands::bisect::search::{Outcome, Search, Seen};
+use crate::commands::bisect::seen;
+use crate::divergence::{Divergence, Kind};
+use crate::error::{Error, Result};
+use crate::install::Project;
+use crate::known::{KnownList, Ran};
+use crate::plan::Planner;
+use crate::runner::{Status, Trial};
+use crate::scenario::Scenario;
+use crate::version_range::parse_version;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// How to prove the ranges of one dialect.
+#[derive(Debug, Clone)]
+pub struct ProveOptions {
+    /// `probe.target` is the dialect's key (`claude-code`).
+    pub probe: ProbeOptions,
+    /// Every published release (any order; pre-releases are left out).
+    pub published: Vec<String>,
+    /// The oldest release searched (the dialect's oldest supported), if any.
+    pub floor: Option<String>,
+    /// Releases also run inside each range (the dialect's supported sample): one that does
+    /// not behave as written shows the behaviour changes twice inside it.
+    pub sample: Vec<String>,
+}
+
+/// What proving found: per range its proof, or why it has none.
+pub struct Proved {
+    pub results: Vec<std::result::Result<Proof, String>>,
+    pub done: Probed,
+}
+
+/// The published releases searched, oldest first, and how the oldest is named.
+fn window(opts: &ProveOptions) -> (Vec<String>, Edge) {
+    let mut all: Vec<(semver::Version, String)> = (opts.published.iter())
+        .filter(|v| !v.contains('-'))
+        .filter_map(|v| parse_version(v).map(|p| (p, v.clone())))
+        .collect();
+    all.sort();
+    all.dedup_by(|a, b| a.0 == b.0);
+    let floor = opts.floor.as_deref().and_then(parse_version);
+    let before = all.len();
+    all.retain(|(v, _)| floor.as_ref().is_none_or(|f| v >= f));
+    let first = match all.len() < before {
+        true => Edge::FirstChecked,
+        false => Edge::FirstPublished,
+    };
+    (all.into_iter().map(|(_, v)| v).collect(), first)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Side {
+    Lower,
+    Upper,
+}
+
+/// One range's releases: the window indices of those it holds (for a block, those that
+/// get this block), and the neighbours beyond its first and last.
+struct Span {
+    members: Vec<usize>,
+    below: Option<usize>,
+    above: Option<usize>,
+}
+
+/// A trial of (scenario, release), or why it did not run (and whether it was the install).
+type Ran1 = std::result::Result<Trial, (String, bool)>;
+
+struct Prover<'a> {
+    prober: Prober<'a>,
+    planner: &'a Planner,
+    window: Vec<String>,
+    trials: BTreeMap<(String, String), Ran1>,
+    /// How many releases one run takes at most: enough to keep `jobs` trials going, few
+    /// enough that the releases in use stay under the cache cap.
+    per_run: usize,
+}
+
+impl Prover<'_> {
+    /// Runs every (scenario, release) of `wanted` not run yet: the releases that want the
+    /// same scenarios in one run, so that trials of several releases run at once.
+    async fn ensure(&mut self, wanted: BTreeMap<usize, BTreeSet<String>>) -> Result<()> {
+        let mut by_ids: BTreeMap<Vec<String>, Vec<String>> = BTreeMap::new();
+        for (at, ids) in wanted {
+            let version = self.window[at].clone();
+            let ids: Vec<String> = (ids.into_iter())
+                .filter(|id| !self.trials.contains_key(&(id.clone(), version.clone())))
+                .collect();
+            if !ids.is_empty() {
+                by_ids.entry(ids).or_default().push(version);
+            }
+        }
+        let chunks = by_ids.iter().flat_map(|(ids, versions)| {
+            versions.chunks(self.per_run).map(move |chunk| (ids, chunk))
+        });
+        for (ids, versions) in chunks.collect::<Vec<_>>() {
+            let names: Vec<&str> = ids.iter().map(String::as_str).collect();
+            let ran = self.prober.run_on(versions, &names, None).await?;
+            for (version, ran) in versions.iter().zip(ran) {
+                for (i, id) in ids.iter().enumerate() {
+                    let one = match &ran {
+                        Err(why) => Err((why.clone(), true)),
+                        Ok(trials) => trials[i].clone().map_err(|why| (why, false)),
+                    };
+                    self.trials.insert((id.clone(), version.clone()), one);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// What the range's scenarios did at window index `at`, seen from `side`: `New` is
+    /// "behaves as the range says", `Old` "behaves as beyond it".
+    fn seen(&self, range: &Range, span: &Span, at: usize, side: Side) -> (Seen, bool) {
+        let mut all = Vec::new();
+        for id in &range.scenarios {
+            let key = (id.clone(), self.window[at].clone());
+            let one = match self.trials.get(&key) {
+                None => (
+                    Seen::NotRun(format!("{id} was not run on {}", key.1)),
+                    false,
+                ),
+                Some(Err((why, install))) => (Seen::NotRun(why.clone()), *install),
+                Some(Ok(trial)) => (self.judge(range, span, at, side, trial), false),
+            };
+            all.push(one);
+        }
+        let first = all
+            .first()
+            .cloned()
+            .unwrap_or((Seen::NotRun("no scenario".into()), false));
+        if all.iter().all(|s| s.0 == first.0) {
+            return first;
+        }
+        let (agree, other) = (&range.scenarios[0], first.0.describe());
+        (
+            Seen::Neither {
+                against_new: Box::new(Divergence::new(
+                    Kind::HarnessError,
+                    format!("its cases disagree: {agree} {other}"),
+                )),
+                against_old: Box::new(Divergence::new(
+                    Kind::HarnessError,
+                    "its cases disagree".to_string(),
+                )),
+            },
+            false,
+        )
+    }
+
+    fn judge(&self, range: &Range, span: &Span, at: usize, side: Side, trial: &Trial) -> Seen {
+        if let Some(why) = trial.status.did_not_run() {
+            return Seen::NotRun(format!("skipped: {why}"));
+        }
+        if let Some(entry) = &range.entry {
+            return match shows(entry, trial, range) {
+                true => Seen::New,
+                false => Seen::Old,
+            };
+        }
+        let scenario = self.prober.scenario(&trial.scenario);
+        let member = span.members.contains(&at);
+        let (inside, outside) = match side {
+            Side::Lower => (span.members[0], span.below),
+            Side::Upper => (
+                *span.members.last().expect("a span has members"),
+                span.above,
+            ),
+        };
+        let held_in = if member { at } else { inside };
+        let against_in = probe::against(trial, scenario, &self.window[held_in], self.planner);
+        let against_out = match (member, outside) {
+            (false, _) => probe::against(trial, scenario, &self.window[at], self.planner),
+            (true, Some(o)) => probe::against(trial, scenario, &self.window[o], self.planner),
+            // Nothing beyond: only whether it behaves as the block says counts.
+            (true, None) => Some(Divergence::new(Kind::HarnessError, "no release beyond")),
+        };
+        seen(against_in, against_out)
+    }
+}
+
+/// Whether the known entry names a divergence of the trial (its range aside).
+fn shows(entry: &crate::known::Entry, trial: &Trial, range: &Range) -> bool {
+    let mut anywhere = entry.clone();
+    anywhere.versions = None;
+    anywhere.intermittent = false;
+    let list = KnownList {
+        file: range.file.clone(),
+        entries: vec![anywhere],
+    };
+    let printed: Vec<&serde_json::Value> = trial.output.frames.iter().map(|f| &f.value).collect();
+    let ran = Ran {
+        name: &trial.target,
+        dialect: range.dialect.conventions().expect_key(),
+        version: &trial.target_version,
+        printed: &printed,
+    };
+    let mut divergences = trial.divergences.clone();
+    list.judge(&trial.scenario, &ran, &mut divergences)
+        .is_empty()
+}
+
+/// One bound's result: the release just inside it and the one beyond, or why not.
+type Bound = std::result::Result<(String, Edge), String>;
+
+/// A bound being searched: its range, side and search over the range's members.
+struct Open {
+    range: usize,
+    side: Side,
+    search: Search,
+}
+
+/// Proves each of `ranges` (all of one dialect) over the published releases.
+pub async fn prove(
+    ranges: &[Range],
+    scenarios: &[Scenario],
+    project: &Project,
+    opts: &ProveOptions,
+    mut on_line: impl FnMut(&Range, &std::result::Result<Proof, String>),
+) -> Result<Proved> {
+    let planner = Planner::new(project).map_err(Error::Usage)?;
+    let (window, first_edge) = window(opts);
+    let mut p = Prover {
+        prober: Prober::new(project, &opts.probe, scenarios),
+        planner: &planner,
+        window,
+        trials: BTreeMap::new(),
+        per_run: opts.probe.jobs.max(1) * 2,
+    };
+    let spans: Vec<std::result::Result<Span, String>> = ranges
+        .iter()
+        .map(|r| span(r, &p.window, scenarios))
+        .collect();
+
+    // The releases on either side of each bound, and the sampled ones inside.
+    let sampled = |s: &Span, window: &[String]| -> Vec<usize> {
+        (s.members.iter().copied())
+            .filter(|&m| opts.sample.contains(&window[m]))
+            .collect()
+    };
+    let mut wanted: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+    for (r, s) in ranges.iter().zip(&spans) {
+        let Ok(s) = s else { continue };
+        let edges = [
+            Some(s.members[0]),
+            s.members.last().copied(),
+            s.below,
+            s.above,
+        ];
+        for at in edges.into_iter().flatten().chain(sampled(s, &p.window)) {
+            wanted
+                .entry(at)
+                .or_default()
+                .extend(r.scenarios.iter().cloned());
+        }
+    }
+    p.ensure(wanted).await?;
+
+    let mut bounds: Vec<[Option<Bound>; 2]> = vec![[None, None]; ranges.len()];
+    let mut open: Vec<Open> = Vec::new();
+    for (i, (r, s)) in ranges.iter().zip(&spans).enumerate() {
+        let Ok(s) = s else { continue };
+        for side in [Side::Lower, Side::Upper] {
+            match edge(&p, r, s, side, &first_edge) {
+                Ok(found) => bounds[i][side as usize] = Some(found),
+                Err(search) => open.push(Open {
+                    range: i,
+                    side,
+                    search: *search,
+                }),
+            }
+        }
+    }
+
+    // Bounds not where they are written: searched together, round by round.
+    loop {
+        let mut round: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+        for o in &open {
+            if let Some(at) = o.search.next() {
+                let s = spans[o.range].as_ref().expect("searched spans exist");
+                round
+                    .entry(s.members[at])
+                    .or_default()
+                    .extend(ranges[o.range].scenarios.iter().cloned());
+            }
+        }
+        if round.is_empty() {
+            break;
+        }
+        p.ensure(round).await?;
+        for o in &mut open {
+            let Some(at) = o.search.next() else { continue };
+            let s = spans[o.range].as_ref().expect("searched spans exist");
+            let (seen, install) = p.seen(&ranges[o.range], s, s.members[at], o.side);
+            let seen = if o.side == Side::Upper {
+                flip(seen)
+            } else {
+                seen
+            };
+            let versions: Vec<String> = s.members.iter().map(|&m| p.window[m].clone()).collect();
+            o.search.saw(at, seen, &versions, install);
+        }
+    }
+    for mut o in open {
+        let s = spans[o.range].as_ref().expect("searched spans exist");
+        let versions: Vec<String> = s.members.iter().map(|&m| p.window[m].clone()).collect();
+        o.search.finish(&versions);
+        bounds[o.range][o.side as usize] =
+            Some(searched(o.search.outcome.expect("finished"), o.side));
+    }
+
+    let mut results = Vec::new();
+    for (i, r) in ranges.iter().enumerate() {
+        let result = match &spans[i] {
+            Err(why) => Err(why.clone()),
+            Ok(s) => assemble(r, s, &bounds[i], &p).and_then(|proof| {
+                changed_inside(&p, r, s, &proof, &sampled(s, &p.window))?;
+                Ok(proof)
+            }),
+        };
+        on_line(r, &result);
+        results.push(result);
+    }
+    Ok(Proved {
+        results,
+        done: p.prober.done,
+    })
+}
+
+/// The releases of the window that `range` holds, and its neighbours.
+fn span(
+    range: &Range,
+    window: &[String],
+    scenarios: &[Scenario],
+) -> std::result::Result<Span, String> {
+    if let Subject::Bound { field, .. } = &range.subject {
+        return Err(format!("a block's `{field}` is not searched by --prove (prove the block's behaviour by a version block instead)"));
+    }
+    let member = |v: &str| -> bool {
+        match &range.subject {
+            Subject::Entry { .. } => parse_version(v).is_some_and(|p| range.versions.contains(&p)),
+            Subject::Block(key) => scenarios
+                .iter()
+                .filter(|s| range.scenarios.contains(&s.id))
+                .all(|s| {
+                    let block = crate::plan::block(s, range.dialect, v);
+                    matches!((block, s.file.expect.get(key)), (Some(a), Some(b)) if std::ptr::eq(a, b))
+                }),
+            Subject::Bound { .. } => false,
+        }
+    };
+    let members: Vec<usize> = (0..window.len()).filter(|&i| member(&window[i])).collect();
+    let (Some(&first), Some(&last)) = (members.first(), members.last()) else {
+        return Err("no published release searched is in it".into());
+    };
+    Ok(Span {
+        below: first.checked_sub(1),
+        above: (last + 1 < window.len()).then_some(last + 1),
+        members,
+    })
+}
+
+/// A bound from the releases on either side of it, or the search that finds it when the
+/// release just inside behaves as beyond.
+fn edge(
+    p: &Prover,
+    r: &Range,
+    s: &Span,
+    side: Side,
+    first_edge: &Edge,
+) -> std::result::Result<Bound, Box<Search>> {
+    let (inside, beyond, far) = match side {
+        Side::Lower => (s.members[0], s.below, *s.members.last().expect("members")),
+        Side::Upper => (*s.members.last().expect("members"), s.above, s.members[0]),
+    };
+    let v = |at: usize| p.window[at].clone();
+    let (seen_in, _) = p.seen(r, s, inside, side);
+    let Some(beyond) = beyond else {
+        let outer = match side {
+            Side::Lower => first_edge.clone(),
+            Side::Upper => Edge::NewestChecked,
+        };
+        // Nothing beyond to compare with: the release inside passes the block, or shows the entry.
+        return Ok(match seen_in == Seen::New {
+            true => Ok((v(inside), outer)),
+            false => Err(format!(
+                "{} does not behave as written: {}",
+                v(inside),
+                seen_in.describe()
+            )),
+        });
+    };
+    let (seen_out, _) = p.seen(r, s, beyond, side);
+    match (&seen_in, &seen_out) {
+        (Seen::New, Seen::Old) => Ok(Ok((v(inside), Edge::Release(v(beyond))))),
+        (_, Seen::New) => Ok(Err(format!(
+            "{}, beyond the range, behaves as written too: the range reaches further",
+            v(beyond)
+        ))),
+        (Seen::Old, Seen::Old) => {
+            let (seen_far, _) = p.seen(r, s, far, side);
+            if seen_far != Seen::New {
+                return Ok(Err(format!(
+                    "no release in the range behaves as written against {}: {} {}, {} {}",
+                    v(beyond),
+                    v(inside),
+                    seen_in.describe(),
+                    v(far),
+                    seen_far.describe()
+                )));
+            }
+            // The first member is known to behave as beyond the lower bound, the last as
+            // written (flipped for the upper bound): the search starts between them.
+            Err(Box::new(Search::new(&r.describe(), s.members.len())))
+        }
+        _ => Ok(Err(format!(
+            "{} {}; {}, beyond, {}",
+            v(inside),
+            seen_in.describe(),
+            v(beyond),
+            seen_out.describe()
+        ))),
+    }
+}
+
+/// The upper bound's search looks for the first release that behaves as beyond.
+fn flip(seen: Seen) -> Seen {
+    match seen {
+        Seen::New => Seen::Old,
+        Seen::Old => Seen::New,
+        other => other,
+    }
+}
+
+fn searched(outcome: Outcome, side: Side) -> Bound {
+    match outcome {
+        Outcome::Boundary {
+            first_new,
+            last_old,
+            ..
+        } => Ok(match side {
+            Side::Lower => (first_new, Edge::Release(last_old)),
+            Side::Upper => (last_old, Edge::Release(first_new)),
+        }),
+        Outcome::Neither {
+            version,
+            against_new,
+            ..
+        } => Err(format!(
+            "{version} behaves neither as written nor as beyond: {}",
+            against_new.message
+        )),
+        Outcome::Both { version } => Err(format!(
+            "{version} matches both expectations: they do not tell its output apart"
+        )),
+        Outcome::NotRun { version, why } => Err(format!("{version} did not run: {why}")),
+        other => Err(format!("{other:?}")),
+    }
+}
+
+/// A sampled release strictly between the proven first and last that does not behave as
+/// written: the behaviour changed twice inside the range.
+fn changed_inside(
+    p: &Prover,
+    r: &Range,
+    s: &Span,
+    proof: &Proof,
+    sampled: &[usize],
+) -> std::result::Result<(), String> {
+    let (first, last) = (parse_version(&proof.first), parse_version(&proof.last));
+    for &at in sampled {
+        let v = parse_version(&p.window[at]);
+        if v <= first || v >= last {
+            continue;
+        }
+        let (seen, _) = p.seen(r, s, at, Side::Lower);
+        // Inside a block, a release whose every divergence from it a known entry names
+        // behaves as written: the entry is a range of its own, proven on its own.
+        let known = r.scenarios.iter().all(|id| {
+            let trial = p.trials.get(&(id.clone(), p.window[at].clone()));
+            matches!(trial, Some(Ok(t)) if matches!(t.status, Status::Known(_)))
+        });
+        let behaves = match r.entry {
+            Some(_) => seen == Seen::New,
+            None => known || matches!(seen, Seen::New | Seen::Both),
+        };
+        if !behaves {
+            return Err(format!(
+                "the behaviour changes twice inside the range: {} and {} behave as written, {} between them does not ({}): it needs two blocks or entries",
+                proof.first,
+                proof.last,
+                p.window[at],
+                seen.describe()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The proof of a range from its two bounds.
+fn assemble(
+    r: &Range,
+    s: &Span,
+    bounds: &[Option<Bound>; 2],
+    p: &Prover,
+) -> std::result::Result<Proof, String> {
+    let [lower, upper] = bounds
+        .clone()
+        .map(|b| b.unwrap_or_else(|| Err("not searched".into())));
+    let (first, below, last, above) = match (lower, upper) {
+        (Ok((first, below)), Ok((last, above))) => (first, below, last, above),
+        (Err(why), Ok((last, above))) => {
+            return Err(format!(
+                "{why} (the upper bound holds: {last} behaves as written, {above} does not)"
+            ))
+        }
+        (Ok((first, below)), Err(why)) => {
+            return Err(format!(
+                "{why} (the lower bound holds: {first} behaves as written, {below} does not)"
+            ))
+        }
+        (Err(low), Err(high)) => return Err(format!("{low}; {high}")),
+    };
+    if parse_version(&last) < parse_version(&first) {
+        return Err(format!(
+            "the behaviour changes twice inside the range: it starts at {first} but ends after {last}: it needs two entries"
+        ));
+    }
+    let consulted: BTreeSet<usize> = (s.members.iter().copied())
+        .chain(s.below)
+        .chain(s.above)
+        .collect();
+    let mut trials = Vec::new();
+    for at in consulted {
+        for id in &r.scenarios {
+            if p.trials.contains_key(&(id.clone(), p.window[at].clone())) {
+                trials.push(format!(
+                    "{id} on {}@{}",
+                    r.dialect.conventions().expect_key(),
+                    p.window[at]
+                ));
+            }
+        }
+    }
+    Ok(Proof {
+        file: r.file.clone(),
+        case: r.case.clone(),
+        subject: r.subject.clone(),
+        hash: r.hash.clone(),
+        first,
+        last,
+        below,
+        above,
+        trials,
+    })
+}

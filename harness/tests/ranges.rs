@@ -1,0 +1,289 @@
+//! `streamcheck ranges` against fake releases: a temp cache holds a fake Claude Code for
+//! each version 1.0.0..1.0.9 (its exit code per scenario baked in), the published list
+//! comes from `--versions`, and `npm` on PATH is a stand-in that fails, so nothing
+//! reaches the network.
+
+mod common;
+
+use common::{printed, streamcheck_at, write_executable};
+use std::path::{Path, PathBuf};
+
+/// Per scenario (FAKE_MODE), the exit code of version 1.0.`minor`: `a` and `w` exit 3
+/// from 1.0.4 on, `k` exits 5 on 1.0.2 to 1.0.4 (a regression), `t` exits 3 on 1.0.3,
+/// 1.0.4 and from 1.0.8 on (it changed twice before 1.0.8), 0 elsewhere.
+const FAKE: &str = r#"#!/bin/sh
+if [ "$1" = "--version" ]; then echo "1.0.MINOR (Fake)"; exit 0; fi
+echo "1.0.MINOR $FAKE_MODE" >> LOG
+M=MINOR
+C=0
+case "$FAKE_MODE" in
+  a|w) [ $M -ge 4 ] && C=3 ;;
+  k) [ $M -ge 2 ] && [ $M -le 4 ] && C=5 ;;
+  t) if [ $M -ge 8 ] || { [ $M -ge 3 ] && [ $M -le 4 ]; }; then C=3; fi ;;
+esac
+[ $C -eq 0 ] && E=false || E=true
+echo '{"type":"system","subtype":"init","session_id":"s"}'
+echo '{"type":"result","subtype":"success","is_error":'$E',"result":"done","session_id":"s"}'
+exit $C
+"#;
+
+const PUBLISHED: &str = "1.0.0,1.0.1,1.0.2,1.0.3,1.0.4,1.0.5-beta,1.0.5,1.0.6,1.0.7,1.0.8,1.0.9";
+
+/// A scenario whose exit code is 3 (general) and `block_exit` in the block `block`.
+fn scenario(mode: &str, general_exit: i32, block: Option<(&str, i32)>) -> String {
+    let mut s = format!(
+        "description: exit code changes between releases\nprompt: go\nenv: {{FAKE_MODE: {mode}}}\n\
+         expect:\n  claude-code:\n    frames: [{{type: system, subtype: init}}, {{type: result}}]\n    exit_code: {general_exit}\n    invariants:\n      skip: [exit_code_matches_result]\n      reason: fixture\n"
+    );
+    if let Some((key, exit)) = block {
+        s.push_str(&format!(
+            "  \"claude-code@{key}\":\n    exit_code: {exit}\n"
+        ));
+    }
+    s
+}
+
+const KNOWN: &str = "# the regression of k\n- scenario: demo/k\n  kind: exit_code\n  message: \"^expected exit code 0, got 5$\"\n  versions: \">=1.0.2, <1.0.5\"\n  observed: [1.0.3]\n  reason: k exits 5 on 1.0.2 to 1.0.4\n";
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    cache: PathBuf,
+    bin: PathBuf,
+    log: PathBuf,
+}
+
+fn fixture() -> Fixture {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().canonicalize().unwrap();
+    let (root, cache, bin, log) = (
+        base.join("proj"),
+        base.join("cache"),
+        base.join("bin"),
+        base.join("probes.log"),
+    );
+    write(
+        &root.join("scenarios/demo/a.yaml"),
+        &scenario("a", 3, Some(("<1.0.4", 0))),
+    );
+    // Written a release too wide: 1.0.4 and 1.0.5 already exit 3.
+    write(
+        &root.join("scenarios/demo/w.yaml"),
+        &scenario("w", 3, Some(("<1.0.6", 0))),
+    );
+    write(&root.join("scenarios/demo/k.yaml"), &scenario("k", 0, None));
+    write(
+        &root.join("scenarios/demo/t.yaml"),
+        &scenario("t", 3, Some(("<1.0.8", 0))),
+    );
+    // The sample run inside each range; not `pinned`, which would install from package.json.
+    write(
+        &root.join("targets/claude-code/versions.yaml"),
+        "pinned: 9.9.9\nsupported: [1.0.0, 1.0.4, 1.0.9]\n",
+    );
+    write(
+        &root.join("targets/claude-code/known-divergences.yaml"),
+        KNOWN,
+    );
+    for minor in 0..10 {
+        let dir = cache.join(format!("claude-code@1.0.{minor}/node_modules"));
+        write(
+            &dir.join("@anthropic-ai/claude-code/package.json"),
+            &format!("{{\"version\": \"1.0.{minor}\"}}"),
+        );
+        let script = FAKE
+            .replace("MINOR", &minor.to_string())
+            .replace("LOG", log.to_str().unwrap());
+        write_executable(&dir.join(".bin/claude"), &script);
+    }
+    write_executable(
+        &bin.join("npm"),
+        "#!/bin/sh\necho 'no network here' >&2\nexit 1\n",
+    );
+    Fixture {
+        _tmp: tmp,
+        root,
+        cache,
+        bin,
+        log,
+    }
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// `streamcheck ranges <mode> --filter ...`: exit code and what it printed.
+fn ranges(f: &Fixture, mode: &str, filters: &[&str]) -> (i32, String) {
+    let path = format!("{}:{}", f.bin.display(), std::env::var("PATH").unwrap());
+    let mut cmd = streamcheck_at(&f.root);
+    cmd.args(["ranges", mode, "--jobs", "2", "--versions", PUBLISHED]);
+    for filter in filters {
+        cmd.args(["--filter", filter]);
+    }
+    let out = cmd
+        .arg("--report-dir")
+        .arg(f.root.join("report"))
+        .env("STREAMCHECK_CACHE", &f.cache)
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    (out.status.code().unwrap_or(-1), printed(&out))
+}
+
+fn probes(f: &Fixture) -> usize {
+    std::fs::read_to_string(&f.log)
+        .unwrap_or_default()
+        .lines()
+        .count()
+}
+
+#[test]
+fn an_unproven_range_fails_the_check_naming_its_file_and_line() {
+    let f = fixture();
+    let (code, text) = ranges(&f, "--check", &[]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("scenarios/demo/a.yaml:11: claude-code@<1.0.4 (why: no proof)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("targets/claude-code/known-divergences.yaml:2: demo/k exit_code >=1.0.2, <1.0.5 (why: no proof)"),
+        "{text}"
+    );
+    assert!(text.contains("0 of 4 range(s) proven"), "{text}");
+    assert_eq!(probes(&f), 0, "--check runs nothing");
+}
+
+#[test]
+fn a_proven_range_passes_until_what_it_judged_changes_and_proving_again_runs_nothing() {
+    let f = fixture();
+    let (code, text) = ranges(&f, "--prove", &["demo/a", "demo/k"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("claude-code@<1.0.4: proven: 1.0.0 to 1.0.3 behave as written, first published below and 1.0.4 above do not"), "{text}");
+    assert!(text.contains("demo/k exit_code >=1.0.2, <1.0.5: proven: 1.0.2 to 1.0.4 behave as written, 1.0.1 below and 1.0.5 above do not"), "{text}");
+    let proofs = std::fs::read_to_string(f.root.join("targets/claude-code/ranges.yaml")).unwrap();
+    assert!(
+        proofs.starts_with("# Proofs of version ranges, written by `streamcheck ranges --prove`"),
+        "{proofs}"
+    );
+    assert!(proofs.contains("format_version: 1"), "{proofs}");
+    assert!(proofs.contains("demo/k on claude-code@1.0.5"), "{proofs}");
+    let ran = probes(&f);
+    assert!(ran > 0);
+
+    let (code, text) = ranges(&f, "--check", &["demo/a", "demo/k"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("2 of 2 range(s) proven"), "{text}");
+
+    let (code, text) = ranges(&f, "--prove", &["demo/a", "demo/k"]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(
+        probes(&f),
+        ran,
+        "nothing changed, nothing runs again: {text}"
+    );
+
+    // A change to what the trial runs makes the proof stale; prose does not.
+    let a = f.root.join("scenarios/demo/a.yaml");
+    let written = std::fs::read_to_string(&a).unwrap();
+    write(
+        &a,
+        &written.replace("description: exit code", "description: the exit code"),
+    );
+    let (code, text) = ranges(&f, "--check", &["demo/a"]);
+    assert_eq!(code, 0, "{text}");
+    write(&a, &written.replace("prompt: go", "prompt: go on"));
+    let (code, text) = ranges(&f, "--check", &["demo/a"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("scenarios/demo/a.yaml:11: claude-code@<1.0.4 (why: proof stale)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_range_written_too_wide_is_searched_and_its_proof_says_where_it_ends() {
+    let f = fixture();
+    let (code, text) = ranges(&f, "--prove", &["demo/w"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("claude-code@<1.0.6: proven: 1.0.0 to 1.0.3 behave as written, first published below and 1.0.4 above do not"), "{text}");
+    let (code, text) = ranges(&f, "--check", &["demo/w"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("scenarios/demo/w.yaml:11: claude-code@<1.0.6 (why: bounds differ from the proof: 1.0.0 to 1.0.3"), "{text}");
+}
+
+#[test]
+fn a_behaviour_that_changes_twice_inside_a_range_is_reported_not_proven() {
+    let f = fixture();
+    let (code, text) = ranges(&f, "--prove", &["demo/t"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("claude-code@<1.0.8: not proven: the behaviour changes twice inside the range: 1.0.0 and 1.0.7 behave as written, 1.0.4 between them does not"),
+        "{text}"
+    );
+    assert!(
+        !f.root.join("targets/claude-code/ranges.yaml").exists() || {
+            let proofs =
+                std::fs::read_to_string(f.root.join("targets/claude-code/ranges.yaml")).unwrap();
+            !proofs.contains("demo/t.yaml")
+        }
+    );
+}
+
+#[test]
+fn a_projects_own_ranges_are_listed_from_its_files_and_proven_beside_its_known_list() {
+    let f = fixture();
+    let own = f.root.parent().unwrap().join("own");
+    write(
+        &own.join("streamcheck.toml"),
+        "known_divergences = \"checks/known.yaml\"\n[scenarios]\nfolders = [\"mine\"]\n",
+    );
+    write(
+        &own.join("mine/mine/x.yaml"),
+        &scenario("a", 3, Some(("<1.0.4", 0))),
+    );
+    write(&own.join("mine/mine/y.yaml"), &scenario("k", 0, None));
+    write(
+        &own.join("checks/known.yaml"),
+        &KNOWN.replace("demo/k", "mine/y"),
+    );
+    let path = format!("{}:{}", f.bin.display(), std::env::var("PATH").unwrap());
+    let run = |mode: &str| {
+        let out = streamcheck_at(&f.root)
+            .arg("--config")
+            .arg(own.join("streamcheck.toml"))
+            .args(["ranges", mode, "--filter", "mine/", "--versions", PUBLISHED])
+            .arg("--report-dir")
+            .arg(own.join("report"))
+            .env("STREAMCHECK_CACHE", &f.cache)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        (out.status.code(), printed(&out))
+    };
+    let (code, text) = run("--check");
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("mine/mine/x.yaml:11: claude-code@<1.0.4 (why: no proof)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nchecks/known.yaml:2: mine/y exit_code >=1.0.2, <1.0.5 (why: no proof)"),
+        "{text}"
+    );
+    assert!(text.contains("0 of 2 range(s) proven"), "{text}");
+    let (code, text) = run("--prove");
+    assert_eq!(code, Some(0), "{text}");
+    let proofs = std::fs::read_to_string(own.join("checks/ranges.yaml")).unwrap();
+    assert!(
+        proofs.contains("file: mine/mine/x.yaml") && proofs.contains("file: checks/known.yaml"),
+        "{proofs}"
+    );
+    assert!(
+        !f.root.join("targets/claude-code/ranges.yaml").exists(),
+        "the catalogue's proofs are not touched"
+    );
+    assert_eq!(run("--check").0, Some(0));
+}

@@ -227,11 +227,26 @@ fn result_ends_turn(conversation: &[&Frame]) -> Option<Divergence> {
     ))
 }
 
+/// `turns: 0`: no turn ends in a result, so the CLI prints no result frame (a case that
+/// pins a refusal at startup fails when a turn ran, whatever it ended in).
+fn no_result_printed(output: &Output) -> Option<Divergence> {
+    let results: Vec<&Frame> = output.frames.iter().filter(|f| f.is_result()).collect();
+    let first = results.first()?;
+    Some(first.divergence(
+        Kind::Invariant,
+        format!(
+            "the CLI printed {} result frame(s) (the first is frame {}) where no turn was expected to end in a result (`turns: 0`)",
+            results.len(),
+            first.index
+        ),
+    ))
+}
+
 /// [`Invariant::EveryTurnEndsInResult`]: `turns` turns each end in a result. Control and
 /// host-only frames may follow the last result.
 pub fn every_turn_ends_in_result(output: &Output, turns: usize) -> Option<Divergence> {
     if turns == 0 {
-        return None;
+        return no_result_printed(output);
     }
     if output.frames.is_empty() && output.bad_lines.is_empty() {
         return Some(
@@ -594,6 +609,20 @@ mod tests {
 
     const INIT: &str = r#"{"type":"system","subtype":"init","session_id":"s"}"#;
     const RESULT: &str = r#"{"type":"result","subtype":"success","session_id":"s"}"#;
+
+    #[test]
+    fn turns_0_fails_on_a_printed_result() {
+        let failed = r#"{"type":"result","subtype":"error_during_execution","is_error":true,"session_id":"s"}"#;
+        let output = Output::parse(format!("{INIT}\n{failed}\n").as_bytes());
+        let d = every_turn_ends_in_result(&output, 0).expect("a result where none was expected");
+        assert_eq!(d.kind, Kind::Invariant);
+        assert!(d.message.contains("`turns: 0`"), "{}", d.message);
+        assert_eq!(d.frame, Some(1));
+        assert!(
+            every_turn_ends_in_result(&Output::parse(format!("{INIT}\n").as_bytes()), 0).is_none()
+        );
+        assert!(every_turn_ends_in_result(&Output::parse(b""), 0).is_none());
+    }
 
     #[test]
     fn a_clean_run_breaks_nothing() {

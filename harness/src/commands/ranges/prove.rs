@@ -198,6 +198,7 @@ fn shows(entry: &crate::known::Entry, trial: &Trial, range: &Range) -> bool {
     let list = KnownList {
         file: range.file.clone(),
         entries: vec![anywhere],
+        findings: Default::default(),
     };
     let printed: Vec<&serde_json::Value> = trial.output.frames.iter().map(|f| &f.value).collect();
     let ran = Ran {

@@ -555,24 +555,6 @@ mod tests {
         assert!(known.unknown_scenarios(|_| true).is_empty());
     }
 
-    /// The list, less the entries of `edges/` scenarios: other branches rewrite those.
-    fn load_without_edges(file: &Path) -> KnownList {
-        let text = std::fs::read_to_string(file).unwrap();
-        let all: Vec<serde_yaml::Value> = serde_yaml::from_str(&text).unwrap_or_default();
-        let kept: Vec<&serde_yaml::Value> = (all.iter())
-            .filter(|e| {
-                !e["scenario"]
-                    .as_str()
-                    .is_some_and(|s| s.starts_with("edges/"))
-            })
-            .collect();
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("known.yaml");
-        std::fs::write(&path, serde_yaml::to_string(&kept).unwrap()).unwrap();
-        let shown = format!("{} (without edges/)", file.display());
-        KnownList::load(&path, &shown).unwrap_or_else(|e| panic!("{e}"))
-    }
-
     /// Every list in the repository loads, and every regression entry's range holds a
     /// release of the sample the nightly job runs with --strict, so each is re-checked.
     #[test]
@@ -587,7 +569,8 @@ mod tests {
             if !file.exists() {
                 continue;
             }
-            let list = load_without_edges(&file);
+            let list = KnownList::load(&file, &file.display().to_string())
+                .unwrap_or_else(|e| panic!("{e}"));
             let named = list.entries.iter().map(|e| e.scenario.as_str());
             let ids = crate::catalogue::ids(&[root.join("scenarios")], named);
             let unknown = list.unknown_scenarios(|id| ids.contains(id));

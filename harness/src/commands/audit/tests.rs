@@ -277,7 +277,7 @@ fn a_saved_client_log_seeds_the_request_captures() {
         "\n"
     );
     let s = parse(
-        "description: x\nclient: {profile: sdk-ts}\nexpect:\n  claude-code:\n    frames:\n      - {type: control_response, response: {subtype: success, request_id: {$ref: initialize}}}\n      - {type: system, subtype: init}\n      - {type: result, result: ok}\n    exit_code: 0\n",
+        "description: x\nclient: {profile: sdk-ts}\nexpect:\n  claude-code:\n    frames:\n      - {type: control_response, response: {subtype: success, request_id: {$ref: initialize}}}\n      - {type: system, subtype: init}\n      - {type: result, result: ok}\n    turns: 1\n    exit_code: 0\n",
     );
     let without = SavedTrial {
         stdout: stdout.into(),

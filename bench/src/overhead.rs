@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 use streamcheck::catalogue;
 use streamcheck::install::{self, Project, Target, TargetSpec};
 use streamcheck::plan::launch::Invocation;
-use streamcheck::runner::process::{self, kill_group};
+use streamcheck::process_group;
+use streamcheck::runner::process;
 use streamcheck::runner::sandbox::SandboxDir;
 use streamcheck::runner::{self, RunOptions, Status};
 use streamcheck::scenario::{CloseStdin, OutputFormat, Scenario, StdinLine};
@@ -375,8 +376,7 @@ async fn time_bare(
     let mut cmd = process::command(inv, workspace, stdin.is_some());
     let cpu = children_cpu();
     let t = Instant::now();
-    let mut child = cmd.spawn()?;
-    let pgid = child.id().map(|p| p as i32);
+    let process_group::Spawned { mut child, group } = process_group::spawn(&mut cmd)?;
     if let (Some(mut pipe), Some(bytes)) = (child.stdin.take(), stdin) {
         tokio::spawn(async move {
             let _ = pipe.write_all(&bytes).await;
@@ -392,7 +392,7 @@ async fn time_bare(
     };
     let stdout = tokio::time::timeout(BARE_LIMIT, run).await;
     let wall = t.elapsed();
-    kill_group(pgid);
+    drop(group);
     let stdout = stdout.map_err(|_| anyhow!("the bare run did not end within 120 s"))?;
     Ok((wall, children_cpu().saturating_sub(cpu), stdout))
 }

@@ -121,7 +121,7 @@ pub async fn drive(
 
 /// The command for `inv`: environment from scratch, `workspace` as its cwd, stdout and
 /// stderr piped (spawned by [`process_group::spawn`], in a group of its own).
-fn command(inv: &Invocation, workspace: &Path, piped_stdin: bool) -> Command {
+pub fn command(inv: &Invocation, workspace: &Path, piped_stdin: bool) -> Command {
     let mut cmd = Command::new(&inv.program);
     cmd.args(&inv.args)
         .env_clear()

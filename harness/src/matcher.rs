@@ -82,14 +82,15 @@ pub fn match_frames(
     };
     out.extend(sequence);
     for frame in frames {
-        for p in rules.absent {
+        for (k, p) in rules.absent.iter().enumerate() {
             if p.is_match(&frame.value, vars, caps) {
                 out.push(
                     Divergence::new(
                         Kind::UnexpectedFrame,
                         format!(
-                            "frame {} matches a pattern listed under `absent`",
-                            frame.index
+                            "frame {} matches a pattern listed under `absent` (absent[{k}]: {})",
+                            frame.index,
+                            crate::divergence::compact(&p.source())
                         ),
                     )
                     .at_frame(frame.index, frame.line)

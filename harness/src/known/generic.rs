@@ -53,7 +53,7 @@ pub fn messages(kind: Kind) -> Box<dyn Iterator<Item = String>> {
             ))
         }
         Kind::UnexpectedFrame => fixed(vec![
-            "frame 97 matches a pattern listed under `absent`".into(),
+            "frame 97 matches a pattern listed under `absent` (absent[98]: {\"zz_generic\":true})".into(),
             "97 frame(s) after the last expected one, starting with frame 98".into(),
             "frame 97 is not expected here (expected entry 98 matches the frame after it)".into(),
             "frame 97 matches no pattern of the any_order group (entry 98)".into(),

@@ -277,7 +277,13 @@ fn turns(
         return None;
     }
     if enabled.contains(&Invariant::EveryTurnEndsInResult) {
-        return invariants::every_turn_ends_in_result(&trial.output, scenario.turns(expect));
+        let turns = scenario.turns(expect);
+        if turns == 0 && expect.turns.is_none() {
+            // No user message was sent and the scenario says nothing of turns: an error
+            // result for the missing input, or none, are both answers.
+            return None;
+        }
+        return invariants::every_turn_ends_in_result(&trial.output, turns);
     }
     let turns = expect.turns?;
     let results = trial.output.frames.iter().filter(|f| f.is_result()).count();

@@ -17,9 +17,19 @@ const G: &str = "zz-generic";
 const KEY: &str = "$.zz_generic";
 const FOUND: &str = r#"expected "zz-generic", found "zz-generic-other""#;
 /// What the harness says of where a killed CLI stopped (see `Output::stopped_at`).
-const STOPPED: [&str; 2] = [
+/// The request a loop repeats (`repeated_request` in runner/check.rs), by stand-ins.
+const LOOP: &str = r#"97 of the 98 kept requests ask zz-generic again after a zz-generic message "zz-generic" (the last with 99 message(s))"#;
+/// Each may end in the client's requests that got no answer (`unanswered_requests` in
+/// runner/check.rs), named by stand-ins here.
+const STOPPED: [&str; 8] = [
+    "its last frame was frame 97 (zz_generic), after 98 scripted API request(s); a request loop (99 past the journal): 97 of the 98 kept requests ask zz-generic again after a zz-generic message \"zz-generic\" (the last with 99 message(s))",
+    "it printed no frame, after 97 scripted API request(s); a request loop (99 past the journal): 97 of the 98 kept requests ask zz-generic again after a zz-generic message \"zz-generic\" (the last with 99 message(s))",
     "its last frame was frame 97 (zz_generic), after 98 scripted API request(s)",
     "it printed no frame, after 97 scripted API request(s)",
+    "its last frame was frame 97 (zz_generic), after 98 scripted API request(s); no control_response to the client's zz-generic request `zz-generic`",
+    "it printed no frame, after 97 scripted API request(s); no control_response to the client's zz-generic request `zz-generic`",
+    "its last frame was frame 97 (zz_generic), after 98 scripted API request(s); no control_response to the client's zz-generic request",
+    "it printed no frame, after 97 scripted API request(s); no control_response to the client's zz-generic request",
 ];
 
 /// Whether `pattern` matches a message of `kind` that names nothing specific, and which.
@@ -93,7 +103,7 @@ pub fn messages(kind: Kind) -> Box<dyn Iterator<Item = String>> {
                 .flat_map(|at| {
                     [
                         format!("the CLI exited but its stdout stayed open (a child process kept it); the process group was killed: {at}"),
-                        format!("a control request the client sent got no answer within the expectation's `answer_within`; the CLI was killed (the request is named below): {at}"),
+                        format!("a control request the client sent got no answer within the expectation's `answer_within`; the CLI was killed: {at}"),
                     ]
                 })
                 .chain([
@@ -120,6 +130,7 @@ pub fn messages(kind: Kind) -> Box<dyn Iterator<Item = String>> {
                     format!("request 97 does not match requests.all[98]: {FOUND}"),
                     "no request matches requests.some[97]".into(),
                     "the CLI sent 97 request(s) after the first 98 (99 MiB of requests, all the harness keeps): a request loop? Request assertions saw only the first 98".into(),
+                    format!("the CLI sent 97 request(s) after the first 98 (99 MiB of requests, all the harness keeps): a request loop? Request assertions saw only the first 98; {LOOP}"),
                 ]),
         ),
         Kind::UnscriptedRequest => fixed(

@@ -147,33 +147,47 @@ fn termination(trial: &Trial, timeout: Duration) -> Option<Divergence> {
 
 /// The client's control requests that no control_response answered, for the message of
 /// a kill: `; no control_response to the client's set_model request \`bad-model\``
-/// (each by its subtype and its `as:` name), or nothing when every one was answered.
+/// (each by its subtype and its `as:` name; a `raw:` line by its request_id), or nothing
+/// when every one was answered.
 fn unanswered_requests(trial: &Trial) -> String {
+    use serde_json::Value;
     let Some(log) = &trial.client else {
         return String::new();
     };
-    let answered: std::collections::HashSet<&str> = trial
-        .output
-        .frames
-        .iter()
-        .filter(|f| {
-            f.value.get("type").and_then(serde_json::Value::as_str) == Some("control_response")
-        })
-        .filter_map(|f| {
-            f.value
-                .pointer("/response/request_id")
-                .and_then(serde_json::Value::as_str)
-        })
+    let id_of = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let answered: std::collections::HashSet<String> = (trial.output.frames.iter())
+        .filter(|f| f.value.get("type").and_then(Value::as_str) == Some("control_response"))
+        .filter_map(|f| f.value.pointer("/response/request_id").map(id_of))
         .collect();
-    let open: Vec<String> = log
-        .requests
-        .iter()
-        .filter(|r| !answered.contains(r.id.as_str()))
-        .map(|r| match &r.name {
-            Some(name) => format!("{} request `{name}`", r.subtype),
-            None => format!("{} request", r.subtype),
-        })
-        .collect();
+    let mut open = Vec::new();
+    for (_, line) in &log.written {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        if v.get("type").and_then(Value::as_str) != Some("control_request") {
+            continue;
+        }
+        let Some(id) = v.get("request_id").map(id_of) else {
+            continue;
+        };
+        if answered.contains(&id) {
+            continue;
+        }
+        let subtype = v
+            .pointer("/request/subtype")
+            .and_then(Value::as_str)
+            .unwrap_or("?");
+        open.push(match log.requests.iter().find(|r| r.id == id) {
+            Some(r) => match &r.name {
+                Some(name) => format!("{subtype} request `{name}`"),
+                None => format!("{subtype} request"),
+            },
+            None => format!("{subtype} request (request_id {id:?})"),
+        });
+    }
     if open.is_empty() {
         return String::new();
     }
@@ -671,11 +685,20 @@ mod tests {
             id: id.into(),
             subtype: subtype.into(),
         };
+        let line = |id: &str, subtype: &str| {
+            (0, serde_json::json!({"type": "control_request", "request_id": id, "request": {"subtype": subtype}}).to_string())
+        };
         t.client = Some(ClientLog {
             requests: vec![
                 sent(Some("initialize"), "r1", "initialize"),
                 sent(Some("bad"), "r2", "set_model"),
                 sent(None, "r3", "mcp_call"),
+            ],
+            written: vec![
+                line("r1", "initialize"),
+                line("r2", "set_model"),
+                line("r3", "mcp_call"),
+                line("init-2", "initialize"),
             ],
             ..ClientLog::default()
         });
@@ -687,7 +710,7 @@ mod tests {
         let d = termination(&t, Duration::from_secs(30)).expect("a hang");
         assert!(
             d.message.ends_with(
-                "; no control_response to the client's set_model request `bad`, mcp_call request"
+                r#"; no control_response to the client's set_model request `bad`, mcp_call request, initialize request (request_id "init-2")"#
             ),
             "{}",
             d.message

@@ -16,11 +16,29 @@ use crate::protocol::check::{Change, Finding, What};
 const G: &str = "zz-generic";
 const KEY: &str = "$.zz_generic";
 const FOUND: &str = r#"expected "zz-generic", found "zz-generic-other""#;
+/// The request a loop repeats (`repeated_request` in runner/check.rs), by stand-ins.
+const LOOP: &str = r#"97 of the 98 kept requests ask zz-generic again after a zz-generic message "zz-generic" (the last with 99 message(s))"#;
 /// What the harness says of where a killed CLI stopped (see `Output::stopped_at`).
 const STOPPED: [&str; 2] = [
     "its last frame was frame 97 (zz_generic), after 98 scripted API request(s)",
     "it printed no frame, after 97 scripted API request(s)",
 ];
+
+/// Where a killed CLI stopped, each maybe followed by the client's requests that got no
+/// answer (`unanswered_requests` in runner/check.rs) or the request a loop repeats.
+fn stopped() -> Vec<String> {
+    let tails = [
+        String::new(),
+        format!("; no control_response to the client's {G} request `{G}`"),
+        format!("; no control_response to the client's {G} request"),
+        format!("; no control_response to the client's {G} request (request_id \"{G}\")"),
+        format!("; a request loop (99 past the journal): {LOOP}"),
+    ];
+    STOPPED
+        .iter()
+        .flat_map(|at| tails.iter().map(move |t| format!("{at}{t}")))
+        .collect()
+}
 
 /// Whether `pattern` matches a message of `kind` that names nothing specific, and which.
 pub fn catch_all(kind: Kind, pattern: &regex::Regex) -> Option<String> {
@@ -84,16 +102,20 @@ pub fn messages(kind: Kind) -> Box<dyn Iterator<Item = String>> {
             format!("stdout text: {G}"),
             format!("stdout text: expected it to match /{G}/"),
         ]),
-        Kind::Timeout => Box::new((1..=900).flat_map(|secs| {
-            STOPPED.map(|at| format!("the CLI did not finish within {secs}s and was killed: {at}"))
-        })),
+        Kind::Timeout => {
+            let stopped = stopped();
+            Box::new((1..=900).flat_map(move |secs| {
+                (stopped.clone().into_iter())
+                    .map(move |at| format!("the CLI did not finish within {secs}s and was killed: {at}"))
+            }))
+        }
         Kind::Hang => fixed(
-            STOPPED
+            stopped()
                 .iter()
                 .flat_map(|at| {
                     [
                         format!("the CLI exited but its stdout stayed open (a child process kept it); the process group was killed: {at}"),
-                        format!("a control request the client sent got no answer within the expectation's `answer_within`; the CLI was killed (the request is named below): {at}"),
+                        format!("a control request the client sent got no answer within the expectation's `answer_within`; the CLI was killed: {at}"),
                     ]
                 })
                 .chain([
@@ -120,6 +142,7 @@ pub fn messages(kind: Kind) -> Box<dyn Iterator<Item = String>> {
                     format!("request 97 does not match requests.all[98]: {FOUND}"),
                     "no request matches requests.some[97]".into(),
                     "the CLI sent 97 request(s) after the first 98 (99 MiB of requests, all the harness keeps): a request loop? Request assertions saw only the first 98".into(),
+                    format!("the CLI sent 97 request(s) after the first 98 (99 MiB of requests, all the harness keeps): a request loop? Request assertions saw only the first 98; {LOOP}"),
                 ]),
         ),
         Kind::UnscriptedRequest => fixed(

@@ -112,8 +112,16 @@ fn termination(trial: &Trial, timeout: Duration) -> Option<Divergence> {
     let at = || {
         let scripted = trial.journal.iter().filter(|e| is_scripted(e)).count();
         format!(
-            "{}, after {scripted} scripted API request(s)",
-            trial.output.stopped_at()
+            "{}, after {scripted} scripted API request(s){}{}",
+            trial.output.stopped_at(),
+            unanswered_requests(trial),
+            match trial.requests_dropped {
+                0 => String::new(),
+                n => format!(
+                    "; a request loop ({n} past the journal): {}",
+                    repeated_request(&trial.journal)
+                ),
+            }
         )
     };
     match trial.exit.termination {
@@ -131,10 +139,59 @@ fn termination(trial: &Trial, timeout: Duration) -> Option<Divergence> {
         )),
         Termination::Unanswered => Some(Divergence::new(
             Kind::Hang,
-            format!("a control request the client sent got no answer within the expectation's `answer_within`; the CLI was killed (the request is named below): {}", at()),
+            format!("a control request the client sent got no answer within the expectation's `answer_within`; the CLI was killed: {}", at()),
         )),
         Termination::Exited | Termination::HungAfterResult => None,
     }
+}
+
+/// The client's control requests that no control_response answered, for the message of
+/// a kill: `; no control_response to the client's set_model request \`bad-model\``
+/// (each by its subtype and its `as:` name; a `raw:` line by its request_id), or nothing
+/// when every one was answered.
+fn unanswered_requests(trial: &Trial) -> String {
+    use serde_json::Value;
+    let Some(log) = &trial.client else {
+        return String::new();
+    };
+    let id_of = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let answered: std::collections::HashSet<String> = (trial.output.frames.iter())
+        .filter(|f| f.value.get("type").and_then(Value::as_str) == Some("control_response"))
+        .filter_map(|f| f.value.pointer("/response/request_id").map(id_of))
+        .collect();
+    let mut open = Vec::new();
+    for (_, line) in &log.written {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        if v.get("type").and_then(Value::as_str) != Some("control_request") {
+            continue;
+        }
+        let Some(id) = v.get("request_id").map(id_of) else {
+            continue;
+        };
+        if answered.contains(&id) {
+            continue;
+        }
+        let subtype = v
+            .pointer("/request/subtype")
+            .and_then(Value::as_str)
+            .unwrap_or("?");
+        open.push(match log.requests.iter().find(|r| r.id == id) {
+            Some(r) => match &r.name {
+                Some(name) => format!("{subtype} request `{name}`"),
+                None => format!("{subtype} request"),
+            },
+            None => format!("{subtype} request (request_id {id:?})"),
+        });
+    }
+    if open.is_empty() {
+        return String::new();
+    }
+    format!("; no control_response to the client's {}", open.join(", "))
 }
 
 /// A hang the expectation pins (`hangs: after_result`) that did not happen: the CLI
@@ -439,14 +496,81 @@ fn dropped_requests(trial: &Trial) -> Option<Divergence> {
         Divergence::new(
             Kind::Request,
             format!(
-                "the CLI sent {} request(s) after the first {} ({} MiB of requests, all the harness keeps): a request loop? Request assertions saw only the first {}",
+                "the CLI sent {} request(s) after the first {} ({} MiB of requests, all the harness keeps): a request loop? Request assertions saw only the first {}{}",
                 trial.requests_dropped,
                 trial.journal.len(),
                 super::trial::JOURNAL_BUDGET / (1024 * 1024),
-                trial.journal.len()
+                trial.journal.len(),
+                match repeated_request(&trial.journal) {
+                    r if r.is_empty() => r,
+                    r => format!("; {r}"),
+                }
             ),
         )
     })
+}
+
+/// The request a loop repeats, for its message: of the kept requests, the most frequent
+/// (model, last message) pair, named by the model, the last message's role and its first
+/// text (or block type), and how many messages the last of them carried:
+/// `160 of the 161 kept requests ask claude-sonnet-4-6 again after a user message "Stop
+/// hook feedback: ..." (the last with 321 message(s))`. Empty when no request repeats.
+fn repeated_request(journal: &[JournalEntry]) -> String {
+    use serde_json::Value;
+    let shape = |e: &JournalEntry| -> (String, String, String, usize) {
+        let body = e.body();
+        let model = (e.model.clone())
+            .or_else(|| body["model"].as_str().map(str::to_string))
+            .unwrap_or_else(|| format!("{} {}", e.method, e.path));
+        let messages = body["messages"].as_array().map_or(&[][..], Vec::as_slice);
+        let last = messages.last().unwrap_or(&Value::Null);
+        let role = last["role"].as_str().unwrap_or("no").to_string();
+        let text = match &last["content"] {
+            Value::String(t) => t.clone(),
+            Value::Array(blocks) => (blocks.iter())
+                .find_map(|b| b["text"].as_str().map(str::to_string))
+                .or_else(|| {
+                    blocks
+                        .first()
+                        .and_then(|b| b["type"].as_str())
+                        .map(|t| format!("[{t}]"))
+                })
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        let text: String = text.chars().take(80).collect();
+        (model, role, text, messages.len())
+    };
+    let mut counts: std::collections::HashMap<(String, String, String), (usize, usize)> =
+        std::collections::HashMap::new();
+    let mut order = Vec::new();
+    for e in journal {
+        let (model, role, text, n) = shape(e);
+        let key = (model, role, text);
+        let c = counts.entry(key.clone()).or_insert_with(|| {
+            order.push(key.clone());
+            (0, 0)
+        });
+        c.0 += 1;
+        c.1 = n;
+    }
+    let Some(key) = order.iter().max_by_key(|k| {
+        (
+            counts[*k].0,
+            std::cmp::Reverse(order.iter().position(|o| o == *k)),
+        )
+    }) else {
+        return String::new();
+    };
+    let (count, messages) = counts[key];
+    if count < 2 {
+        return String::new();
+    }
+    let (model, role, text) = key;
+    format!(
+        "{count} of the {} kept requests ask {model} again after a {role} message {text:?} (the last with {messages} message(s))",
+        journal.len()
+    )
 }
 
 fn unscripted(journal: &[JournalEntry]) -> Vec<Divergence> {
@@ -502,6 +626,98 @@ mod tests {
         assert_eq!(d.kind, Kind::Request);
         assert!(
             d.message.contains("609 request(s) after the first 0"),
+            "{}",
+            d.message
+        );
+    }
+
+    fn request(seq: u64, body: serde_json::Value) -> JournalEntry {
+        let answer = Answer::Background { rule: "any".into() };
+        let model = body["model"].as_str().map(str::to_string);
+        let (method, path) = ("POST".to_string(), "/v1/messages".to_string());
+        let raw = body.to_string();
+        JournalEntry::new(
+            seq,
+            method,
+            path,
+            None,
+            Default::default(),
+            raw,
+            model,
+            0,
+            answer,
+            200,
+        )
+    }
+
+    #[test]
+    fn a_request_loop_names_the_request_it_repeats() {
+        let mut t = Trial::blank("s", "claude-code", "2.1.74");
+        let msg = |n: usize, text: &str| {
+            let mut messages =
+                vec![serde_json::json!({"role": "assistant", "content": "ok"}); n - 1];
+            messages.push(
+                serde_json::json!({"role": "user", "content": [{"type": "text", "text": text}]}),
+            );
+            serde_json::json!({"model": "m-1", "messages": messages})
+        };
+        t.journal.push(request(0, msg(1, "go")));
+        for i in 1..4 {
+            t.journal.push(request(
+                i,
+                msg(1 + 2 * i as usize, "Stop hook feedback:\nagain"),
+            ));
+        }
+        t.requests_dropped = 9;
+        let d = dropped_requests(&t).expect("a divergence");
+        let want = r#"; 3 of the 4 kept requests ask m-1 again after a user message "Stop hook feedback:\nagain" (the last with 7 message(s))"#;
+        assert!(d.message.ends_with(want), "{}", d.message);
+        t.exit.termination = Termination::Timeout;
+        let d = termination(&t, Duration::from_secs(30)).expect("a timeout");
+        assert!(
+            d.message
+                .contains("; a request loop (9 past the journal): 3 of the 4"),
+            "{}",
+            d.message
+        );
+    }
+
+    #[test]
+    fn a_kill_names_the_client_requests_left_unanswered() {
+        use crate::client::session::{ClientLog, SentRequest};
+        let mut t = Trial::blank("s", "claude-code", "2.1.197");
+        let sent = |name: Option<&str>, id: &str, subtype: &str| SentRequest {
+            name: name.map(str::to_string),
+            id: id.into(),
+            subtype: subtype.into(),
+        };
+        let line = |id: &str, subtype: &str| {
+            (0, serde_json::json!({"type": "control_request", "request_id": id, "request": {"subtype": subtype}}).to_string())
+        };
+        t.client = Some(ClientLog {
+            requests: vec![
+                sent(Some("initialize"), "r1", "initialize"),
+                sent(Some("bad"), "r2", "set_model"),
+                sent(None, "r3", "mcp_call"),
+            ],
+            written: vec![
+                line("r1", "initialize"),
+                line("r2", "set_model"),
+                line("r3", "mcp_call"),
+                line("init-2", "initialize"),
+            ],
+            ..ClientLog::default()
+        });
+        t.output = crate::printed::output::Output::parse(
+            br#"{"type":"control_response","response":{"subtype":"success","request_id":"r1"}}
+"#,
+        );
+        t.exit.termination = Termination::Unanswered;
+        let d = termination(&t, Duration::from_secs(30)).expect("a hang");
+        assert!(
+            d.message.ends_with(
+                r#"; no control_response to the client's set_model request `bad`, mcp_call request, initialize request (request_id "init-2")"#
+            ),
             "{}",
             d.message
         );

@@ -90,7 +90,7 @@ pub fn match_frames(
                         format!(
                             "frame {} matches a pattern listed under `absent` (absent[{k}]: {})",
                             frame.index,
-                            crate::divergence::compact(&p.source())
+                            crate::divergence::compact(p.source())
                         ),
                     )
                     .at_frame(frame.index, frame.line)

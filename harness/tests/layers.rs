@@ -69,6 +69,7 @@ const LAYERS: &[&[&str]] = &[
         "expectation",
         "catalogue",
         "known",
+        "findings",
         "config",
         "error",
     ],

@@ -91,6 +91,24 @@ impl fmt::Display for Kind {
     }
 }
 
+/// The id of a finding (a CLI bug, [`crate::findings`]) a known divergence is: a slug,
+/// unique in its `findings.yaml`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize)]
+#[serde(transparent)]
+pub struct FindingId(String);
+
+impl FindingId {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for FindingId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// One divergence, located as precisely as the kind allows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Divergence {
@@ -118,7 +136,7 @@ pub struct Divergence {
     pub known: Option<String>,
     /// The CLI bug the known entry names, when it is one ([`crate::findings`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub finding: Option<crate::findings::FindingId>,
+    pub finding: Option<FindingId>,
 }
 
 impl Divergence {

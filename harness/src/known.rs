@@ -235,7 +235,7 @@ impl KnownList {
             return Err(refused.join("\n"));
         }
         let findings = Findings::beside(path, shown_as)?;
-        findings.check_entries(&entries, shown_as)?;
+        check_findings(&findings, &entries, shown_as)?;
         Ok(KnownList {
             file: shown_as.to_string(),
             entries,
@@ -305,6 +305,37 @@ fn entry_lines(text: &str) -> Vec<usize> {
         .filter(|(_, l)| l.starts_with("- ") || *l == "-")
         .map(|(i, _)| i + 1)
         .collect()
+}
+
+/// Why the findings and the entries that point at them do not agree: an entry naming
+/// no finding of the file, a finding entry without the releases it holds for, a
+/// finding no entry shows.
+fn check_findings(findings: &Findings, entries: &[Entry], shown_as: &str) -> Result<(), String> {
+    for e in entries {
+        let Some(id) = &e.finding else { continue };
+        if findings.get(id).is_none() {
+            return Err(format!(
+                "{shown_as}: the entry for {} names the finding `{id}`, which {} does not hold",
+                e.scenario,
+                crate::findings::FILE_NAME
+            ));
+        }
+        if e.versions.is_none() || e.observed.is_empty() {
+            return Err(format!(
+                "{shown_as}: the entry for {} is the finding `{id}`: a bug holds for some releases; give `versions` and the releases it was `observed` on",
+                e.scenario
+            ));
+        }
+    }
+    if let Some(unused) =
+        (findings.items.iter()).find(|f| !entries.iter().any(|e| e.finding.as_ref() == Some(&f.id)))
+    {
+        return Err(format!(
+            "{shown_as}: the finding `{}` in {} has no known-divergence entry (give one, with its releases and symptom, or remove the finding)",
+            unused.id, crate::findings::FILE_NAME
+        ));
+    }
+    Ok(())
 }
 
 fn is_only_comments(text: &str) -> bool {
@@ -596,5 +627,41 @@ mod tests {
                 }
             }
         }
+    }
+
+    fn with_findings(
+        known: &str,
+        findings: &str,
+    ) -> (tempfile::TempDir, Result<KnownList, String>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("known-divergences.yaml");
+        std::fs::write(&path, known).unwrap();
+        std::fs::write(dir.path().join(crate::findings::FILE_NAME), findings).unwrap();
+        let list = KnownList::load(&path, "t/known-divergences.yaml");
+        (dir, list)
+    }
+
+    const FINDING_ITEM: &str = "- id: null-line\n  title: A null line ends the CLI\n  contract: a line that is not a message is ignored\n  what: exit 1\n";
+    const FINDING_ENTRY: &str = "- scenario: s\n  kind: exit_code\n  message: 'expected exit code 0, got 1'\n  finding: null-line\n  versions: \">=2.1.300, <2.1.331\"\n  observed: [2.1.330]\n  reason: r\n";
+
+    #[test]
+    fn an_entry_points_at_a_finding_of_its_file() {
+        let (_d, list) = with_findings(FINDING_ENTRY, FINDING_ITEM);
+        let list = list.unwrap();
+        assert_eq!(list.findings.items.len(), 1);
+
+        let (_d, err) = with_findings(&FINDING_ENTRY.replace("null-line", "other"), FINDING_ITEM);
+        assert!(err.unwrap_err().contains("names the finding `other`"));
+    }
+
+    #[test]
+    fn a_finding_holds_for_named_releases_and_is_shown_by_an_entry() {
+        let unranged = "- scenario: s\n  kind: exit_code\n  message: 'expected exit code 0, got 1'\n  finding: null-line\n  reason: r\n";
+        let (_d, err) = with_findings(unranged, FINDING_ITEM);
+        assert!(err.unwrap_err().contains("give `versions`"));
+        let (_d, err) = with_findings("", FINDING_ITEM);
+        assert!(err.unwrap_err().contains("has no known-divergence entry"));
+        let (_d, err) = with_findings(FINDING_ENTRY, &format!("{FINDING_ITEM}{FINDING_ITEM}"));
+        assert!(err.unwrap_err().contains("used twice"));
     }
 }

@@ -327,6 +327,14 @@ fn every_dialects_data_files_in_the_repository_load() {
             "record-profile",
         ];
         checked.extend(data.map(|f| format!("targets/{key}/{f}.yaml")));
+        // findings.yaml is read with known-divergences.yaml (resolve above loads both).
+        checked.push(format!("targets/{key}/findings.yaml"));
+        let proofs = root.join(format!("targets/{key}/ranges.yaml"));
+        if proofs.exists() {
+            streamcheck::commands::ranges::proof::ProofFile::load(&proofs)
+                .unwrap_or_else(|e| panic!("{key}: {e}"));
+            checked.push(format!("targets/{key}/ranges.yaml"));
+        }
         // The protocol inventory, where the dialect has one.
         let inventory = streamcheck::protocol::inventory::file_of(key);
         if root.join(&inventory).exists() {

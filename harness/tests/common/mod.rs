@@ -130,3 +130,40 @@ pub fn printed(out: &std::process::Output) -> String {
         text(&out.stderr)
     )
 }
+
+/// The streamcheck cache of this machine, where the tests' own tools (actionlint, maturin)
+/// are installed once.
+pub fn machine_cache() -> PathBuf {
+    streamcheck::install::Project { root: repo() }.cache_dir()
+}
+
+/// A tool installed once into the machine cache, in `<cache>/<name>-<hash of files>`:
+/// `install` is given a fresh folder holding copies of `files` (from `src`), renamed into
+/// place once it returns, so a folder found there is a whole install.
+pub fn installed_once(
+    name: &str,
+    src: &Path,
+    files: &[&str],
+    install: impl FnOnce(&Path),
+) -> PathBuf {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    for f in files {
+        std::fs::read(src.join(f)).unwrap().hash(&mut hasher);
+    }
+    let dir = machine_cache().join(format!("{name}-{:016x}", hasher.finish()));
+    if dir.is_dir() {
+        return dir;
+    }
+    let tmp = PathBuf::from(format!("{}.tmp-{}", dir.display(), std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    for f in files {
+        std::fs::copy(src.join(f), tmp.join(f)).unwrap();
+    }
+    install(&tmp);
+    if std::fs::rename(&tmp, &dir).is_err() {
+        // Another test installed it first: the same files, the same install.
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    dir
+}

@@ -137,6 +137,10 @@ pub struct Divergence {
     /// The CLI bug the known entry names, when it is one ([`crate::findings`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finding: Option<FindingId>,
+    /// A cascade: the frame only fails because an earlier frame did not give this capture
+    /// (reported there); no cause of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depends_on: Option<String>,
 }
 
 impl Divergence {
@@ -152,6 +156,7 @@ impl Divergence {
             run: None,
             known: None,
             finding: None,
+            depends_on: None,
         }
     }
 

@@ -88,6 +88,21 @@ impl Target {
         None
     }
 
+    /// The features `scenario` (as `expect` runs it) needs that the project file says this
+    /// target does not support (`supports`), in the order the scenario names them.
+    pub fn unsupported(&self, scenario: &Scenario, expect: &TargetExpect) -> Vec<String> {
+        let Some(supports) = &self.declared.supports else {
+            return Vec::new();
+        };
+        let mut out: Vec<String> = Vec::new();
+        for f in scenario.file.features.iter().chain(&expect.features) {
+            if !supports.contains(f) && !out.contains(f) {
+                out.push(f.clone());
+            }
+        }
+        out
+    }
+
     /// The command line and a from-scratch environment for one trial.
     pub fn invocation(
         &self,
@@ -190,6 +205,7 @@ mod tests {
             project: crate::install::Project {
                 root: PathBuf::from("proj"),
             },
+            declared: Default::default(),
         }
     }
 

@@ -282,6 +282,27 @@ mod tests {
         );
     }
 
+    /// docs/targets.md's environment table names exactly what a Claude Code trial gets.
+    #[test]
+    fn the_documented_environment_is_what_a_trial_gets() {
+        let inv = invoke(
+            Dialect::ClaudeCode,
+            ToolMap::default(),
+            "description: d\nprompt: hi\nexpect: {claude-code: {}}\n",
+        );
+        let set: BTreeSet<&str> = inv.env.iter().map(|(k, _)| k.as_str()).collect();
+        let doc = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/targets.md"),
+        )
+        .unwrap();
+        let table = doc.split("### Environment").nth(1).unwrap();
+        let documented: BTreeSet<&str> = (table.lines())
+            .take_while(|l| !l.starts_with("###"))
+            .filter_map(|l| l.strip_prefix("| `")?.split('`').next())
+            .collect();
+        assert_eq!(documented, set);
+    }
+
     #[test]
     fn quoting() {
         assert_eq!(shell_quote("say hello"), "'say hello'");

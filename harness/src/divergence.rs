@@ -141,6 +141,10 @@ pub struct Divergence {
     /// (reported there); no cause of its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depends_on: Option<String>,
+    /// The frame's other paths that differ (`$.model: expected "m", found "x"`), after
+    /// the one `path` names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<String>,
 }
 
 impl Divergence {
@@ -157,6 +161,7 @@ impl Divergence {
             known: None,
             finding: None,
             depends_on: None,
+            also: Vec::new(),
         }
     }
 
@@ -196,6 +201,9 @@ impl fmt::Display for Divergence {
             write!(f, "]")?;
         } else if let Some(path) = &self.path {
             write!(f, " [{path}]")?;
+        }
+        for other in &self.also {
+            write!(f, "\n    also differs: {other}")?;
         }
         if let Some(e) = &self.expected {
             write!(f, "\n    expected: {}", compact(e))?;

@@ -138,7 +138,7 @@ fn match_exact(
                     caps,
                 );
                 if d.kind == Kind::FieldMismatch {
-                    d = every_path(d, p, e_idx, frame, vars, caps, &mut failed);
+                    d = every_path(d, p, frame, vars, caps, &mut failed);
                 }
                 // Realign as the explanation says: an extra frame is passed over, a missing
                 // entry is passed over, a wrong frame takes its entry.
@@ -260,14 +260,14 @@ impl FrameMismatch<'_> {
     }
 }
 
-/// A frame that takes its entry but differs: every path that differs, not only the first,
-/// and the captures the entry makes elsewhere in the frame kept for the frames after it. A
-/// path that only needs a capture an earlier frame failed to make is that frame's cause,
-/// not this one's: a frame with nothing else says it depends on it.
+/// A frame that takes its entry but differs: every other path that differs (`also`; the
+/// message, which known-divergence entries match, names the first as before), and the
+/// captures the entry makes elsewhere in the frame kept for the frames after it. A path
+/// that only needs a capture an earlier frame failed to make is that frame's cause, not
+/// this one's: a frame with nothing else says it depends on it.
 fn every_path(
-    d: Divergence,
+    mut d: Divergence,
     p: &Pattern,
-    e_idx: usize,
     frame: &Frame,
     vars: &Vars,
     caps: &mut Captures,
@@ -285,30 +285,19 @@ fn every_path(
         .filter_map(|m| m.needs_capture())
         .map(|n| format!("`{n}` (not captured at frame {})", failed[n]))
         .collect();
-    let Some(first) = own.first() else {
-        let Some(name) = needs.first().and_then(|m| m.needs_capture()) else {
-            return d;
-        };
-        let mut d = d;
-        d.message = format!("frame {} depends on {}", frame.index, depends.join(", "));
-        d.depends_on = Some(name.to_string());
+    if own.is_empty() {
+        if let Some(name) = needs.first().and_then(|m| m.needs_capture()) {
+            d.message = format!("frame {} depends on {}", frame.index, depends.join(", "));
+            d.depends_on = Some(name.to_string());
+        }
         return d;
-    };
-    let paths: Vec<String> = (own.iter())
-        .map(|m| format!("{}: {}", m.path, m.reason))
-        .collect();
-    let mut message = format!(
-        "frame {} vs expected entry {e_idx}: {}",
-        frame.index,
-        paths.join("; ")
-    );
-    if !depends.is_empty() {
-        message.push_str(&format!("; also depends on {}", depends.join(", ")));
     }
-    Divergence { message, ..d }
-        .at_path(first.path.clone())
-        .expected(first.expected.clone())
-        .actual(first.actual.clone().unwrap_or(serde_json::Value::Null))
+    d.also = (own.iter())
+        .filter(|m| d.path.as_deref() != Some(m.path.as_str()))
+        .map(|m| format!("{}: {}", m.path, m.reason))
+        .chain(depends.iter().map(|n| format!("depends on {n}")))
+        .collect();
+    d
 }
 
 fn missing(p: &Pattern, e_idx: usize, last: Option<&Frame>) -> Divergence {

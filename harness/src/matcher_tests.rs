@@ -466,9 +466,16 @@ fn a_failed_frame_lists_every_path_and_its_captures_hold_for_the_frames_after_it
     );
     assert_eq!(d[0].path.as_deref(), Some("$.tools"));
     assert!(
-        d[0].message.contains("$.tools:") && d[0].message.contains("$.model:"),
-        "{}",
         d[0].message
+            .starts_with("frame 0 vs expected entry 0: no element matches"),
+        "the message names the first path as before: {}",
+        d[0].message
+    );
+    assert_eq!(d[0].also, ["$.model: expected \"m\", found \"x\""]);
+    assert!(
+        d[0].to_string().contains("also differs: $.model"),
+        "{}",
+        d[0]
     );
 }
 

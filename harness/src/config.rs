@@ -5,7 +5,7 @@
 
 use crate::dialect::Dialect;
 use serde::Deserialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The file's name; it is looked for from the current folder upwards.
@@ -47,6 +47,9 @@ pub struct Scenarios {
     /// (`["basics", "tools"]`).
     #[serde(default = "all")]
     pub bundled: Bundled,
+    /// Bundled scenarios not taken after all: topics and scenario ids, matched as `bundled`.
+    #[serde(default)]
+    pub exclude: Vec<String>,
     /// The project's own scenario folders; a scenario with a bundled one's id replaces it.
     #[serde(default)]
     pub folders: Vec<PathBuf>,
@@ -56,9 +59,36 @@ impl Default for Scenarios {
     fn default() -> Self {
         Scenarios {
             bundled: all(),
+            exclude: Vec::new(),
             folders: Vec::new(),
         }
     }
+}
+
+impl Scenarios {
+    /// Whether the bundled scenario `id` is taken: `bundled` takes it and `exclude` does not.
+    pub fn takes(&self, id: &str) -> bool {
+        self.bundled.takes(id) && !self.exclude.iter().any(|e| names(e, id))
+    }
+
+    /// `bundled` and `exclude` each name scenarios of the catalogue whose ids are `ids`.
+    pub fn check(&self, ids: &[String]) -> Result<(), String> {
+        self.bundled.check(ids)?;
+        match self.exclude.iter().find(|e| !ids.iter().any(|id| names(e, id))) {
+            Some(e) => Err(format!(
+                "scenarios.exclude: `{e}` is neither a topic nor a scenario of the bundled catalogue; its topics are {}",
+                topics_of(ids)
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The catalogue's topics (the first part of its ids), for messages.
+fn topics_of(ids: &[String]) -> String {
+    let known: std::collections::BTreeSet<&str> =
+        ids.iter().filter_map(|id| id.split('/').next()).collect();
+    known.into_iter().collect::<Vec<_>>().join(", ")
 }
 
 fn all() -> Bundled {
@@ -107,12 +137,9 @@ impl Bundled {
         };
         for t in topics {
             if !ids.iter().any(|id| names(t, id)) {
-                let known: std::collections::BTreeSet<&str> =
-                    ids.iter().filter_map(|id| id.split('/').next()).collect();
-                let known: Vec<&str> = known.into_iter().collect();
                 return Err(format!(
                     "scenarios.bundled: `{t}` is neither a topic nor a scenario of the bundled catalogue; its topics are {}",
-                    known.join(", ")
+                    topics_of(ids)
                 ));
             }
         }
@@ -148,7 +175,26 @@ pub struct TargetEntry {
     pub conforms_to: Option<String>,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// What the protocol inventory's findings do to this target's trials (`--protocol`
+    /// still overrides it; default: the file's `protocol`, else report).
+    #[serde(default)]
+    pub protocol: Option<crate::protocol::check::Policy>,
+    /// The features it has (the names scenarios' `features:` use): a scenario needing
+    /// another is skipped as unsupported. Default: everything its dialect offers.
+    #[serde(default)]
+    pub supports: Option<Vec<String>>,
 }
+
+/// The keys `[targets.NAME]` takes, for the message refusing another.
+pub const TARGET_KEYS: &[&str] = &[
+    "command",
+    "package",
+    "dialect",
+    "conforms_to",
+    "env",
+    "protocol",
+    "supports",
+];
 
 /// `[consumers.NAME]`: a command reading stream-json on stdin (an SDK's parser, a bot).
 #[derive(Debug, Clone, Deserialize)]
@@ -181,6 +227,23 @@ impl TargetEntry {
                 dialect.conventions().expect_key(),
                 dialect.conventions().expect_key()
             )),
+        }
+    }
+}
+
+impl TargetEntry {
+    /// The features `supports` declares, each one some dialect offers (`None`: not declared).
+    pub fn supported(&self, name: &str) -> Result<Option<BTreeSet<String>>, String> {
+        let Some(list) = &self.supports else {
+            return Ok(None);
+        };
+        let known = Dialect::known_features();
+        match list.iter().find(|f| !known.contains(*f)) {
+            Some(f) => Err(format!(
+                "targets.{name}.supports: `{f}` is not a feature scenarios name; the features are {}",
+                known.into_iter().collect::<Vec<_>>().join(", ")
+            )),
+            None => Ok(Some(list.iter().cloned().collect())),
         }
     }
 }
@@ -220,6 +283,8 @@ impl Config {
             }
             t.conforms_to_version(name)
                 .map_err(|e| format!("{}: {e}", path.display()))?;
+            t.supported(name)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
         }
         Ok(config)
     }
@@ -240,16 +305,19 @@ impl Config {
 /// What each key of the file takes, for a value that is not of that form.
 const FORMS: &[(&str, &str)] = &[
     ("jobs", "a number of trials run at once, e.g. `jobs = 2`"),
-    ("protocol", "\"off\", \"report\" or \"strict\""),
+    ("protocol", "\"off\", \"report\", \"strict\" or \"parity\""),
     ("report_dir", "a folder, relative to this file, e.g. `report_dir = \"reports\"`"),
     ("known_divergences", "a file, relative to this file, e.g. `known_divergences = \"known.yaml\"`"),
     ("scenarios.bundled", "true, false, or a list of topics and scenario ids, e.g. `[\"basics\", \"tools/bash-single-call\"]`"),
+    ("scenarios.exclude", "a list of topics and scenario ids, e.g. `[\"tools\", \"basics/init-fields\"]`"),
     ("scenarios.folders", "a list of folders, relative to this file, e.g. `[\"streamcheck/scenarios\"]`"),
     ("targets.command", "an executable, relative to this file or on PATH, e.g. `\"./mycli\"`"),
     ("targets.package", "a published CLI as `--target` names it, e.g. `\"claude-code@2.1.330\"`"),
     ("targets.dialect", "\"claude-code\", \"caliban\" or \"qwen-code\""),
     ("targets.conforms_to", "a release, e.g. `\"claude-code@2.1.330\"`"),
     ("targets.env", "a table of strings, e.g. `{ NAME = \"value\" }`"),
+    ("targets.protocol", "\"off\", \"report\", \"strict\" or \"parity\""),
+    ("targets.supports", "a list of features, e.g. `[\"input-stream-json\", \"tool:Bash\"]`"),
     ("consumers.command", "a shell command, e.g. `\"python3 bot/parse.py\"`"),
     ("consumers.timeout", "a number of seconds, e.g. `timeout = 10`"),
     ("consumers.each", "a pattern each line the consumer prints must match, e.g. `{ type = \"$string\" }`"),
@@ -422,6 +490,41 @@ mod tests {
         let err = load("protocol = \"strictt\"\n").unwrap_err();
         assert!(
             err.contains("expected one of") && !err.contains("takes"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_target_declares_its_protocol_and_features_and_no_other_key() {
+        let c = load("[targets.mine]\ncommand = \"./m\"\nprotocol = \"parity\"\nsupports = [\"input-stream-json\", \"tool:Bash\"]\n").unwrap();
+        let t = &c.targets["mine"];
+        assert_eq!(t.protocol, Some(crate::protocol::check::Policy::Parity));
+        let supports = t.supported("mine").unwrap().unwrap();
+        assert!(supports.contains("tool:Bash") && supports.len() == 2);
+        let err = load("[targets.mine]\ncommand = \"./m\"\nsupports = [\"tools\"]\n").unwrap_err();
+        assert!(
+            err.contains("`tools` is not a feature") && err.contains("tool:Bash"),
+            "{err}"
+        );
+        let err = load("[targets.mine]\ncommand = \"./m\"\nfeatures = []\n").unwrap_err();
+        assert!(err.starts_with("streamcheck.toml:3:1:"), "{err}");
+        for key in TARGET_KEYS {
+            assert!(err.contains(&format!("`{key}`")), "{key}: {err}");
+        }
+    }
+
+    #[test]
+    fn exclude_takes_topics_and_ids_out_of_bundled_and_names_only_what_exists() {
+        let ids = ["basics/text".to_string(), "tools/bash".to_string()];
+        let c =
+            load("[scenarios]\nbundled = true\nexclude = [\"tools\", \"basics/text\"]\n").unwrap();
+        c.scenarios.check(&ids).unwrap();
+        assert!(!c.scenarios.takes("tools/bash") && !c.scenarios.takes("basics/text"));
+        assert!(c.scenarios.takes("basics/other"));
+        let c = load("[scenarios]\nexclude = [\"tool\"]\n").unwrap();
+        let err = c.scenarios.check(&ids).unwrap_err();
+        assert!(
+            err.contains("scenarios.exclude: `tool`") && err.contains("basics, tools"),
             "{err}"
         );
     }

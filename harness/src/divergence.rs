@@ -137,6 +137,14 @@ pub struct Divergence {
     /// The CLI bug the known entry names, when it is one ([`crate::findings`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finding: Option<FindingId>,
+    /// A cascade: the frame only fails because an earlier frame did not give this capture
+    /// (reported there); no cause of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depends_on: Option<String>,
+    /// The frame's other paths that differ (`$.model: expected "m", found "x"`), after
+    /// the one `path` names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<String>,
 }
 
 impl Divergence {
@@ -152,6 +160,8 @@ impl Divergence {
             run: None,
             known: None,
             finding: None,
+            depends_on: None,
+            also: Vec::new(),
         }
     }
 
@@ -191,6 +201,9 @@ impl fmt::Display for Divergence {
             write!(f, "]")?;
         } else if let Some(path) = &self.path {
             write!(f, " [{path}]")?;
+        }
+        for other in &self.also {
+            write!(f, "\n    also differs: {other}")?;
         }
         if let Some(e) = &self.expected {
             write!(f, "\n    expected: {}", compact(e))?;

@@ -79,7 +79,7 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
         Cmd::List(args) => args.exec(&loc),
         Cmd::Check => cli::inspect::check(&loc),
         Cmd::Init(args) => args.exec(&loc),
-        Cmd::Stub(args) => args.exec(),
+        Cmd::Stub(args) => args.exec(&loc),
         Cmd::Merge(args) => args.exec(),
         Cmd::Compare(args) => args.exec(&loc),
         Cmd::Install(args) => args.exec(&loc),

@@ -4,7 +4,7 @@ use crate::divergence::{compact, Divergence, Kind};
 use crate::pattern::{Captures, Mismatch, Nearness, Pattern, Vars};
 use crate::printed::output::Frame;
 use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 /// One entry of an expected frame sequence.
 #[derive(Debug, Clone)]
@@ -111,6 +111,8 @@ fn match_exact(
 ) -> Vec<Divergence> {
     let mut out = Vec::new();
     let (mut i, mut e_idx) = (0, 0);
+    // Captures a frame failed to make, with that frame: the frames needing them say so.
+    let mut failed: BTreeMap<String, usize> = BTreeMap::new();
     while e_idx < expected.len() && out.len() < MAX_SEQUENCE_DIVERGENCES {
         match &expected[e_idx] {
             Expected::Frame(p) => {
@@ -129,12 +131,15 @@ fn match_exact(
                     frame,
                     m: *m,
                 };
-                let d = found.explain(
+                let mut d = found.explain(
                     frames.get(i + 1).copied(),
                     expected.get(e_idx + 1),
                     vars,
                     caps,
                 );
+                if d.kind == Kind::FieldMismatch {
+                    d = every_path(d, p, frame, vars, caps, &mut failed);
+                }
                 // Realign as the explanation says: an extra frame is passed over, a missing
                 // entry is passed over, a wrong frame takes its entry.
                 match d.kind {
@@ -253,6 +258,46 @@ impl FrameMismatch<'_> {
         .expected(m.expected)
         .actual(m.actual.unwrap_or(serde_json::Value::Null))
     }
+}
+
+/// A frame that takes its entry but differs: every other path that differs (`also`; the
+/// message, which known-divergence entries match, names the first as before), and the
+/// captures the entry makes elsewhere in the frame kept for the frames after it. A path
+/// that only needs a capture an earlier frame failed to make is that frame's cause, not
+/// this one's: a frame with nothing else says it depends on it.
+fn every_path(
+    mut d: Divergence,
+    p: &Pattern,
+    frame: &Frame,
+    vars: &Vars,
+    caps: &mut Captures,
+    failed: &mut BTreeMap<String, usize>,
+) -> Divergence {
+    let near = p.nearness_binding(&frame.value, vars, caps);
+    for m in &near.differ {
+        if let Some(name) = m.failed_capture() {
+            failed.entry(name.to_string()).or_insert(frame.index);
+        }
+    }
+    let (needs, own): (Vec<&Mismatch>, Vec<&Mismatch>) = (near.differ.iter())
+        .partition(|m| m.needs_capture().is_some_and(|n| failed.contains_key(n)));
+    let depends: Vec<String> = (needs.iter())
+        .filter_map(|m| m.needs_capture())
+        .map(|n| format!("`{n}` (not captured at frame {})", failed[n]))
+        .collect();
+    if own.is_empty() {
+        if let Some(name) = needs.first().and_then(|m| m.needs_capture()) {
+            d.message = format!("frame {} depends on {}", frame.index, depends.join(", "));
+            d.depends_on = Some(name.to_string());
+        }
+        return d;
+    }
+    d.also = (own.iter())
+        .filter(|m| d.path.as_deref() != Some(m.path.as_str()))
+        .map(|m| format!("{}: {}", m.path, m.reason))
+        .chain(depends.iter().map(|n| format!("depends on {n}")))
+        .collect();
+    d
 }
 
 fn missing(p: &Pattern, e_idx: usize, last: Option<&Frame>) -> Divergence {

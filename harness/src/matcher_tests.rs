@@ -443,3 +443,68 @@ fn a_missing_subsequence_entry_names_its_closest_frame_and_the_path_that_differs
     );
     assert_eq!(d[0].path, None, "{d:#?}");
 }
+
+#[test]
+fn a_failed_frame_lists_every_path_and_its_captures_hold_for_the_frames_after_it() {
+    let e = [
+        one(
+            json!({"type": "system", "tools": {"$contains": ["Bash"]}, "model": "m", "session_id": {"$capture": "sid"}}),
+        ),
+        one(json!({"type": "result", "session_id": {"$ref": "sid"}})),
+    ];
+    let d = exact(
+        &e,
+        vec![
+            json!({"type": "system", "tools": [], "model": "x", "session_id": "s1"}),
+            json!({"type": "result", "session_id": "s1"}),
+        ],
+    );
+    assert_eq!(
+        d.len(),
+        1,
+        "the capture was made though the frame failed: {d:?}"
+    );
+    assert_eq!(d[0].path.as_deref(), Some("$.tools"));
+    assert!(
+        d[0].message
+            .starts_with("frame 0 vs expected entry 0: no element matches"),
+        "the message names the first path as before: {}",
+        d[0].message
+    );
+    assert_eq!(d[0].also, ["$.model: expected \"m\", found \"x\""]);
+    assert!(
+        d[0].to_string().contains("also differs: $.model"),
+        "{}",
+        d[0]
+    );
+}
+
+#[test]
+fn a_capture_a_frame_failed_to_make_is_reported_there_once() {
+    let e = [
+        one(json!({"type": "system", "session_id": {"$capture": "sid"}})),
+        one(json!({"type": "assistant", "session_id": {"$ref": "sid"}})),
+        one(json!({"type": "result", "session_id": {"$ref": "sid"}})),
+    ];
+    let d = exact(
+        &e,
+        vec![
+            json!({"type": "system"}),
+            json!({"type": "assistant", "session_id": "s1"}),
+            json!({"type": "result", "session_id": "s1"}),
+        ],
+    );
+    assert_eq!(d.len(), 3, "{d:?}");
+    assert_eq!(d[0].path.as_deref(), Some("$.session_id"));
+    assert_eq!(d[0].depends_on, None);
+    for later in &d[1..] {
+        assert_eq!(later.depends_on.as_deref(), Some("sid"), "{later:?}");
+        assert!(
+            later
+                .message
+                .contains("depends on `sid` (not captured at frame 0)"),
+            "{}",
+            later.message
+        );
+    }
+}

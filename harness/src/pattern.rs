@@ -144,6 +144,36 @@ impl Pattern {
     }
 }
 
+impl Pattern {
+    /// [`Pattern::nearness`], keeping in `caps` what the walk captured: a frame that fails
+    /// on one field still gives the values its pattern captures elsewhere, so the frames
+    /// after it are not judged against a capture that was never made.
+    pub fn nearness_binding(&self, actual: &Value, vars: &Vars, caps: &mut Captures) -> Nearness {
+        let mut out = Nearness {
+            met: 0,
+            differ: Vec::new(),
+        };
+        let mut path = String::from("$");
+        walk_leaves(&self.node, Some(actual), vars, caps, &mut path, &mut out);
+        out
+    }
+}
+
+impl Mismatch {
+    /// The capture a mismatch failed to make (`$capture: NAME` where the value is missing).
+    pub fn failed_capture(&self) -> Option<&str> {
+        let name = self.expected.get("$capture")?.as_str()?;
+        self.actual.is_none().then_some(name)
+    }
+
+    /// The capture a `$ref` needed that was never made.
+    pub fn needs_capture(&self) -> Option<&str> {
+        let name = self.expected.get("$ref")?.as_str()?;
+        let never = format!("`{name}` was never captured before this point");
+        (self.reason == never).then_some(name)
+    }
+}
+
 fn walk_leaves(
     node: &Node,
     actual: Option<&Value>,

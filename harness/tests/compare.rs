@@ -564,6 +564,7 @@ fn fake_caliban(dir: &Path) -> Target {
         project: Project {
             root: dir.to_path_buf(),
         },
+        declared: Default::default(),
     }
 }
 

@@ -486,3 +486,61 @@ fn a_subsequence_entry_with_one_wrong_value_names_its_path_and_both_values() {
         "frame 2 is not open with $.result marked:\n{event}"
     );
 }
+
+#[test]
+fn what_to_fix_first_opens_the_page_with_an_example_and_its_rerun_command() {
+    let dom = dom(&report().join("index.html"), "");
+    let causes = dom.find("id=\"causes\"").expect("a causes section");
+    let table = dom.find("id=\"runtable\"").unwrap();
+    assert!(causes < table, "the causes come before the run table");
+    let section = &dom[causes..table];
+    assert!(
+        section.contains("streamcheck run --filter") && section.contains("<li><b>1 trial</b>"),
+        "{section}"
+    );
+    if let Some(protocol) = dom.find("id=\"protocol\"") {
+        assert!(
+            causes < protocol,
+            "the protocol section comes after the causes"
+        );
+    }
+}
+
+#[test]
+fn a_re_implementations_page_lists_its_parity_table_and_what_it_skipped_as_unsupported() {
+    let dir = out_dir().join("reimpl");
+    let _ = std::fs::remove_dir_all(&dir);
+    let config = common::fixture_root("reimpl").join("streamcheck.toml");
+    let out = streamcheck_at(&common::repo())
+        .current_dir(config.parent().unwrap())
+        .env("STREAMCHECK_CONFIG", &config)
+        .args([
+            "run",
+            "--jobs",
+            "2",
+            "--filter",
+            "basics/multiple-text-blocks",
+        ])
+        .args(["--filter", "basics/thinking-then-tool", "--report-dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let page = dir.join("index.html");
+    let dom = dom(&page, "");
+    let counts = Regex::new(r#"data-count="skipped"><b>1</b> skipped \(1 unsupported\)"#).unwrap();
+    assert!(counts.is_match(&dom), "{dom}");
+    let unsupported = dom
+        .find("id=\"unsupported\"")
+        .expect("an unsupported section");
+    assert!(dom[unsupported..].contains("basics/thinking-then-tool (mycli): needs tool:Bash"));
+    let parity = dom.find("id=\"parity\"").expect("a parity section");
+    let rows = &dom[parity..dom[parity..].find("</table>").unwrap() + parity];
+    assert!(
+        rows.contains("<code>system/init.fast_mode_state</code>")
+            && rows.contains("reference prints / target does not"),
+        "{rows}"
+    );
+    assert!(!dom.contains("id=\"causes\""), "a green run has no causes");
+    screenshot(&page, "", "reimpl.png");
+}

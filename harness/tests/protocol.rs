@@ -65,7 +65,7 @@ fn a_key_added_to_every_result_is_named_once_and_fails_only_under_strict() {
     assert!(junit.contains("streamcheck_extra"), "{junit}");
     let html = std::fs::read_to_string(dir.path().join("report/index.html")).unwrap();
     assert!(
-        html.contains("Protocol changes")
+        html.contains("Protocol (1 findings")
             && html.contains("success.streamcheck_extra` (string), in 1 trial"),
         "{html}"
     );

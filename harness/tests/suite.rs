@@ -34,6 +34,7 @@ fn target() -> Target {
         project: Project {
             root: "/nonexistent-root".into(),
         },
+        declared: Default::default(),
     }
 }
 

@@ -138,7 +138,9 @@ pub struct ExecArgs {
     pub strict: bool,
     /// Trials against the protocol inventory (targets/<dialect>/protocol.yaml): `report`
     /// (default: a key gone fails the trial, a new one is reported), `strict` (new fails
-    /// too), `off`. Default: the project file's `protocol`, else report.
+    /// too), `parity` (a re-implementation: keys only one side prints go to the parity
+    /// table, a changed JSON type fails), `off`. Default: the target's `protocol` in the
+    /// project file, else the file's, else report.
     #[arg(long, value_enum)]
     pub protocol: Option<streamcheck::protocol::Policy>,
 }
@@ -194,6 +196,7 @@ impl ExecArgs {
             .zip(specs)
             .filter_map(|(t, s)| Some((t.as_mut().ok()?, s)))
         {
+            declare(t, setup, self.protocol)?;
             if matches!(s.source, Source::Command { .. }) {
                 t.known = project_known.clone();
             } else {
@@ -202,6 +205,24 @@ impl ExecArgs {
         }
         Ok(resolved)
     }
+}
+
+/// What the project file's `[targets.NAME]` declares (`supports`, `protocol`) onto the
+/// resolved target of that name; `--protocol` (`flag`) over its `protocol`.
+pub fn declare(
+    t: &mut Target,
+    setup: &Setup,
+    flag: Option<streamcheck::protocol::Policy>,
+) -> Result<()> {
+    let entry = (setup.config.as_ref()).and_then(|c| c.targets.get(&t.name));
+    t.declared = streamcheck::install::Declared {
+        supports: match entry {
+            Some(e) => e.supported(&t.name).map_err(Error::Usage)?,
+            None => None,
+        },
+        protocol: flag.or(entry.and_then(|e| e.protocol)),
+    };
+    Ok(())
 }
 
 /// Which report files a command writes.

@@ -51,8 +51,9 @@ struct Written {
     next: String,
 }
 
-/// The files `init` writes, relative to the folder it runs in.
-fn files(ci: Ci, pinned: &str, build: &Build) -> Vec<Written> {
+/// The files `init` writes, relative to the folder it runs in; with `reimplementation`
+/// (the CLI's path), the project file gates that CLI (`protocol = "parity"`, `supports`).
+fn files(ci: Ci, pinned: &str, build: &Build, reimplementation: Option<&Path>) -> Vec<Written> {
     let topics: Vec<String> = CONSUMER_TOPICS.iter().map(|t| format!("\"{t}\"")).collect();
     let shards: Vec<String> = (1..=SHARDS).map(|k| k.to_string()).collect();
     let fill = |t: &str| {
@@ -77,11 +78,18 @@ fn files(ci: Ci, pinned: &str, build: &Build) -> Vec<Written> {
         ),
     };
     [
-        (
-            "streamcheck.toml",
-            include_str!("init/streamcheck.toml"),
-            format!("which bundled topics run (now {}) and your targets; `streamcheck list` shows what is selected", CONSUMER_TOPICS.join(", ")),
-        ),
+        match reimplementation {
+            None => (
+                "streamcheck.toml",
+                include_str!("init/streamcheck.toml"),
+                format!("which bundled topics run (now {}) and your targets; `streamcheck list` shows what is selected", CONSUMER_TOPICS.join(", ")),
+            ),
+            Some(_) => (
+                "streamcheck.toml",
+                include_str!("init/reimplementation.toml"),
+                "say what your CLI supports (`supports`) and what it does not do (`exclude`); `streamcheck list --target NAME` shows what runs".to_string(),
+            ),
+        },
         (
             "streamcheck/scenarios/example/hello.yaml",
             include_str!("init/hello.yaml"),
@@ -97,7 +105,7 @@ fn files(ci: Ci, pinned: &str, build: &Build) -> Vec<Written> {
     .into_iter()
     .map(|(path, text, next)| Written {
         path: PathBuf::from(path),
-        text: fill(text),
+        text: fill_target(&fill(text), reimplementation),
         next,
     })
     .chain([Written {
@@ -106,6 +114,28 @@ fn files(ci: Ci, pinned: &str, build: &Build) -> Vec<Written> {
         next: "your editor checks scenario files against it (their first line names it)".to_string(),
     }])
     .collect()
+}
+
+/// The re-implementation template's target: its command and a name from its file name.
+fn fill_target(text: &str, command: Option<&Path>) -> String {
+    let Some(command) = command else {
+        return text.to_string();
+    };
+    let name = (command.file_stem())
+        .map(|s| {
+            s.to_string_lossy().replace(
+                |c: char| !c.is_ascii_alphanumeric() && c != '-' && c != '_',
+                "-",
+            )
+        })
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "mycli".into());
+    let command = command
+        .display()
+        .to_string()
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"");
+    text.replace("@NAME@", &name).replace("@COMMAND@", &command)
 }
 
 /// What the workflow's `STREAMCHECK_GIT` says when this build does not know its origin.
@@ -154,6 +184,11 @@ pub struct InitArgs {
     /// build was made from, when it knows it).
     #[arg(long, value_name = "GIT_URL")]
     install_from: Option<String>,
+    /// Your re-implementation of Claude Code's headless protocol (its executable, relative
+    /// to this folder): the project file gates it, with `protocol = "parity"` and
+    /// `supports = []`, on the bundled basics.
+    #[arg(long, value_name = "COMMAND")]
+    reimplementation: Option<PathBuf>,
 }
 
 impl InitArgs {
@@ -161,11 +196,19 @@ impl InitArgs {
         let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
         let mut build = Build::this();
         build.git = self.install_from.or(build.git);
-        init(loc, &cwd, self.ci, self.force, &build)
+        let reimplementation = self.reimplementation.as_deref();
+        init(loc, &cwd, self.ci, self.force, &build, reimplementation)
     }
 }
 
-pub fn init(loc: &Location, dir: &Path, ci: Ci, force: bool, build: &Build) -> Result<Verdict> {
+pub fn init(
+    loc: &Location,
+    dir: &Path,
+    ci: Ci,
+    force: bool,
+    build: &Build,
+    reimplementation: Option<&Path>,
+) -> Result<Verdict> {
     let setup = Location {
         config: None,
         ..loc.clone()
@@ -174,7 +217,7 @@ pub fn init(loc: &Location, dir: &Path, ci: Ci, force: bool, build: &Build) -> R
     let pinned = Versions::load(&setup.project, "claude-code")
         .map_err(Error::Failed)?
         .pinned;
-    let files = files(ci, &pinned, build);
+    let files = files(ci, &pinned, build, reimplementation);
     let existing: Vec<String> = (files.iter())
         .filter(|f| dir.join(&f.path).exists())
         .map(|f| f.path.display().to_string())
@@ -233,7 +276,7 @@ mod tests {
 
     #[test]
     fn the_templates_are_filled_and_the_project_file_reads() {
-        let files = files(Ci::Github, "2.1.330", &build());
+        let files = files(Ci::Github, "2.1.330", &build(), None);
         let dir = tempfile::tempdir().unwrap();
         let leftover = regex::Regex::new("@[A-Z_]+@").unwrap();
         for f in &files {
@@ -296,7 +339,7 @@ mod tests {
             hello.starts_with("# yaml-language-server: $schema=../schema.json"),
             "the example names the schema beside it"
         );
-        let gitlab = super::files(Ci::Gitlab, "1", &build());
+        let gitlab = super::files(Ci::Gitlab, "1", &build(), None);
         let gitlab = gitlab
             .iter()
             .find(|f| f.path.ends_with(".gitlab-ci.yml"))
@@ -308,7 +351,34 @@ mod tests {
     fn a_build_without_an_origin_still_pins_a_revision() {
         let build = Build::this();
         assert!(!build.rev.is_empty());
-        let files = files(Ci::Github, "1", &Build { git: None, ..build });
+        let files = files(Ci::Github, "1", &Build { git: None, ..build }, None);
         assert!(files.iter().any(|f| f.text.contains(UNKNOWN_GIT)));
+    }
+
+    #[test]
+    fn the_reimplementation_template_gates_its_cli_under_parity() {
+        let files = files(
+            Ci::Github,
+            "2.1.330",
+            &build(),
+            Some(Path::new("bin/my cli")),
+        );
+        let toml = files
+            .iter()
+            .find(|f| f.path.ends_with("streamcheck.toml"))
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("streamcheck.toml");
+        std::fs::write(&path, &toml.text).unwrap();
+        let config = streamcheck::config::Config::load(&path).unwrap();
+        let t = &config.targets["my-cli"];
+        assert_eq!(t.command.as_deref(), Some(Path::new("bin/my cli")));
+        assert_eq!(t.protocol, Some(streamcheck::protocol::Policy::Parity));
+        assert_eq!(t.supported("my-cli").unwrap(), Some(Default::default()));
+        assert_eq!(
+            t.conforms_to_version("my-cli").unwrap().as_deref(),
+            Some("2.1.330")
+        );
+        assert!(config.scenarios.exclude.is_empty());
     }
 }

@@ -1,25 +1,82 @@
 //! The commands that run nothing: `list`, `check`, `schema`, `merge`.
 
-use super::args::{ReportArgs, SelectArgs};
+use super::args::{ReportArgs, SelectArgs, TargetArgs};
 use super::setup::Location;
 use super::{Context, Verdict};
 use std::path::{Path, PathBuf};
 use streamcheck::dialect::Dialect;
 use streamcheck::error::{Error, Result};
+use streamcheck::install::Target;
 use streamcheck::known::KnownList;
+use streamcheck::plan::{Decision, Planner, SkipReason};
+use streamcheck::runner::RunOptions;
 use streamcheck::scenario;
 
-/// List scenarios (id, the targets they have expectations for, description).
+/// List scenarios (id, the targets they have expectations for, description); with
+/// `--target`, what will run on that target and what is skipped, and why.
 #[derive(clap::Args)]
 pub struct ListArgs {
     #[command(flatten)]
     select: SelectArgs,
+    /// A target (a project file's `[targets.NAME]`, or as `run --target` takes it, not
+    /// installed here): each scenario's plan on it. Repeatable.
+    #[arg(long = "target", short = 't')]
+    targets: Vec<String>,
 }
 
 impl ListArgs {
     pub fn exec(self, loc: &Location) -> Result<Verdict> {
-        Ok(list(&Context::load(loc, &self.select)?))
+        let ctx = Context::load(loc, &self.select)?;
+        if self.targets.is_empty() {
+            return Ok(list(&ctx));
+        }
+        let args = TargetArgs {
+            targets: self.targets.clone(),
+            target_command: None,
+            conforms_to: None,
+        };
+        let mut verdict = Verdict::AllGood;
+        for spec in args.specs(&ctx.setup)? {
+            match streamcheck::install::resolve(&spec, &ctx.setup.project, false) {
+                Ok(mut target) => {
+                    super::args::declare(&mut target, &ctx.setup, None)?;
+                    plans(&ctx, &target);
+                }
+                Err(e) => {
+                    super::term::error(&Error::Failed(format!("target {e}")));
+                    verdict = Verdict::SetupError;
+                }
+            }
+        }
+        Ok(ctx.verdict(verdict))
     }
+}
+
+/// What each selected scenario does on `target`: runs, skipped (why), or is no trial of it.
+fn plans(ctx: &Context, target: &Target) {
+    let planner = Planner::for_target(target);
+    let (mut run, mut skipped, mut unsupported) = (0, 0, 0);
+    for s in &ctx.scenarios {
+        if streamcheck::plan::block(s, target.dialect, target.expect_version()).is_none() {
+            continue;
+        }
+        let plan = planner.plan(s, target, &RunOptions::default());
+        match &plan.decision {
+            Decision::Skip(why) => {
+                skipped += 1;
+                unsupported += usize::from(matches!(why, SkipReason::Unsupported(_)));
+                println!("{:<48} skipped: {why}", s.id);
+            }
+            _ => {
+                run += 1;
+                println!("{:<48} runs", s.id);
+            }
+        }
+    }
+    println!(
+        "{}: {run} trial(s) run, {skipped} skipped ({unsupported} unsupported)",
+        target.name
+    );
 }
 
 fn list(ctx: &Context) -> Verdict {

@@ -70,12 +70,7 @@ fn run(
     ))?;
     progress.finish();
     let rules = run.results.rules_held();
-    for (finding, trials) in streamcheck::runner::protocol::run_findings(&run.results.trials) {
-        println!(
-            "protocol: {}",
-            streamcheck::protocol::check::line(&finding, &trials)
-        );
-    }
+    term::causes_first(&run.results);
     for (id, trials) in run.results.findings_met() {
         println!("{}", streamcheck::findings::met_line(&id, &trials));
     }

@@ -76,11 +76,10 @@ impl Setup {
         roots
     }
 
-    /// Whether the catalogue's scenario `id` is taken (the project file may take topics).
+    /// Whether the catalogue's scenario `id` is taken (the project file may take topics and
+    /// exclude some).
     pub fn takes_bundled(&self, id: &str) -> bool {
-        self.config
-            .as_ref()
-            .is_none_or(|c| c.scenarios.bundled.takes(id))
+        self.config.as_ref().is_none_or(|c| c.scenarios.takes(id))
     }
 
     /// The project file's `bundled` topics and scenarios each name some of the catalogue's
@@ -89,8 +88,7 @@ impl Setup {
         let Some(c) = &self.config else {
             return Ok(());
         };
-        (c.scenarios.bundled.check(ids))
-            .map_err(|e| Error::Usage(format!("{}: {e}", c.path.display())))
+        (c.scenarios.check(ids)).map_err(|e| Error::Usage(format!("{}: {e}", c.path.display())))
     }
 
     /// `<home>/<report_dir or reports>/<kind>/<timestamp>`, made here (`<timestamp>-2`, ...

@@ -1,5 +1,6 @@
-//! `streamcheck stub FILE`: serve one scenario's script for a person to point a CLI at.
+//! `streamcheck stub ID|FILE`: serve one scenario's script for a person to point a CLI at.
 
+use super::setup::Location;
 use super::Verdict;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -9,14 +10,20 @@ use streamcheck::report::request_brief;
 /// Serve one scenario's stub script for a person to point a CLI at.
 #[derive(clap::Args)]
 pub struct StubArgs {
+    /// The scenario's id, as `streamcheck list` prints it (e.g. basics/text-reply), or a
+    /// scenario or stub script file.
     file: PathBuf,
     #[arg(long, default_value_t = 0)]
     port: u16,
 }
 
 impl StubArgs {
-    pub fn exec(self) -> Result<Verdict> {
-        serve(&self.file, self.port)
+    pub fn exec(self, loc: &Location) -> Result<Verdict> {
+        let file = match self.file.is_file() {
+            true => self.file,
+            false => super::show::find(&loc.setup()?, &self.file.to_string_lossy())?,
+        };
+        serve(&file, self.port)
     }
 }
 

@@ -141,6 +141,54 @@ fn failure(t: &Trial) {
 }
 
 /// The closing lines of a run: where the reports are, what did not load, the counts.
+/// What to fix first, after the trials: the causes of the failures ranked by trials, the
+/// protocol findings counted (one line per key), the trials skipped as unsupported and the
+/// size of the parity table.
+pub fn causes_first(r: &streamcheck::report::Results) {
+    let causes = streamcheck::report::causes::ranked(&r.trials);
+    if !causes.is_empty() {
+        println!(
+            "\nwhat to fix first ({} causes, most trials first):",
+            causes.len()
+        );
+        for (i, c) in causes.iter().enumerate() {
+            println!("{:>3}. {}", i + 1, c.line());
+        }
+    }
+    let protocol = streamcheck::runner::protocol::run_findings(&r.trials);
+    if !protocol.is_empty() {
+        println!("\nprotocol ({} findings):", protocol.len());
+        for (finding, trials) in &protocol {
+            println!("  {}", streamcheck::protocol::check::line(finding, trials));
+        }
+    }
+    let unsupported: Vec<String> = (r.trials.iter())
+        .filter_map(|t| {
+            Some(format!(
+                "{} ({}): needs {}",
+                t.scenario,
+                t.target,
+                t.unsupported()?.join(", ")
+            ))
+        })
+        .collect();
+    if !unsupported.is_empty() {
+        println!(
+            "\nskipped as unsupported ({}, the target's `supports`):",
+            unsupported.len()
+        );
+        for u in unsupported {
+            println!("  {u}");
+        }
+    }
+    if !r.parity.is_empty() {
+        println!(
+            "\nparity: {} key path(s) only one side prints (protocol = \"parity\"): summary.md, index.html, results.json `parity`",
+            r.parity.len()
+        );
+    }
+}
+
 pub fn run_summary(
     dir: &std::path::Path,
     broken_files: usize,

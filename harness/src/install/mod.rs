@@ -13,4 +13,6 @@ pub mod supported;
 
 pub use project::{Project, CLAUDE_CODE_DIR};
 pub use resolve::{features, load_known, resolve};
-pub use spec::{version_lt, Cause, NotInstalled, Source, Target, TargetSpec, DUMMY_API_KEY};
+pub use spec::{
+    version_lt, Cause, Declared, NotInstalled, Source, Target, TargetSpec, DUMMY_API_KEY,
+};

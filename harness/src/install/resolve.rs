@@ -86,6 +86,7 @@ pub fn resolve(
             _ => None,
         },
         project: project.clone(),
+        declared: Default::default(),
     })
 }
 

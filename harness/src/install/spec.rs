@@ -160,6 +160,17 @@ pub struct Target {
     pub conforms_to: Option<String>,
     /// The project it was resolved in: its data, and the fixtures `$FIXTURES` names.
     pub project: super::project::Project,
+    /// What the project file declares about it (`[targets.NAME]`).
+    pub declared: Declared,
+}
+
+/// What a project file's `[targets.NAME]` declares about a target beyond how to start it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Declared {
+    /// The features it has (`supports`); `None`: all its dialect offers.
+    pub supports: Option<BTreeSet<String>>,
+    /// The protocol policy of its trials (`protocol`, or `--protocol` over it).
+    pub protocol: Option<crate::protocol::check::Policy>,
 }
 
 impl Target {

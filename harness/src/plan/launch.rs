@@ -88,6 +88,21 @@ impl Target {
         None
     }
 
+    /// The features `scenario` (as `expect` runs it) needs that the project file says this
+    /// target does not support (`supports`), in the order the scenario names them.
+    pub fn unsupported(&self, scenario: &Scenario, expect: &TargetExpect) -> Vec<String> {
+        let Some(supports) = &self.declared.supports else {
+            return Vec::new();
+        };
+        let mut out: Vec<String> = Vec::new();
+        for f in scenario.file.features.iter().chain(&expect.features) {
+            if !supports.contains(f) && !out.contains(f) {
+                out.push(f.clone());
+            }
+        }
+        out
+    }
+
     /// The command line and a from-scratch environment for one trial.
     pub fn invocation(
         &self,
@@ -190,6 +205,7 @@ mod tests {
             project: crate::install::Project {
                 root: PathBuf::from("proj"),
             },
+            declared: Default::default(),
         }
     }
 
@@ -264,6 +280,27 @@ mod tests {
             own.args,
             [&lead[..], &common[..], &["--approval-mode", "plan"]].concat()
         );
+    }
+
+    /// docs/targets.md's environment table names exactly what a Claude Code trial gets.
+    #[test]
+    fn the_documented_environment_is_what_a_trial_gets() {
+        let inv = invoke(
+            Dialect::ClaudeCode,
+            ToolMap::default(),
+            "description: d\nprompt: hi\nexpect: {claude-code: {}}\n",
+        );
+        let set: BTreeSet<&str> = inv.env.iter().map(|(k, _)| k.as_str()).collect();
+        let doc = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/targets.md"),
+        )
+        .unwrap();
+        let table = doc.split("### Environment").nth(1).unwrap();
+        let documented: BTreeSet<&str> = (table.lines())
+            .take_while(|l| !l.starts_with("###"))
+            .filter_map(|l| l.strip_prefix("| `")?.split('`').next())
+            .collect();
+        assert_eq!(documented, set);
     }
 
     #[test]

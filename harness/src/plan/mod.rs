@@ -65,7 +65,8 @@ pub enum Decision {
 }
 
 /// Why a planned trial does not run.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SkipReason {
     /// The scenario has no expectation for the dialect (no trial of it, unless a command
     /// runs it as written).
@@ -73,6 +74,9 @@ pub enum SkipReason {
     /// The target lacks a feature the scenario needs (`features:`), or the expectation
     /// asks for one it lacks.
     Unmet(String),
+    /// The scenario needs features the project file says the target does not support
+    /// (`supports`): the features.
+    Unsupported(Vec<String>),
 }
 
 impl std::fmt::Display for SkipReason {
@@ -84,6 +88,9 @@ impl std::fmt::Display for SkipReason {
                 d.conventions().expect_key()
             ),
             SkipReason::Unmet(why) => f.write_str(why),
+            SkipReason::Unsupported(features) => {
+                write!(f, "unsupported: needs {}", features.join(", "))
+            }
         }
     }
 }
@@ -277,6 +284,11 @@ impl Planner {
                 return plan;
             }
         }
+        let unsupported = target.unsupported(&plan.scenario, &plan.expect);
+        if !unsupported.is_empty() && opts.without_expectation != AsWritten::ToCompare {
+            plan.decision = Decision::Skip(SkipReason::Unsupported(unsupported));
+            return plan;
+        }
         if let Some(reason) = target.unmet(&plan.scenario, &plan.expect) {
             if opts.without_expectation != AsWritten::ToCompare {
                 plan.decision = Decision::Skip(SkipReason::Unmet(reason));
@@ -285,7 +297,8 @@ impl Planner {
             plan.notes
                 .push(format!("ran for comparison although: {reason}"));
         }
-        plan.runs = runs(&plan.scenario, &plan.expect, opts);
+        let policy = target.declared.protocol.unwrap_or(opts.protocol);
+        plan.runs = runs(&plan.scenario, &plan.expect, opts, policy);
         if plan.expect.skip.is_some() {
             plan.runs.truncate(1);
         }
@@ -301,7 +314,8 @@ impl Planner {
         let rules = self.rules(id.dialect)?;
         let expect = expectation(&scenario, rules, id.dialect, &id.held_to, &id.printed_by)
             .ok_or(PlanError::NoExpectation(id.dialect))?;
-        let runs = runs(&scenario, &expect, &RunOptions::default());
+        let opts = RunOptions::default();
+        let runs = runs(&scenario, &expect, &opts, opts.protocol);
         Ok(TrialPlan {
             id: id.clone(),
             decision: Decision::Run,
@@ -349,7 +363,12 @@ fn expectation(
     Some(rules.apply_printed_by(found, version, printed_by).0)
 }
 
-fn runs(scenario: &Scenario, expect: &TargetExpect, opts: &RunOptions) -> Vec<RunPlan> {
+fn runs(
+    scenario: &Scenario,
+    expect: &TargetExpect,
+    opts: &RunOptions,
+    protocol: crate::protocol::check::Policy,
+) -> Vec<RunPlan> {
     let one = |scenario: Scenario, expect: TargetExpect| RunPlan {
         limits: Limits {
             timeout: expect.timeout.map_or(opts.timeout, Duration::from_secs),
@@ -359,7 +378,7 @@ fn runs(scenario: &Scenario, expect: &TargetExpect, opts: &RunOptions) -> Vec<Ru
         },
         scenario,
         expect,
-        protocol: opts.protocol,
+        protocol,
     };
     if scenario.file.runs.is_empty() {
         return vec![one(scenario.clone(), expect.clone())];

@@ -41,6 +41,7 @@ fn target(dialect: Dialect, project: &Project) -> Target {
         env: Vec::new(),
         conforms_to: None,
         project: project.clone(),
+        declared: Default::default(),
     }
 }
 

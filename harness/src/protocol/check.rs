@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 /// What `run` does with the findings (`--protocol`, `protocol =` in streamcheck.toml).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum Policy {
     /// Nothing is checked.
@@ -21,6 +21,10 @@ pub enum Policy {
     Report,
     /// New fails the trial as well (for consumers whose decoders reject unknown keys).
     Strict,
+    /// For a re-implementation of the release it conforms to: what only one of the two
+    /// prints (a key, a frame kind, a name) goes to the run's parity table; a JSON type
+    /// changed on a key both print fails.
+    Parity,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -76,6 +80,7 @@ impl Finding {
     pub fn fails(&self, policy: Policy) -> bool {
         match (self.change, policy) {
             (_, Policy::Off) | (Change::Unchecked, _) => false,
+            (_, Policy::Parity) => matches!(self.what, What::Type { .. }),
             (Change::Gone, _) => true,
             (Change::New, p) => p == Policy::Strict,
         }

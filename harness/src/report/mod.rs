@@ -7,6 +7,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
+pub mod causes;
 mod files;
 mod formats;
 mod frame_diff;
@@ -83,6 +84,7 @@ impl ReportWriter {
                 counts: Counts::of(&[], scenario_errors.len()),
                 targets,
                 scenario_errors,
+                parity: Vec::new(),
                 trials: Vec::new(),
             },
             options,
@@ -143,6 +145,7 @@ impl ReportWriter {
         r.trials
             .sort_by(|a, b| (&a.scenario, &a.target).cmp(&(&b.scenario, &b.target)));
         r.counts = Counts::of(&r.trials, r.scenario_errors.len());
+        r.parity = crate::runner::protocol::parity_table(&r.trials);
         r.duration_ms = self.started.elapsed().unwrap_or_default().as_millis() as u64;
         let started = Instant::now();
         let formats = self.options.formats;
@@ -228,6 +231,7 @@ pub fn merge_as(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Result
     m.trials
         .sort_by(|a, b| (&a.scenario, &a.target).cmp(&(&b.scenario, &b.target)));
     m.counts = Counts::of(&m.trials, m.scenario_errors.len());
+    m.parity = crate::runner::protocol::parity_table(&m.trials);
     std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
     write_results_as(out, &m, options.formats).map_err(|e| e.to_string())?;
     crate::store::write_index(out, &m.trials).map_err(|e| e.to_string())?;

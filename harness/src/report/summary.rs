@@ -25,6 +25,7 @@ pub(super) fn summary_md(r: &Results) -> String {
         ]);
     }
     s.push_str(&table.finish());
+    causes_first(&mut s, r);
     rules_and_causes(&mut s, r);
     if !r.scenario_errors.is_empty() {
         let _ = writeln!(s, "\n## Scenario files with errors\n");
@@ -68,6 +69,67 @@ fn result_cell(x: &Trial) -> String {
     }
 }
 
+/// What to fix first: the causes of the failures, most trials first, each with an example
+/// trial and the command that runs it again; then the protocol findings, one line per key;
+/// the trials skipped as unsupported; the parity table.
+fn causes_first(s: &mut String, r: &Results) {
+    let causes = super::causes::ranked(&r.trials);
+    if !causes.is_empty() {
+        let _ = writeln!(s, "\n## What to fix first ({} causes)\n", causes.len());
+        for c in &causes {
+            let _ = writeln!(s, "- {}", c.line_md());
+        }
+    }
+    let protocol = crate::runner::protocol::run_findings(&r.trials);
+    if !protocol.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n## Protocol ({} findings against targets/<dialect>/protocol.yaml)\n",
+            protocol.len()
+        );
+        for (finding, trials) in &protocol {
+            let _ = writeln!(s, "- {}", crate::protocol::check::line(finding, trials));
+        }
+    }
+    let unsupported: Vec<String> = (r.trials.iter())
+        .filter_map(|t| {
+            Some(format!(
+                "`{} ({})`: needs {}",
+                t.scenario,
+                t.target,
+                t.unsupported()?.join(", ")
+            ))
+        })
+        .collect();
+    if !unsupported.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n## Skipped as unsupported ({}, the target's `supports`)\n",
+            unsupported.len()
+        );
+        for u in unsupported {
+            let _ = writeln!(s, "- {u}");
+        }
+    }
+    if !r.parity.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n## Parity ({} key paths only one side prints; `protocol = \"parity\"`)\n",
+            r.parity.len()
+        );
+        let mut table = Table::new(["kind", "key path", "", "trials"]);
+        for row in &r.parity {
+            table.row([
+                row.item.as_str().to_string(),
+                format!("`{}`", row.key_path()),
+                row.side.to_string(),
+                crate::protocol::parity::trials(row),
+            ]);
+        }
+        s.push_str(&table.finish());
+    }
+}
+
 /// The release-wide rules that held, the known divergences grouped by reason, and the
 /// failures grouped by cause.
 fn rules_and_causes(s: &mut String, r: &Results) {
@@ -98,24 +160,6 @@ fn rules_and_causes(s: &mut String, r: &Results) {
             let _ = writeln!(s, "- {why}: {}", trials.join(", "));
         }
     }
-    let protocol = crate::runner::protocol::run_findings(&r.trials);
-    if !protocol.is_empty() {
-        let _ = writeln!(
-            s,
-            "\n## Protocol changes (targets/<dialect>/protocol.yaml)\n"
-        );
-        for (finding, trials) in &protocol {
-            let _ = writeln!(s, "- {}", crate::protocol::check::line(finding, trials));
-        }
-    }
-    let causes = failure_causes(&r.trials);
-    if !causes.is_empty() {
-        let _ = writeln!(s, "\n## Failures by cause\n");
-        for (cause, trials) in causes {
-            let names: Vec<String> = trials.iter().map(|t| format!("`{t}`")).collect();
-            let _ = writeln!(s, "- {cause}: {}", names.join(", "));
-        }
-    }
 }
 
 /// Known trials grouped by their reason: a regression of some releases seen in many
@@ -135,49 +179,15 @@ fn known_by_reason(trials: &[Trial]) -> Vec<(&str, Vec<String>)> {
     known
 }
 
-/// Failed trials grouped by what their first divergence says changed (its kind, the frame
-/// kind and path it is at, expected -> found when both are short values): a change seen in
-/// many scenarios is one line naming them. Each with `scenario (target)` of its trials.
+/// Failed trials grouped by cause ([`super::causes`]), each with `scenario (target)` of
+/// its trials, the most trials first.
 pub fn failure_causes(trials: &[Trial]) -> Vec<(String, Vec<String>)> {
-    let mut out: Vec<(String, Vec<String>)> = Vec::new();
-    for t in trials.iter().filter(|t| t.status == Status::Failed) {
-        let Some(d) = t.divergences.first() else {
-            continue;
-        };
-        let kind_of = |v: &serde_json::Value| {
-            let part = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
-            [part("type"), part("subtype")]
-                .into_iter()
-                .flatten()
-                .collect::<Vec<_>>()
-                .join("/")
-        };
-        let short = |v: &Option<serde_json::Value>| {
-            v.as_ref()
-                .filter(|v| !v.is_object() && !v.is_array())
-                .map(|v| crate::text::clip(&v.to_string(), 60))
-        };
-        let mut cause = d.kind.to_string();
-        let frame = d.actual.as_ref().map(kind_of).unwrap_or_default();
-        if !frame.is_empty() && d.frame.is_some() {
-            cause.push_str(&format!(" in {frame}"));
-        }
-        if let Some(path) = &d.path {
-            cause.push_str(&format!(" at `{path}`"));
-        }
-        let found = match (&d.actual, &d.path) {
-            (Some(frame), Some(path)) if d.frame.is_some() => value_at(frame, path).cloned(),
-            _ => d.actual.clone(),
-        };
-        if let (Some(want), Some(got)) = (short(&d.expected), short(&found)) {
-            cause.push_str(&format!(": {want} -> {got}"));
-        } else if d.path.is_none() && (frame.is_empty() || d.frame.is_none()) {
-            cause.push_str(&format!(": {}", crate::text::clip(&d.message, 120)));
-        }
-        grouped(&mut out, cause, format!("{} ({})", t.scenario, t.target));
-    }
-    out.sort_by_key(|(_, list)| std::cmp::Reverse(list.len()));
-    out
+    (super::causes::ranked(trials).into_iter())
+        .map(|c| {
+            let names = c.trials.iter().map(|(s, t)| format!("{s} ({t})")).collect();
+            (c.what, names)
+        })
+        .collect()
 }
 
 /// Adds `who` to the group of `key`, opening it at the end when it is new.
@@ -186,23 +196,6 @@ fn grouped<K: PartialEq>(groups: &mut Vec<(K, Vec<String>)>, key: K, who: String
         Some((_, list)) => list.push(who),
         None => groups.push((key, vec![who])),
     }
-}
-
-/// The value at a divergence path (`$.message.content[0].text`) inside `v`.
-fn value_at<'a>(v: &'a serde_json::Value, path: &str) -> Option<&'a serde_json::Value> {
-    let rest = path.strip_prefix('$')?;
-    let mut here = v;
-    for part in rest.split('.').filter(|p| !p.is_empty()) {
-        let mut pieces = part.split('[');
-        let key = pieces.next().unwrap_or_default();
-        if !key.is_empty() {
-            here = here.get(key)?;
-        }
-        for index in pieces {
-            here = here.get(index.trim_end_matches(']').parse::<usize>().ok()?)?;
-        }
-    }
-    Some(here)
 }
 
 #[cfg(test)]

@@ -38,6 +38,7 @@ pub async fn execute_plan(plan: &TrialPlan, target: &Target, opts: &RunOptions) 
         Decision::Run | Decision::AsWritten(_) => {}
         Decision::Skip(why) => {
             trial.status = Status::Skipped(why.to_string());
+            trial.skip_reason = Some(why.clone());
             return trial;
         }
     }

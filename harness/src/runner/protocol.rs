@@ -3,8 +3,8 @@
 
 use crate::divergence::{Divergence, Kind};
 use crate::protocol::check::{self, Change, Finding, Policy, What};
-use crate::protocol::inventory;
 use crate::protocol::observe::Observed;
+use crate::protocol::{inventory, parity};
 use crate::runner::trial::Trial;
 use std::path::Path;
 
@@ -32,6 +32,7 @@ pub fn check_trial(policy: Policy, root: &Path, trial: &mut Trial) {
     let Some(dialect) = trial.dialect.filter(|_| policy != Policy::Off) else {
         return;
     };
+    trial.protocol_policy = Some(policy);
     let key = dialect.conventions().expect_key();
     let file = inventory::file_of(key).display().to_string();
     let findings = match &*inventory::load(root, key) {
@@ -67,20 +68,44 @@ pub fn check_trial(policy: Policy, root: &Path, trial: &mut Trial) {
     trial.protocol.extend(findings);
 }
 
-/// A run's findings, each once with the trials it was seen in.
-pub fn run_findings(trials: &[Trial]) -> Vec<(Finding, Vec<String>)> {
+/// Each trial's name in a run's protocol lines: its scenario, with its target when the run
+/// has several.
+fn names(trials: &[Trial]) -> Vec<String> {
     let targets: std::collections::BTreeSet<&str> =
         trials.iter().map(|t| t.target.as_str()).collect();
-    let names: Vec<String> = (trials.iter())
+    (trials.iter())
         .map(|t| match targets.len() {
             1 => t.scenario.clone(),
             _ => format!("{} ({})", t.scenario, t.target),
         })
+        .collect()
+}
+
+/// A run's findings, each once with the trials it was seen in; those of the parity table
+/// ([`parity_table`]) left out.
+pub fn run_findings(trials: &[Trial]) -> Vec<(Finding, Vec<String>)> {
+    let kept: Vec<Vec<Finding>> = (trials.iter())
+        .map(|t| {
+            let own = t.protocol.iter();
+            own.filter(|f| !parity::in_table(t.protocol_policy, f))
+                .cloned()
+                .collect()
+        })
         .collect();
+    let names = names(trials);
     check::group(
-        trials
+        names
             .iter()
-            .zip(&names)
-            .map(|(t, n)| (n.as_str(), t.protocol.as_slice())),
+            .zip(&kept)
+            .map(|(n, f)| (n.as_str(), f.as_slice())),
+    )
+}
+
+/// The parity table of a run's trials checked under `protocol = "parity"`.
+pub fn parity_table(trials: &[Trial]) -> Vec<parity::Row> {
+    let names = names(trials);
+    parity::table(
+        (trials.iter().zip(&names))
+            .map(|(t, n)| (n.as_str(), t.protocol_policy, t.protocol.as_slice())),
     )
 }

@@ -62,6 +62,12 @@ pub struct Trial {
     pub conforms_to: Option<String>,
     #[serde(flatten)]
     pub status: Status,
+    /// Why a skipped trial did not run, when the plan decided it (`unsupported`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip_reason: Option<crate::plan::SkipReason>,
+    /// The protocol policy its output was checked under, when not off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol_policy: Option<crate::protocol::check::Policy>,
     pub divergences: Vec<Divergence>,
     /// Things worth knowing that are not divergences (e.g. the CLI closed stdin early).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -107,6 +113,14 @@ pub struct Trial {
 }
 
 impl Trial {
+    /// The features it was skipped for lacking (`supports`), if it was.
+    pub fn unsupported(&self) -> Option<&[String]> {
+        match &self.skip_reason {
+            Some(crate::plan::SkipReason::Unsupported(features)) => Some(features),
+            _ => None,
+        }
+    }
+
     /// The version whose expectation this trial was checked against.
     pub fn expect_version(&self) -> &str {
         self.held_to.as_deref().unwrap_or(&self.target_version)
@@ -162,6 +176,8 @@ impl Trial {
             held_to: None,
             conforms_to: None,
             status: Status::Passed,
+            skip_reason: None,
+            protocol_policy: None,
             divergences: Vec::new(),
             notes: Vec::new(),
             stale_known: Vec::new(),

@@ -26,6 +26,10 @@ pub struct Results {
     pub counts: Counts,
     /// Scenario files that could not be loaded.
     pub scenario_errors: Vec<String>,
+    /// What a re-implementation checked under `protocol = "parity"` lacks or adds against
+    /// the reference release's inventory, one row per key path.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parity: Vec<crate::protocol::parity::Row>,
     pub trials: Vec<Trial>,
 }
 
@@ -84,6 +88,9 @@ pub struct Counts {
     /// Known-divergence entries that matched nothing in their trial (the CLI was fixed).
     #[serde(default)]
     pub stale_known: usize,
+    /// Of the skipped: those needing a feature their target does not support (`supports`).
+    #[serde(default)]
+    pub unsupported: usize,
 }
 
 impl Counts {
@@ -94,6 +101,7 @@ impl Counts {
         };
         for t in trials {
             c.stale_known += t.stale_known.len();
+            c.unsupported += usize::from(t.unsupported().is_some());
             match t.status {
                 Status::Passed => c.passed += 1,
                 Status::Failed => c.failed += 1,
@@ -107,10 +115,13 @@ impl Counts {
 
     /// The closing line CI tooling reads.
     pub fn line(&self) -> String {
-        let line = format!(
+        let mut line = format!(
             "{} passed, {} failed, {} known, {} skipped",
             self.passed, self.failed, self.known, self.skipped
         );
+        if self.unsupported > 0 {
+            line.push_str(&format!(" ({} unsupported)", self.unsupported));
+        }
         match self.unavailable {
             0 => line,
             n => format!("{line}, {n} unavailable"),

@@ -38,8 +38,12 @@ struct Page<'a> {
     columns: Vec<String>,
     rows: Vec<Row>,
     trials: Vec<Embedded>,
+    /// What to fix first: the causes of the failures, most trials first.
+    causes: Vec<crate::report::causes::Cause>,
     /// The run's protocol findings, one line each (see [`crate::protocol`]).
     protocol: Vec<String>,
+    /// Trials skipped as unsupported (`supports`): `scenario (target)`, the features.
+    unsupported: Vec<(String, String)>,
     /// The CLI bugs the run met, one line each (see [`crate::findings`]).
     findings: Vec<String>,
     /// The long strings the trials share, packed (see [`Packer`]).
@@ -83,6 +87,13 @@ pub fn write_run(
         columns,
         rows,
         trials,
+        causes: crate::report::causes::ranked(&results.trials),
+        unsupported: (results.trials.iter())
+            .filter_map(|t| {
+                let features = t.unsupported()?.join(", ");
+                Some((format!("{} ({})", t.scenario, t.target), features))
+            })
+            .collect(),
         protocol: (crate::runner::protocol::run_findings(&results.trials).iter())
             .map(|(f, t)| crate::protocol::check::line(f, t))
             .collect(),

@@ -2,7 +2,7 @@
 
 use super::timeline::{timeline, Event};
 use crate::normalize::redact;
-use crate::plan::launch::shell_quote;
+use crate::report::causes::rerun;
 use crate::report::frame_diff;
 use crate::runner::{Status, Trial};
 use crate::store::saved::SavedTrial;
@@ -147,17 +147,4 @@ fn diff_of(s: &SavedTrial, diverged: bool) -> String {
     }
     let frames: Vec<Value> = s.output().frames.into_iter().map(|f| f.value).collect();
     frame_diff(&s.expected_frames, &frames, &s.vars())
-}
-
-/// `streamcheck run --filter <scenario> --target <target>`; a `command:` target (a
-/// `--target-command` executable) is named by its path again.
-fn rerun(scenario: &str, target: &str) -> String {
-    let target = match target.strip_prefix("command:") {
-        Some(path) => format!("--target-command {}", shell_quote(path)),
-        None => format!("--target {}", shell_quote(target)),
-    };
-    format!(
-        "streamcheck run --filter {} {target} --jobs 1",
-        shell_quote(scenario)
-    )
 }

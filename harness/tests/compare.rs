@@ -985,6 +985,12 @@ fn compare_runs_says_0_differ_only_when_nothing_differs() {
         md.contains("| `system/init` | `permissionMode` | only claude-code | 1 (basics/one) |"),
         "{md}"
     );
+    let html = std::fs::read_to_string(out.path().join("index.html")).unwrap();
+    assert!(html.contains("Key paths that differ (3)"), "{html}");
+    assert!(
+        html.contains("<code>permissionMode</code>: presence only in claude-code"),
+        "{html}"
+    );
     let same = run("basics/two");
     let stdout = text(&same.stdout);
     assert_eq!(

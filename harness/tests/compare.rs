@@ -879,3 +879,156 @@ expect:
     assert!(sp.no_control_protocol.is_empty());
     assert!(sp.not_compared.is_none());
 }
+
+// ---------------------------------------------------------------------------
+// Field-level parity: two saved runs, one target each
+// ---------------------------------------------------------------------------
+
+/// `compare-runs/`: a reference run and a re-implementation's of the same two scenarios.
+/// In `basics/one` the re-implementation leaves out `permissionMode` (presence), prints
+/// `num_turns` as a string (type) and another `stop_reason` (value); its other session id,
+/// duration and sandbox folder are no difference. `basics/two` is the same on both.
+#[test]
+fn saved_runs_name_each_key_path_that_differs_in_presence_type_or_value() {
+    let root = fixture_root("compare-runs");
+    let p = compare::saved_runs(
+        &root.join("reference"),
+        &root.join("mycli"),
+        &[],
+        String::new(),
+    )
+    .unwrap();
+    let one = p
+        .scenarios
+        .iter()
+        .find(|s| s.scenario == "basics/one")
+        .unwrap();
+    let lines: Vec<String> = one
+        .fields
+        .iter()
+        .map(|f| f.sentence("Claude Code", "mycli"))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "`num_turns` in result/success is number in Claude Code, string in mycli",
+            "`stop_reason` in result/success: Claude Code printed \"end_turn\", mycli printed \"max_tokens\"",
+            "Claude Code printed `permissionMode: \"default\"` in system/init, mycli printed nothing",
+        ]
+    );
+    let two = p
+        .scenarios
+        .iter()
+        .find(|s| s.scenario == "basics/two")
+        .unwrap();
+    assert!(two.fields.is_empty(), "{:?}", two.fields);
+    assert_eq!(
+        (
+            p.counts.compared,
+            p.counts.differ,
+            p.counts.differ_in_fields
+        ),
+        (2, 1, 1)
+    );
+    let rows: Vec<(&str, &str, &str)> = (p.fields_by_path.iter())
+        .map(|r| (r.kind.as_str(), r.path.as_str(), r.differs.as_str()))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("result/success", "num_turns", "type"),
+            ("result/success", "stop_reason", "value"),
+            ("system/init", "permissionMode", "only claude-code"),
+        ]
+    );
+}
+
+/// Today's neutral comparison alone said "0 differ in substance" for a re-implementation
+/// that differs from Claude Code in its fields; the count names them now, and the gate
+/// (`compare --runs`) exits 1 on them and 0 only when nothing differs.
+#[test]
+fn compare_runs_says_0_differ_only_when_nothing_differs() {
+    let root = fixture_root("compare-runs");
+    let out = tempfile::tempdir().unwrap();
+    let table = out.path().join("t.md");
+    let run = |filter: &str| {
+        streamcheck()
+            .current_dir(out.path())
+            .arg("compare")
+            .arg("--runs")
+            .arg(root.join("reference"))
+            .arg(root.join("mycli"))
+            .args(["--filter", filter, "--report-dir"])
+            .arg(out.path())
+            .arg("--table")
+            .arg(&table)
+            .output()
+            .unwrap()
+    };
+    let differs = run("basics/");
+    let stdout = text(&differs.stdout);
+    assert_eq!(
+        differs.status.code(),
+        Some(1),
+        "{stdout}{}",
+        text(&differs.stderr)
+    );
+    assert!(
+        stdout.contains("1 differ (0 in substance, 1 in key paths)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("differs     basics/one: 3 key path(s)"),
+        "{stdout}"
+    );
+    let md = std::fs::read_to_string(&table).unwrap();
+    assert!(
+        md.contains("| `system/init` | `permissionMode` | only claude-code | 1 (basics/one) |"),
+        "{md}"
+    );
+    let html = std::fs::read_to_string(out.path().join("index.html")).unwrap();
+    assert!(html.contains("Key paths that differ (3)"), "{html}");
+    assert!(
+        html.contains("<code>permissionMode</code>: presence only in claude-code"),
+        "{html}"
+    );
+    let same = run("basics/two");
+    let stdout = text(&same.stdout);
+    assert_eq!(
+        same.status.code(),
+        Some(0),
+        "{stdout}{}",
+        text(&same.stderr)
+    );
+    assert!(
+        stdout.contains("0 differ (0 in substance, 0 in key paths)"),
+        "{stdout}"
+    );
+}
+
+/// docs/parity/caliban.md is what its JSON (written by the same `compare --runs ... --table`)
+/// renders: regenerated from the committed rows, no CLI runs. The rows themselves come from
+/// a catalogue run of each side; the README's "Parity with Claude Code" says how to remake them.
+#[test]
+fn the_committed_parity_tables_are_what_their_rows_render() {
+    let docs = common::crate_dir().join("../docs/parity");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&docs).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let table: compare::ParityTable =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            let md = path.with_extension("md");
+            assert_eq!(
+                std::fs::read_to_string(&md).unwrap(),
+                table.render_md(),
+                "{} is stale: run `streamcheck compare --runs A B --table {}`",
+                md.display(),
+                md.display()
+            );
+            assert!(!table.rows.is_empty() && !table.compared.is_empty());
+            seen += 1;
+        }
+    }
+    assert!(seen >= 1, "no table in {}", docs.display());
+}

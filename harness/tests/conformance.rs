@@ -8,8 +8,9 @@
 //! the install command until they are installed. Only a CLI that is not installed is
 //! ignored: a target whose data files (`targets/<dialect>/*.yaml`) do not load, or whose
 //! install fails, fails every one of its trials. Every trial is also held to its
-//! dialect's protocol inventory under `--protocol strict`: the catalogue on the pin has no
-//! protocol finding.
+//! dialect's protocol inventory under `--protocol strict`: the catalogue on the pin, on
+//! caliban 0.15.0 and on Qwen Code 0.24.4 has no protocol finding, and a trial of a
+//! dialect without an inventory fails (it would not be checked).
 
 mod common;
 
@@ -114,13 +115,23 @@ fn trial_of(name: String, s: Scenario, t: Arc<Target>) -> Trial {
     Trial::test(name, move || {
         // Strict on the protocol too: on the pin a frame kind, key, type or name the
         // inventory (targets/<dialect>/protocol.yaml) does not hold fails, so a stale
-        // inventory fails CI; a dialect without one is noted in the trial, not checked.
+        // inventory fails CI; a dialect without one fails here.
         let opts = RunOptions {
             strict_known: true,
             protocol: streamcheck::protocol::Policy::Strict,
             ..RunOptions::default()
         };
         let trial = runtime().block_on(runner::run(&s, &t, &opts));
+        if let Some(no) = (trial.protocol.iter()).find(|f| {
+            matches!(
+                f.what,
+                streamcheck::protocol::check::What::Inventory { from: None, .. }
+            )
+        }) {
+            return Err(Failed::from(format!(
+                "{no}: build one with `streamcheck protocol build`"
+            )));
+        }
         match trial.status {
             Status::Passed | Status::Skipped(_) | Status::Known(_) => Ok(()),
             Status::Unavailable(why) => Err(Failed::from(why)),

@@ -19,6 +19,12 @@ pub struct CompareArgs {
     /// Compare two capture folders, each named DIALECT-VERSION (claude-code-2.1.197) and holding NAME.stdout.jsonl, NAME.exit_code, ..., instead of running anything.
     #[arg(long, num_args = 2, value_names = ["DIR_A", "DIR_B"])]
     observed: Option<Vec<PathBuf>>,
+    /// Compare two run folders' saved trials (`streamcheck run --report-dir DIR`, one target each) instead of running anything.
+    #[arg(long, num_args = 2, value_names = ["DIR_A", "DIR_B"], conflicts_with = "observed")]
+    runs: Option<Vec<PathBuf>>,
+    /// Also write the key-path table across the scenarios to FILE.md and FILE.json (what docs/parity/ commits).
+    #[arg(long, value_name = "FILE.md")]
+    table: Option<PathBuf>,
     #[command(flatten)]
     report: ReportArgs,
 }
@@ -30,14 +36,31 @@ impl CompareArgs {
             targets,
             exec,
         } = &self.suite;
-        match self.observed {
-            Some(dirs) => observed(loc, &dirs, &select.filters, self.report_dir, &self.report),
-            None => live(
+        let table = self.table.as_deref();
+        match (self.observed, self.runs) {
+            (Some(dirs), _) => observed(
+                loc,
+                &dirs,
+                &select.filters,
+                self.report_dir,
+                &self.report,
+                table,
+            ),
+            (None, Some(dirs)) => saved(
+                loc,
+                &dirs,
+                &select.filters,
+                self.report_dir,
+                &self.report,
+                table,
+            ),
+            (None, None) => live(
                 Context::load(loc, select)?,
                 targets,
                 exec,
                 self.report_dir,
                 &self.report,
+                table,
             ),
         }
     }
@@ -50,6 +73,7 @@ fn observed(
     filters: &[String],
     report_dir: Option<PathBuf>,
     report: &ReportArgs,
+    table: Option<&Path>,
 ) -> Result<Verdict> {
     let [a, b] = dirs else {
         return Err(Error::Usage("--observed takes two folders".into()));
@@ -59,8 +83,30 @@ fn observed(
         None => loc.setup()?.report_dir("parity"),
     };
     let parity = compare::observed(a, b, filters, super::provenance::command_line())?;
-    write(&dir, &parity, report)?;
+    write(&dir, &parity, report, table)?;
     Ok(Verdict::AllGood)
+}
+
+/// Two run folders' saved trials: nothing runs, so no project is needed. Exits 1 when
+/// anything differs (a parity gate), 0 when nothing does.
+fn saved(
+    loc: &Location,
+    dirs: &[PathBuf],
+    filters: &[String],
+    report_dir: Option<PathBuf>,
+    report: &ReportArgs,
+    table: Option<&Path>,
+) -> Result<Verdict> {
+    let [a, b] = dirs else {
+        return Err(Error::Usage("--runs takes two folders".into()));
+    };
+    let dir = match report_dir {
+        Some(dir) => dir,
+        None => loc.setup()?.report_dir("parity"),
+    };
+    let parity = compare::saved_runs(a, b, filters, super::provenance::command_line())?;
+    write(&dir, &parity, report, table)?;
+    Ok(Verdict::divergence_if(parity.counts.differ > 0))
 }
 
 fn live(
@@ -69,6 +115,7 @@ fn live(
     exec: &ExecArgs,
     report_dir: Option<PathBuf>,
     report: &ReportArgs,
+    table: Option<&Path>,
 ) -> Result<Verdict> {
     let resolved = exec.resolve(&targets.specs(&ctx.setup)?, &ctx.setup)?;
     let dir = report_dir.unwrap_or_else(|| ctx.default_report_dir("parity"));
@@ -84,7 +131,7 @@ fn live(
     let parity = super::args::runtime()?.block_on(compare::run(live, |t| {
         anstream::println!("{}", term::trial_line(t))
     }))?;
-    write(&dir, &parity, report)?;
+    write(&dir, &parity, report, table)?;
     let unavailable: Vec<_> = resolved
         .iter()
         .filter_map(|t| t.as_ref().err())
@@ -94,8 +141,22 @@ fn live(
     Ok(ctx.run_verdict(own, &unavailable, parity.counts.scenarios))
 }
 
-fn write(dir: &Path, parity: &compare::Parity, report: &ReportArgs) -> Result<()> {
+fn write(
+    dir: &Path,
+    parity: &compare::Parity,
+    report: &ReportArgs,
+    table: Option<&Path>,
+) -> Result<()> {
     compare::write(dir, parity).map_err(|e| Error::io(dir, e))?;
+    if let Some(md) = table {
+        let t = compare::ParityTable::of(parity);
+        let json = md.with_extension("json");
+        let text = serde_json::to_string_pretty(&t)
+            .map_err(|e| Error::io(&json, std::io::Error::other(e)))?;
+        std::fs::write(&json, text + "\n").map_err(|e| Error::io(&json, e))?;
+        std::fs::write(md, t.render_md()).map_err(|e| Error::io(md, e))?;
+        println!("parity table: {} ({} rows)", md.display(), t.rows.len());
+    }
     if report.formats.html {
         streamcheck::commands::compare::html::write_parity(dir, parity)
             .map_err(|e| Error::io(dir, e))?;

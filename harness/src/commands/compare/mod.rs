@@ -18,10 +18,12 @@
 
 mod aspects;
 mod captures;
+pub mod fields;
 pub mod html;
 mod parity;
 mod recorded;
 mod render;
+mod saved;
 mod trials;
 
 pub use aspects::{compare, Aspect, AspectRow, Comparison, Side, Verdict};
@@ -32,6 +34,7 @@ pub use parity::{
 };
 pub use recorded::Recorded;
 pub use render::{render_md, summary};
+pub use saved::{saved_runs, ParityTable};
 pub use trials::{as_written_hints, compare_trials, refusal};
 
 use crate::install::{NotInstalled, Target};

@@ -2,6 +2,7 @@
 //! (`parity.json`), with the counts and the shape differences said once.
 
 use super::aspects::{compare, Aspect, AspectRow, Side, Verdict};
+use super::fields::{self, FieldDifference, PathRow};
 use crate::dialect::Dialect;
 use crate::report::timestamp;
 use crate::text::clip_line;
@@ -49,6 +50,9 @@ pub struct ScenarioParity {
     /// The substantive differences, one sentence each.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub differences: Vec<String>,
+    /// The key paths whose presence, JSON type or normalised value differs, per frame kind.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<FieldDifference>,
 }
 
 /// A scenario's parity and, per side, the frame kinds that carried nothing neutral.
@@ -66,6 +70,7 @@ impl ScenarioParity {
             fails_own_expectation: vec![],
             aspects: vec![],
             differences: vec![],
+            fields: vec![],
         };
         (sp, Default::default())
     }
@@ -90,8 +95,15 @@ impl ScenarioParity {
             fails_own_expectation: vec![],
             aspects: c.rows,
             differences,
+            fields: fields::differences(&a.run.frames, &b.run.frames),
         };
         (sp, c.unmapped)
+    }
+
+    /// Run as written on both, and something differs: in substance or in a field.
+    pub fn differs(&self) -> bool {
+        self.cannot_run_as_written.is_empty()
+            && !(self.differences.is_empty() && self.fields.is_empty())
     }
 
     fn differs_in(&self, aspect: Aspect) -> bool {
@@ -105,8 +117,14 @@ impl ScenarioParity {
 pub struct ParityCounts {
     pub scenarios: usize,
     pub compared: usize,
-    /// Run on both as written, with at least one substantive difference.
+    /// Run on both as written, with at least one difference (in substance or in a field).
     pub differ: usize,
+    /// Of those, the ones with a difference in substance (neutral events).
+    #[serde(default)]
+    pub differ_in_substance: usize,
+    /// Of those, the ones with a key path that differs (presence, JSON type, value).
+    #[serde(default)]
+    pub differ_in_fields: usize,
     pub not_compared: usize,
     /// Scenarios a target could not run as written.
     pub cannot_run_as_written: usize,
@@ -125,7 +143,11 @@ impl ParityCounts {
         ParityCounts {
             scenarios: scenarios.len(),
             compared: count(|s| s.not_compared.is_none()),
-            differ: count(|s| !s.differences.is_empty() && s.cannot_run_as_written.is_empty()),
+            differ: count(ScenarioParity::differs),
+            differ_in_substance: count(|s| {
+                !s.differences.is_empty() && s.cannot_run_as_written.is_empty()
+            }),
+            differ_in_fields: count(|s| !s.fields.is_empty() && s.cannot_run_as_written.is_empty()),
             not_compared: count(|s| s.not_compared.is_some()),
             cannot_run_as_written: count(|s| !s.cannot_run_as_written.is_empty()),
             no_control_protocol: count(|s| !s.no_control_protocol.is_empty()),
@@ -153,6 +175,10 @@ pub struct Parity {
     pub unmapped_frames: BTreeMap<String, Vec<String>>,
     /// Per aspect: how many compared scenarios differ there in substance.
     pub differences_by_aspect: BTreeMap<String, usize>,
+    /// Per frame kind, key path and class of difference: the scenarios it differs in,
+    /// the most first.
+    #[serde(default)]
+    pub fields_by_path: Vec<PathRow>,
     pub scenarios: Vec<ScenarioParity>,
 }
 
@@ -171,6 +197,13 @@ impl Parity {
         let mut unmapped_frames = BTreeMap::new();
         unmapped_frames.insert(a.name.clone(), ua.into_iter().collect());
         unmapped_frames.insert(b.name.clone(), ub.into_iter().collect());
+        let fields_by_path = fields::by_path(
+            (scenarios.iter())
+                .filter(|s| s.cannot_run_as_written.is_empty())
+                .map(|s| (s.scenario.as_str(), s.fields.as_slice())),
+            &a.name,
+            &b.name,
+        );
         Parity {
             schema_version: SCHEMA_VERSION,
             generated_at: timestamp(SystemTime::now()),
@@ -182,6 +215,7 @@ impl Parity {
             known_shape_differences: known,
             unmapped_frames,
             differences_by_aspect: differences_by_aspect(&scenarios),
+            fields_by_path,
             scenarios,
         }
     }

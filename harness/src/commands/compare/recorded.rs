@@ -1,7 +1,7 @@
 //! What one run left behind, as the comparison sees it: from a finished trial or from a
 //! capture folder.
 
-use crate::normalize::{redact_str, with_paths};
+use crate::normalize::{redact_sandbox, redact_str};
 use crate::printed::output::{BadLine, LineProblem, Output};
 use crate::runner::{Exit, Termination, Trial};
 use serde::{Deserialize, Serialize};
@@ -37,7 +37,8 @@ impl Recorded {
     }
 
     /// From a finished trial, with its sandbox paths written as `$WORKSPACE` / `$HOME`
-    /// so two trials' outputs compare.
+    /// (and the rest of its sandbox folder's name as `<sandbox>`) so two trials' outputs
+    /// compare.
     pub fn from_trial(t: &Trial) -> Recorded {
         let requests = t
             .journal
@@ -49,7 +50,7 @@ impl Recorded {
                 .output
                 .frames
                 .iter()
-                .map(|f| with_paths(&f.value, &t.vars))
+                .map(|f| redact_sandbox(&f.value, &t.vars))
                 .collect(),
             exit: t.exit.clone(),
             non_json: non_json(&t.output)

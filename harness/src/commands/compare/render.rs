@@ -11,6 +11,7 @@ pub fn render_md(p: &Parity) -> String {
     let mut s = String::new();
     intro(&mut s, p);
     overview(&mut s, p);
+    fields_table(&mut s, p);
     shape_differences(&mut s, p);
     let _ = writeln!(s, "\n## Per scenario");
     for sc in &p.scenarios {
@@ -27,10 +28,12 @@ fn intro(s: &mut String, p: &Parity) {
     let c = &p.counts;
     let _ = writeln!(
         s,
-        "Generated {}. {} scenario(s) run on both: **{} with substantive differences**, {} the same in substance, {} that one side cannot run as written (its flags or stdin are the other dialect's); {} not compared.\n",
+        "Generated {}. {} scenario(s) run on both: **{} that differ** ({} in substance, {} in key paths), {} the same, {} that one side cannot run as written (its flags or stdin are the other dialect's); {} not compared.\n",
         p.generated_at,
         c.compared,
         c.differ,
+        c.differ_in_substance,
+        c.differ_in_fields,
         c.compared
             .saturating_sub(c.differ)
             .saturating_sub(c.cannot_run_as_written),
@@ -68,7 +71,7 @@ fn overview(s: &mut String, p: &Parity) {
     let mut table = Table::new(
         std::iter::once("scenario".to_string())
             .chain(header)
-            .chain(["≠".to_string()]),
+            .chain(["≠".to_string(), "key paths ≠".to_string()]),
     );
     for sc in &p.scenarios {
         let name = format!("[{}](#{})", sc.scenario, anchor(&sc.scenario));
@@ -96,9 +99,55 @@ fn overview(s: &mut String, p: &Parity) {
         } else {
             format!("**{}**", sc.differences.len())
         };
-        table.row(std::iter::once(name).chain(verdicts).chain([count]));
+        let fields = match sc.fields.len() {
+            0 => "0".to_string(),
+            n => format!("**{n}**"),
+        };
+        table.row(std::iter::once(name).chain(verdicts).chain([count, fields]));
     }
     s.push_str(&table.finish());
+}
+
+/// Per frame kind and key path, how it differs and in how many scenarios.
+fn fields_table(s: &mut String, p: &Parity) {
+    let _ = writeln!(s, "\n## Key paths that differ\n");
+    if p.fields_by_path.is_empty() {
+        let _ = writeln!(
+            s,
+            "None: in every scenario run on both, each frame kind carries the same key paths with the same JSON types and normalised values."
+        );
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "{} row(s). Per frame kind and key path (a frame kind alone: only one side printed it), whether only one side printed it, its JSON type differs or its values differ; values normalised (durations, costs, times, session ids and uuids hidden; sandbox paths `$WORKSPACE`/`$HOME`). Nothing is listed under a key one side lacks.\n",
+        p.fields_by_path.len()
+    );
+    s.push_str(&fields_rows(&p.fields_by_path));
+}
+
+/// The table of [`fields_table`], alone.
+pub fn fields_rows(rows: &[super::fields::PathRow]) -> String {
+    let mut table = Table::new(["frame", "key path", "differs", "scenarios", "example"]);
+    for r in rows {
+        let path = match r.path.as_str() {
+            "" => "(the frame)".to_string(),
+            p => format!("`{p}`"),
+        };
+        let scenarios = match r.scenarios.as_slice() {
+            [one] => format!("1 ({one})"),
+            [first, ..] => format!("{} ({first}, ...)", r.scenarios.len()),
+            [] => "0".to_string(),
+        };
+        table.row([
+            format!("`{}`", r.kind),
+            path,
+            r.differs.clone(),
+            scenarios,
+            clip_line(&r.example, 160),
+        ]);
+    }
+    table.finish()
 }
 
 /// The shape differences and unmapped frame kinds, said once for all scenarios.
@@ -182,6 +231,12 @@ fn scenario_section(s: &mut String, p: &Parity, sc: &ScenarioParity) {
             let _ = writeln!(s, "- {d}");
         }
     }
+    if sc.cannot_run_as_written.is_empty() && !sc.fields.is_empty() {
+        let _ = writeln!(s, "\nKey paths that differ:\n");
+        for f in &sc.fields {
+            let _ = writeln!(s, "- {}", clip_line(&f.sentence(&p.a.name, &p.b.name), 300));
+        }
+    }
 }
 
 /// A few lines for the terminal: the scenarios that differ, and the counts.
@@ -197,21 +252,31 @@ pub fn summary(p: &Parity) -> String {
                 sc.scenario,
                 sc.cannot_run_as_written.join(", ")
             );
-        } else if !sc.differences.is_empty() {
-            let aspects: Vec<&str> = sc
+        } else if sc.differs() {
+            let mut what: Vec<String> = sc
                 .aspects
                 .iter()
                 .filter(|r| r.verdict == Verdict::Differs)
-                .map(|r| r.aspect.label())
+                .map(|r| r.aspect.label().to_string())
                 .collect();
-            let _ = writeln!(s, "differs     {}: {}", sc.scenario, aspects.join(", "));
+            if !sc.fields.is_empty() {
+                what.push(format!("{} key path(s)", sc.fields.len()));
+            }
+            let _ = writeln!(s, "differs     {}: {}", sc.scenario, what.join(", "));
         }
     }
     let c = &p.counts;
     let _ = writeln!(
         s,
-        "{} vs {}: {} run on both, {} differ in substance, {} cannot be run as written by one side, {} not compared",
-        p.a.name, p.b.name, c.compared, c.differ, c.cannot_run_as_written, c.not_compared
+        "{} vs {}: {} run on both, {} differ ({} in substance, {} in key paths), {} cannot be run as written by one side, {} not compared",
+        p.a.name,
+        p.b.name,
+        c.compared,
+        c.differ,
+        c.differ_in_substance,
+        c.differ_in_fields,
+        c.cannot_run_as_written,
+        c.not_compared
     );
     if let Some(line) = control_line(p) {
         let _ = writeln!(s, "{line}");

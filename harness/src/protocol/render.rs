@@ -88,22 +88,122 @@ fn shorten(v: &Value) -> Value {
     }
 }
 
-/// Where a set of releases starts, in words: `2.1.74 or earlier` for the first release
-/// built from, else `2.1.291..2.1.309` (after the release before it, not bisected).
-fn first_seen(inv: &Inventory, seen: &Releases) -> String {
+/// Releases listed in words: `2.1.77, 2.1.91`.
+fn listed(rs: &[&Version]) -> String {
+    rs.iter()
+        .map(|r| r.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Where a set of releases starts, in words, counting only `running` (the releases that
+/// ran a scenario printing the kind): `2.1.74 or earlier` for the first of them, else
+/// `after 2.1.290, by 2.1.309` (not bisected), each with the releases before it that did
+/// not run the kind (`not run on 2.1.291`).
+fn first_seen(inv: &Inventory, running: &Releases, seen: &Releases) -> String {
     let Some(first) = seen.first() else {
         return "-".into();
     };
-    match inv.releases.iter().position(|r| r == first) {
-        Some(0) | None => format!("{first} or earlier"),
-        Some(i) => format!("after {}, by {first}", inv.releases[i - 1]),
+    let ran_before = running.iter().rfind(|r| *r < first);
+    let unrun: Vec<&Version> = (inv.releases.iter())
+        .filter(|r| *r < first && ran_before.is_none_or(|a| *r > a) && !running.contains(*r))
+        .collect();
+    let not_run = match unrun.is_empty() {
+        true => String::new(),
+        false => format!(" (not run on {})", listed(&unrun)),
+    };
+    match ran_before {
+        None => format!("{first} or earlier{not_run}"),
+        Some(a) => format!("after {a}, by {first}{not_run}"),
     }
 }
 
-/// The last release of a set when it is not the newest built from.
-fn last_seen(inv: &Inventory, seen: &Releases) -> Option<String> {
+/// Where a set of releases ends when it is not the newest release built from: `last seen
+/// 2.1.290, gone by 2.1.309` where a later release ran the kind, else `last seen 2.1.290;
+/// not run on 2.1.309, 2.1.330`.
+fn last_seen(inv: &Inventory, running: &Releases, seen: &Releases) -> Option<String> {
     let last = seen.last()?;
-    (inv.releases.last() != Some(last)).then(|| format!("last seen {last}"))
+    if inv.releases.last() == Some(last) {
+        return None;
+    }
+    let gone_by = running.iter().find(|r| *r > last);
+    let unrun: Vec<&Version> = (inv.releases.iter())
+        .filter(|r| *r > last && gone_by.is_none_or(|b| *r < b) && !running.contains(*r))
+        .collect();
+    Some(match (gone_by, unrun.is_empty()) {
+        (Some(b), true) => format!("last seen {last}, gone by {b}"),
+        (Some(b), false) => format!(
+            "last seen {last}, gone by {b}; not run on {}",
+            listed(&unrun)
+        ),
+        (None, _) => format!("last seen {last}; not run on {}", listed(&unrun)),
+    })
+}
+
+/// What changed from one release built from to the next that ran the same kinds: per
+/// release, kinds and keys added, removed and retyped.
+pub fn changes(inv: &Inventory) -> Vec<(Version, Vec<String>)> {
+    let mut out = Vec::new();
+    let running: BTreeMap<&String, Releases> = (inv.kinds.keys())
+        .map(|k| (k, inv.releases_running(k)))
+        .collect();
+    for (i, r) in inv.releases.iter().enumerate().skip(1) {
+        let previous = &inv.releases[i - 1];
+        let mut lines = Vec::new();
+        let mut unrun = 0;
+        for (kind, k) in &inv.kinds {
+            let ran = &running[kind];
+            if !ran.contains(r) {
+                unrun += usize::from(k.seen.iter().any(|s| s < r));
+                continue;
+            }
+            let Some(before) = ran.iter().rfind(|x| *x < r) else {
+                continue;
+            };
+            let since = match before == previous {
+                true => String::new(),
+                false => format!(" (after {before}: not run in between)"),
+            };
+            match (k.seen.contains(before), k.seen.contains(r)) {
+                (false, true) => lines.push(format!("added kind `{kind}`{since}")),
+                (true, false) => lines.push(format!("removed kind `{kind}`{since}")),
+                (false, false) => {}
+                (true, true) => {
+                    for (path, key) in &k.keys {
+                        let at = |x: &Version| -> Vec<&str> {
+                            (key.types.iter())
+                                .filter(|(_, d)| d.contains(x))
+                                .map(|(t, _)| t.as_str())
+                                .collect()
+                        };
+                        let (was, is) = (at(before), at(r));
+                        let line = match (was.is_empty(), is.is_empty()) {
+                            (true, false) => {
+                                format!("added key `{kind}.{path}` ({})", is.join("|"))
+                            }
+                            (false, true) => {
+                                format!("removed key `{kind}.{path}` ({})", was.join("|"))
+                            }
+                            (false, false) if was != is => format!(
+                                "retyped key `{kind}.{path}`: {} -> {}",
+                                was.join("|"),
+                                is.join("|")
+                            ),
+                            _ => continue,
+                        };
+                        lines.push(line + &since);
+                    }
+                }
+            }
+        }
+        if unrun > 0 {
+            lines.push(format!(
+                "not run here: {unrun} kind(s) seen earlier (no scenario printing them ran on {r}); their changes are listed at the next release that ran them"
+            ));
+        }
+        out.push((r.clone(), lines));
+    }
+    out
 }
 
 /// The reference: generated, never edited by hand.
@@ -134,7 +234,8 @@ pub fn doc(inv: &Inventory, examples: &Examples) -> String {
         "## Frame kinds\n\n| kind | keys | first seen |\n|---|---|---|"
     );
     for (kind, k) in &inv.kinds {
-        let last = last_seen(inv, &k.seen)
+        let running = inv.releases_running(kind);
+        let last = last_seen(inv, &running, &k.seen)
             .map(|l| format!(" ({l})"))
             .unwrap_or_default();
         let _ = writeln!(
@@ -142,10 +243,11 @@ pub fn doc(inv: &Inventory, examples: &Examples) -> String {
             "| [`{kind}`](#{}) | {} | {}{last} |",
             anchor(kind),
             k.keys.len(),
-            first_seen(inv, &k.seen)
+            first_seen(inv, &running, &k.seen)
         );
     }
     for (kind, k) in &inv.kinds {
+        let running = inv.releases_running(kind);
         let _ = writeln!(s, "\n## `{kind}`\n");
         let _ = writeln!(
             s,
@@ -153,18 +255,18 @@ pub fn doc(inv: &Inventory, examples: &Examples) -> String {
         );
         for (path, key) in &k.keys {
             let seen = key.seen();
-            let last = last_seen(inv, &seen)
+            let last = last_seen(inv, &running, &seen)
                 .map(|l| format!(" ({l})"))
                 .unwrap_or_default();
             let _ = writeln!(
                 s,
                 "| `{path}` | {} | {} | {}{last} |",
-                types(inv, key),
+                types(inv, &running, key),
                 match super::observe::parent(path) {
                     Some(_) => every(key),
                     None => "-".into(),
                 },
-                first_seen(inv, &seen)
+                first_seen(inv, &running, &seen)
             );
         }
         if let Some((release, frame)) = examples.0.get(kind) {
@@ -173,13 +275,40 @@ pub fn doc(inv: &Inventory, examples: &Examples) -> String {
         }
     }
     let _ = writeln!(s, "\n## Named lists\n");
+    let all: Releases = inv.releases.iter().cloned().collect();
     for (list, names) in &inv.lists {
         let _ = writeln!(s, "### {list}\n\n| name | first seen |\n|---|---|");
         for (name, n) in names {
-            let last = last_seen(inv, &n.seen)
+            let last = last_seen(inv, &all, &n.seen)
                 .map(|l| format!(" ({l})"))
                 .unwrap_or_default();
-            let _ = writeln!(s, "| `{name}` | {}{last} |", first_seen(inv, &n.seen));
+            let _ = writeln!(s, "| `{name}` | {}{last} |", first_seen(inv, &all, &n.seen));
+        }
+        s.push('\n');
+    }
+    let _ = writeln!(
+        s,
+        "## Changes by release\n\nPer release built from, what differs from the release before it \
+         that ran a scenario printing the same kind (a kind no scenario printed on a release is not \
+         judged there). A change listed at B after A happened in one of the published releases \
+         after A up to B: nothing between them was run. To narrow it, run a scenario that prints \
+         the kind on releases in between (`streamcheck run --filter SCENARIO --target \
+         {d}@VERSION`), or write the changed key into that scenario's expectation as a version \
+         block from B and let `streamcheck bisect --filter SCENARIO --from A --to B` search the \
+         published releases between for the first that prints it.\n",
+        d = inv.dialect
+    );
+    for (release, lines) in changes(inv) {
+        let previous = (inv.releases.iter()).rfind(|r| **r < release);
+        let after = previous
+            .map(|p| format!(" (after {p})"))
+            .unwrap_or_default();
+        let _ = writeln!(s, "### {release}{after}\n");
+        if lines.is_empty() {
+            let _ = writeln!(s, "No change.");
+        }
+        for l in lines {
+            let _ = writeln!(s, "- {l}");
         }
         s.push('\n');
     }
@@ -193,12 +322,12 @@ fn anchor(kind: &str) -> String {
         .to_lowercase()
 }
 
-fn types(inv: &Inventory, key: &KeyEntry) -> String {
+fn types(inv: &Inventory, running: &Releases, key: &KeyEntry) -> String {
     let seen = key.seen();
     let parts: Vec<String> = (key.types.iter())
         .map(|(t, during)| match during == &seen {
             true => t.clone(),
-            false => format!("{t} (from {})", first_seen(inv, during)),
+            false => format!("{t} (from {})", first_seen(inv, running, during)),
         })
         .collect();
     parts.join(" \\| ")
@@ -269,7 +398,10 @@ pub fn def_ref(kind: &str) -> String {
     let pointer = kind.replace('~', "~0").replace('/', "~1");
     format!(
         "#/$defs/{}",
-        pointer.replace('[', "%5B").replace(']', "%5D")
+        (pointer.replace('[', "%5B").replace(']', "%5D"))
+            .replace(' ', "%20")
+            .replace('(', "%28")
+            .replace(')', "%29")
     )
 }
 

@@ -6,13 +6,15 @@
 //! - [`observe`]: what one trial printed, as the inventory counts it
 //! - [`inventory`]: the inventory, built and widened one release at a time, and its file
 //! - [`check`](mod@check): a trial against the inventory (findings), a run's findings grouped
-//! - [`render`]: the reference (`docs/protocol/<dialect>.md`) and a release's JSON Schema
+//! - [`render`]: the reference (`docs/protocol/<dialect>.md`)
+//! - [`schema`]: a release's JSON Schema
 //! - [`sdk`]: the Agent SDK's declared message types against the inventory
 
 pub mod check;
 pub mod inventory;
 pub mod observe;
 pub mod render;
+pub mod schema;
 pub mod sdk;
 
 pub use check::{Change, Finding, Policy, What};

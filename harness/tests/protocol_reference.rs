@@ -21,8 +21,10 @@ fn the_committed_reference_is_what_the_inventory_generates() {
     let (inv, examples) = claude_code();
     let path = repo().join(render::doc_file("claude-code"));
     let committed = std::fs::read_to_string(&path).unwrap();
+    let overview =
+        std::fs::read_to_string(repo().join(render::overview_file("claude-code"))).unwrap();
     assert!(
-        committed == render::doc(&inv, &examples),
+        committed == render::doc(&inv, &examples, &overview, &unobserved(&inv)),
         "{} is not what `streamcheck protocol doc` writes from the inventory: run it",
         path.display()
     );
@@ -47,6 +49,15 @@ fn schema_of(release: &semver::Version) -> serde_json::Value {
     let sdk_value: serde_json::Value = serde_json::from_str(&sdk_text).unwrap();
     let sdk = Sdk::new(&sdk_value).unwrap();
     schema::schema(&inv, release, Some(&sdk)).unwrap()
+}
+
+/// The kinds the SDK declares that the newest release built from did not print.
+fn unobserved(inv: &Inventory) -> Vec<String> {
+    let text = std::fs::read_to_string(repo().join(schema::sdk_file("claude-code"))).unwrap();
+    let sdk: serde_json::Value = serde_json::from_str(&text).unwrap();
+    streamcheck::protocol::sdk::compare(inv, inv.releases.last().unwrap(), &sdk)
+        .unwrap()
+        .unprinted
 }
 
 fn pin_schema() -> serde_json::Value {
@@ -169,4 +180,46 @@ fn schema_writes_a_release_and_refuses_one_before_the_inventory() {
     let (inv, _) = claude_code();
     let first = format!("inventory starts at {}", inv.releases[0]);
     assert!(text(&out.stderr).contains(&first), "{}", text(&out.stderr));
+}
+
+/// Every `](#anchor)` link of the reference names a heading, slugged as GitHub does.
+#[test]
+fn every_anchor_link_of_the_reference_resolves() {
+    let page = std::fs::read_to_string(repo().join(render::doc_file("claude-code"))).unwrap();
+    let slug = |h: &str| -> String {
+        (h.chars())
+            .filter(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | ' '))
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect::<String>()
+            .to_lowercase()
+    };
+    let mut anchors = std::collections::BTreeMap::<String, usize>::new();
+    let mut known = std::collections::BTreeSet::new();
+    let mut in_code = false;
+    for line in page.lines() {
+        if line.starts_with("```") {
+            in_code = !in_code;
+        }
+        if in_code || !line.starts_with('#') {
+            continue;
+        }
+        let base = slug(line.trim_start_matches('#').trim());
+        let n = anchors.entry(base.clone()).or_default();
+        known.insert(match *n {
+            0 => base.clone(),
+            n => format!("{base}-{n}"),
+        });
+        *n += 1;
+    }
+    let links = regex::Regex::new(r"\]\(#([^)]*)\)").unwrap();
+    let mut broken = Vec::new();
+    let mut count = 0;
+    for c in links.captures_iter(&page) {
+        count += 1;
+        if !known.contains(&c[1]) {
+            broken.push(c[1].to_string());
+        }
+    }
+    assert!(count > 100, "only {count} anchor links");
+    assert!(broken.is_empty(), "{} broken: {broken:?}", broken.len());
 }

@@ -15,6 +15,13 @@ pub fn examples_file(dialect: &str) -> PathBuf {
         .join("protocol-examples.jsonl")
 }
 
+/// A dialect's hand-written overview, put on top of its reference when it exists.
+pub fn overview_file(dialect: &str) -> PathBuf {
+    Path::new("targets")
+        .join(dialect)
+        .join("protocol-overview.md")
+}
+
 pub fn doc_file(dialect: &str) -> PathBuf {
     Path::new("docs/protocol").join(format!("{dialect}.md"))
 }
@@ -207,7 +214,9 @@ pub fn changes(inv: &Inventory) -> Vec<(Version, Vec<String>)> {
 }
 
 /// The reference: generated, never edited by hand.
-pub fn doc(inv: &Inventory, examples: &Examples) -> String {
+/// `unobserved`: the kinds the SDK declares that no frame of the newest release built
+/// from matches ([`super::sdk::Comparison::unprinted`]).
+pub fn doc(inv: &Inventory, examples: &Examples, overview: &str, unobserved: &[String]) -> String {
     let releases: Vec<String> = inv.releases.iter().map(|r| r.to_string()).collect();
     let mut s = String::new();
     let _ = writeln!(
@@ -229,6 +238,10 @@ pub fn doc(inv: &Inventory, examples: &Examples) -> String {
         releases.len(),
         releases.join(", ")
     );
+    if !overview.is_empty() {
+        let _ = writeln!(s, "{}\n", overview.trim_end());
+    }
+    let _ = writeln!(s, "{}", shared_section(inv));
     let _ = writeln!(
         s,
         "## Frame kinds\n\n| kind | keys | first seen |\n|---|---|---|"
@@ -253,7 +266,19 @@ pub fn doc(inv: &Inventory, examples: &Examples) -> String {
             s,
             "| key | type | every frame | first seen |\n|---|---|---|---|"
         );
+        let mut shown_shared = Vec::new();
         for (path, key) in &k.keys {
+            if let Some(name) = SHARED.iter().find(|n| path.starts_with(&format!("{n}."))) {
+                if !shown_shared.contains(name) {
+                    shown_shared.push(name);
+                    let _ = writeln!(
+                        s,
+                        "| `{name}.*` | see [`{name}`](#shared-{}) | | |",
+                        anchor(name)
+                    );
+                }
+                continue;
+            }
             let seen = key.seen();
             let last = last_seen(inv, &running, &seen)
                 .map(|l| format!(" ({l})"))
@@ -273,6 +298,19 @@ pub fn doc(inv: &Inventory, examples: &Examples) -> String {
             let text = serde_json::to_string_pretty(frame).expect("JSON");
             let _ = writeln!(s, "\nExample ({release}):\n\n```json\n{text}\n```");
         }
+    }
+    let _ = writeln!(
+        s,
+        "\n## Declared by the SDK, not observed\n\nMessage types the Agent SDK's `SDKMessage` \
+         (targets/{}/sdk/) declares that no scenario of the catalogue made the newest release built \
+         from print: no scenario triggers them yet, so their keys are the SDK's word only.\n",
+        inv.dialect
+    );
+    if unobserved.is_empty() {
+        let _ = writeln!(s, "None (or no SDK schema for this dialect).");
+    }
+    for kind in unobserved {
+        let _ = writeln!(s, "- `{kind}`: declared by the SDK, not observed");
     }
     let _ = writeln!(s, "\n## Named lists\n");
     let all: Releases = inv.releases.iter().cloned().collect();
@@ -315,11 +353,55 @@ pub fn doc(inv: &Inventory, examples: &Examples) -> String {
     s
 }
 
-fn anchor(kind: &str) -> String {
-    kind.chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+/// A heading's anchor as GitHub makes it: lowercase, spaces to `-`, other punctuation
+/// (but `_` and `-`) dropped.
+fn anchor(heading: &str) -> String {
+    (heading.chars())
+        .filter(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | ' '))
+        .map(|c| if c == ' ' { '-' } else { c })
         .collect::<String>()
         .to_lowercase()
+}
+
+/// Objects many kinds carry alike, defined once in "Shared objects" (from the kinds with
+/// the most keys under them) and referred to from each kind.
+const SHARED: [&str; 2] = ["usage", "modelUsage"];
+
+fn shared_section(inv: &Inventory) -> String {
+    let mut s = String::from(
+        "## Shared objects\n\nKeys under these objects, as the kinds carrying them print them (their \
+         types and first seen as in that kind); each kind's table refers here.\n",
+    );
+    for name in SHARED {
+        let prefix = format!("{name}.");
+        let most = (inv.kinds.iter())
+            .max_by_key(|(_, k)| k.keys.keys().filter(|p| p.starts_with(&prefix)).count());
+        let Some((kind, k)) = most else { continue };
+        let running = inv.releases_running(kind);
+        let carriers: Vec<String> = (inv.kinds.iter())
+            .filter(|(_, k)| k.keys.keys().any(|p| p.starts_with(&prefix)))
+            .map(|(n, _)| format!("`{n}`"))
+            .collect();
+        let _ = writeln!(
+            s,
+            "\n### shared: {name}\n\nIn {}; keys as `{kind}` prints them.\n\n| key | type | every frame | first seen |\n|---|---|---|---|",
+            carriers.join(", ")
+        );
+        for (path, key) in k.keys.iter().filter(|(p, _)| p.starts_with(&prefix)) {
+            let seen = key.seen();
+            let _ = writeln!(
+                s,
+                "| `{path}` | {} | {} | {} |",
+                types(inv, &running, key),
+                match super::observe::parent(path) {
+                    Some(_) => every(key),
+                    None => "-".into(),
+                },
+                first_seen(inv, &running, &seen)
+            );
+        }
+    }
+    s
 }
 
 fn types(inv: &Inventory, running: &Releases, key: &KeyEntry) -> String {

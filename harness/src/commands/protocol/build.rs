@@ -32,6 +32,9 @@ impl Runs {
             }
             let commands = command_lines(dir)?;
             for s in &saved {
+                if !commands.contains_key(&(s.scenario.clone(), s.target.clone())) {
+                    continue;
+                }
                 let trial = restored(s, &commands);
                 if matches!(trial.status, Status::Skipped(_) | Status::Unavailable(_))
                     || crate::runner::protocol::other_output(&trial.command_line)
@@ -85,10 +88,19 @@ impl Runs {
     }
 }
 
-/// Per trial (scenario, target) of a run folder, its command line (`results.json`).
+/// Per trial (scenario, target) of a run folder, its command line (`results.json`). A run
+/// that did not finish leaves out the scenario it stopped in (its cases may be partly run;
+/// what ran is what the inventory records as looked at).
 fn command_lines(dir: &Path) -> Result<BTreeMap<(String, String), String>, String> {
     let results = crate::store::results::Results::read(dir)?;
+    let stopped_in = (!results.complete)
+        .then(|| results.trials.last())
+        .flatten()
+        .map(|t| crate::protocol::inventory::scenario_of(&t.scenario).to_string());
     Ok((results.trials.into_iter())
+        .filter(|t| {
+            stopped_in.as_deref() != Some(crate::protocol::inventory::scenario_of(&t.scenario))
+        })
         .map(|t| ((t.scenario, t.target), t.command_line))
         .collect())
 }

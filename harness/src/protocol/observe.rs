@@ -63,6 +63,9 @@ pub const LISTS: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// The longest name a named list keeps.
+pub const NAME_CHARS: usize = 100;
+
 /// The list of tool names in the requests the CLI sent to the API.
 pub const REQUEST_TOOLS: &str = "request.tools";
 
@@ -239,11 +242,17 @@ impl Observed {
         }
     }
 
+    /// A name longer than [`NAME_CHARS`] is the scenario's data echoed (a bogus mode or
+    /// tool of 20,000 characters), not a name of the protocol: left out.
     fn add_names(&mut self, list: &str, scenario: &str, names: impl IntoIterator<Item = String>) {
         (self.lists.entry(list.to_string()).or_default())
             .entry(scenario.to_string())
             .or_default()
-            .extend(names);
+            .extend(
+                names
+                    .into_iter()
+                    .filter(|n| n.chars().count() <= NAME_CHARS),
+            );
     }
 
     pub fn merge(&mut self, other: &Observed) {

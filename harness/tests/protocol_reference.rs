@@ -5,7 +5,8 @@
 mod common;
 
 use common::{repo, streamcheck, text};
-use streamcheck::protocol::{inventory, render, Inventory};
+use streamcheck::protocol::sdk::Sdk;
+use streamcheck::protocol::{inventory, render, schema, Inventory};
 
 fn claude_code() -> (Inventory, render::Examples) {
     let root = repo();
@@ -20,8 +21,10 @@ fn the_committed_reference_is_what_the_inventory_generates() {
     let (inv, examples) = claude_code();
     let path = repo().join(render::doc_file("claude-code"));
     let committed = std::fs::read_to_string(&path).unwrap();
+    let overview =
+        std::fs::read_to_string(repo().join(render::overview_file("claude-code"))).unwrap();
     assert!(
-        committed == render::doc(&inv, &examples),
+        committed == render::doc(&inv, &examples, &overview, &unobserved(&inv)),
         "{} is not what `streamcheck protocol doc` writes from the inventory: run it",
         path.display()
     );
@@ -40,20 +43,39 @@ fn the_committed_inventory_is_written_as_it_reads() {
     );
 }
 
+fn schema_of(release: &semver::Version) -> serde_json::Value {
+    let (inv, _) = claude_code();
+    let sdk_text = std::fs::read_to_string(repo().join(schema::sdk_file("claude-code"))).unwrap();
+    let sdk_value: serde_json::Value = serde_json::from_str(&sdk_text).unwrap();
+    let sdk = Sdk::new(&sdk_value).unwrap();
+    schema::schema(&inv, release, Some(&sdk)).unwrap()
+}
+
+/// The kinds the SDK declares that the newest release built from did not print.
+fn unobserved(inv: &Inventory) -> Vec<String> {
+    let text = std::fs::read_to_string(repo().join(schema::sdk_file("claude-code"))).unwrap();
+    let sdk: serde_json::Value = serde_json::from_str(&text).unwrap();
+    streamcheck::protocol::sdk::compare(inv, inv.releases.last().unwrap(), &sdk)
+        .unwrap()
+        .unprinted
+}
+
+fn pin_schema() -> serde_json::Value {
+    schema_of(&semver::Version::parse("2.1.330").unwrap())
+}
+
 #[test]
-fn a_releases_schema_accepts_the_frames_that_release_printed() {
-    let (inv, examples) = claude_code();
-    let newest = inv.releases.last().unwrap().clone();
-    let schema = render::schema(&inv, &newest).unwrap();
+fn a_releases_schema_accepts_its_frames_and_tells_kinds_apart() {
+    let (_, examples) = claude_code();
+    let mut validators = std::collections::BTreeMap::new();
     let mut checked = 0;
     for (kind, (release, frame)) in &examples.0 {
-        if *release != newest {
+        if kind.contains('[') {
             continue;
         }
-        let mut one = schema.clone();
-        one["$ref"] = serde_json::json!(render::def_ref(kind));
-        one.as_object_mut().unwrap().remove("anyOf");
-        let validator = jsonschema::validator_for(&one).unwrap();
+        let validator = validators
+            .entry(release.clone())
+            .or_insert_with(|| jsonschema::validator_for(&schema_of(release)).unwrap());
         let errors: Vec<String> = validator
             .iter_errors(frame)
             .map(|e| e.to_string())
@@ -61,19 +83,81 @@ fn a_releases_schema_accepts_the_frames_that_release_printed() {
         assert!(errors.is_empty(), "{kind} ({release}): {errors:?}");
         checked += 1;
     }
-    assert!(checked > 50, "only {checked} examples from {newest}");
-    let init = &schema["$defs"]["system/init"];
+    assert!(checked > 50, "only {checked} examples");
+    let schema = pin_schema();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let unknown = serde_json::json!({"type": "x", "request_id": "r"});
+    assert!(!validator.is_valid(&unknown), "a frame of no kind");
+    let init = &schema["$defs"]["system.init"];
+    assert_eq!(init["properties"]["subtype"]["const"], "init");
     assert!(init["required"]
         .as_array()
         .unwrap()
         .contains(&serde_json::json!("session_id")));
     let mut without = examples.0["system/init"].1.clone();
     without.as_object_mut().unwrap().remove("session_id");
-    let mut one = schema.clone();
-    one["$ref"] = serde_json::json!("#/$defs/system~1init");
     assert!(
-        !jsonschema::validator_for(&one).unwrap().is_valid(&without),
+        !validator.is_valid(&without),
         "a required key missing fails"
+    );
+    let mut relabelled = examples.0["result/success"].1.clone();
+    relabelled["subtype"] = serde_json::json!("nonsense");
+    assert!(
+        !validator.is_valid(&relabelled),
+        "a result of no known subtype"
+    );
+    let content = &schema["$defs"]["assistant"]["properties"]["message"]["properties"]["content"];
+    assert!(content["items"]["anyOf"]
+        .as_array()
+        .unwrap()
+        .contains(&serde_json::json!({"$ref": "#/$defs/assistant.text"})));
+}
+
+/// Every frame of a saved run of the pin (`STREAMCHECK_PIN_RUN`: its run folder, e.g. one
+/// written by `streamcheck run --report-dir DIR`) against the pin's schema: 0 failures.
+#[test]
+fn every_frame_of_a_saved_pin_run_validates() {
+    let Some(dir) = std::env::var_os("STREAMCHECK_PIN_RUN") else {
+        eprintln!("skipped: STREAMCHECK_PIN_RUN names no run folder of the pin (a run is ~80 MB, not committed)");
+        return;
+    };
+    let validator = jsonschema::validator_for(&pin_schema()).unwrap();
+    let saved =
+        streamcheck::store::saved::SavedTrial::read_all(std::path::Path::new(&dir)).unwrap();
+    let results = streamcheck::store::results::Results::read(std::path::Path::new(&dir)).unwrap();
+    let other: std::collections::BTreeSet<&str> = (results.trials.iter())
+        .filter(|t| streamcheck::runner::protocol::other_output(&t.command_line))
+        .map(|t| t.scenario.as_str())
+        .collect();
+    let (mut frames, mut failures) = (0, Vec::new());
+    for s in saved
+        .iter()
+        .filter(|s| !other.contains(s.scenario.as_str()))
+    {
+        for line in s.stdout.lines() {
+            let Ok(frame) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            if !frame.is_object() {
+                continue;
+            }
+            frames += 1;
+            if !validator.is_valid(&frame) {
+                failures.push(format!(
+                    "{}: {}",
+                    s.scenario,
+                    line.chars().take(200).collect::<String>()
+                ));
+            }
+        }
+    }
+    eprintln!("{frames} frames, {} failures", failures.len());
+    assert!(frames > 1000, "only {frames} frames");
+    assert!(
+        failures.is_empty(),
+        "{} of {frames}: {:#?}",
+        failures.len(),
+        &failures[..failures.len().min(10)]
     );
 }
 
@@ -86,16 +170,56 @@ fn schema_writes_a_release_and_refuses_one_before_the_inventory() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let schema: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(schema["$defs"]["result/success"]["properties"]["usage"].is_object());
+    assert!(schema["$defs"]["result.success"]["properties"]["usage"].is_object());
     let out = streamcheck()
         .current_dir(repo())
         .args(["protocol", "schema", "--release", "1.0.0"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("inventory starts at 2.1.74"),
-        "{}",
-        text(&out.stderr)
-    );
+    let (inv, _) = claude_code();
+    let first = format!("inventory starts at {}", inv.releases[0]);
+    assert!(text(&out.stderr).contains(&first), "{}", text(&out.stderr));
+}
+
+/// Every `](#anchor)` link of the reference names a heading, slugged as GitHub does.
+#[test]
+fn every_anchor_link_of_the_reference_resolves() {
+    let page = std::fs::read_to_string(repo().join(render::doc_file("claude-code"))).unwrap();
+    let slug = |h: &str| -> String {
+        (h.chars())
+            .filter(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | ' '))
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect::<String>()
+            .to_lowercase()
+    };
+    let mut anchors = std::collections::BTreeMap::<String, usize>::new();
+    let mut known = std::collections::BTreeSet::new();
+    let mut in_code = false;
+    for line in page.lines() {
+        if line.starts_with("```") {
+            in_code = !in_code;
+        }
+        if in_code || !line.starts_with('#') {
+            continue;
+        }
+        let base = slug(line.trim_start_matches('#').trim());
+        let n = anchors.entry(base.clone()).or_default();
+        known.insert(match *n {
+            0 => base.clone(),
+            n => format!("{base}-{n}"),
+        });
+        *n += 1;
+    }
+    let links = regex::Regex::new(r"\]\(#([^)]*)\)").unwrap();
+    let mut broken = Vec::new();
+    let mut count = 0;
+    for c in links.captures_iter(&page) {
+        count += 1;
+        if !known.contains(&c[1]) {
+            broken.push(c[1].to_string());
+        }
+    }
+    assert!(count > 100, "only {count} anchor links");
+    assert!(broken.is_empty(), "{} broken: {broken:?}", broken.len());
 }

@@ -7,7 +7,8 @@ use super::Verdict;
 use std::path::{Path, PathBuf};
 use streamcheck::commands::protocol::build::Runs;
 use streamcheck::error::{Error, Result};
-use streamcheck::protocol::{check, inventory, render, Inventory, Policy};
+use streamcheck::protocol::sdk::Sdk;
+use streamcheck::protocol::{check, inventory, render, schema, Inventory, Policy};
 use streamcheck::report::write_atomic;
 
 #[derive(clap::Args)]
@@ -44,6 +45,10 @@ enum ProtocolCmd {
         release: String,
         #[arg(long, default_value = "claude-code")]
         dialect: String,
+        /// The SDK's declared message types: a key is required only where they require it
+        /// too (default: targets/<dialect>/sdk/sdk-message.schema.json when it exists).
+        #[arg(long)]
+        sdk: Option<PathBuf>,
         /// Write here instead of stdout.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -76,12 +81,25 @@ impl ProtocolArgs {
             ProtocolCmd::Schema {
                 release,
                 dialect,
+                sdk,
                 out,
             } => {
                 let inv = load(&root, &dialect)?;
                 let version = semver::Version::parse(&release)
                     .map_err(|e| Error::Usage(format!("--release `{release}`: {e}")))?;
-                let schema = render::schema(&inv, &version).map_err(Error::Usage)?;
+                let sdk_file = sdk.or_else(|| {
+                    let default = root.join(schema::sdk_file(&dialect));
+                    default.exists().then_some(default)
+                });
+                let sdk_value = match &sdk_file {
+                    Some(path) => Some(read_json(path)?),
+                    None => None,
+                };
+                let sdk = match &sdk_value {
+                    Some(v) => Some(Sdk::new(v).map_err(Error::Usage)?),
+                    None => None,
+                };
+                let schema = schema::schema(&inv, &version, sdk.as_ref()).map_err(Error::Usage)?;
                 let text = serde_json::to_string_pretty(&schema).expect("JSON") + "\n";
                 match out {
                     Some(path) => {
@@ -119,9 +137,7 @@ impl ProtocolArgs {
                 let inv = load(&root, &dialect)?;
                 let version = semver::Version::parse(&release)
                     .map_err(|e| Error::Usage(format!("--release `{release}`: {e}")))?;
-                let text = std::fs::read_to_string(&schema).map_err(|e| Error::io(&schema, e))?;
-                let value: serde_json::Value = serde_json::from_str(&text)
-                    .map_err(|e| Error::Usage(format!("{}: {e}", schema.display())))?;
+                let value = read_json(&schema)?;
                 let c = streamcheck::protocol::sdk::compare(&inv, &version, &value)
                     .map_err(|e| Error::Usage(format!("{}: {e}", schema.display())))?;
                 let show = |title: &str, items: &[String]| {
@@ -136,6 +152,10 @@ impl ProtocolArgs {
                     "declared types no scenario made the CLI print",
                     &c.unprinted,
                 );
+                show(
+                    "declared keys of printed kinds no frame carried",
+                    &c.unprinted_keys,
+                );
                 Ok(Verdict::AllGood)
             }
             ProtocolCmd::Doc { dialect } => {
@@ -145,6 +165,11 @@ impl ProtocolArgs {
             }
         }
     }
+}
+
+fn read_json(path: &Path) -> Result<serde_json::Value> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    serde_json::from_str(&text).map_err(|e| Error::Usage(format!("{}: {e}", path.display())))
 }
 
 fn load(root: &Path, dialect: &str) -> Result<Inventory> {
@@ -203,5 +228,26 @@ fn write_doc(root: &Path, inv: &Inventory) -> Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
-    write_atomic(&path, render::doc(inv, &examples).as_bytes()).map_err(|e| Error::io(&path, e))
+    let overview_path = root.join(render::overview_file(&inv.dialect));
+    let overview = match overview_path.exists() {
+        true => {
+            std::fs::read_to_string(&overview_path).map_err(|e| Error::io(&overview_path, e))?
+        }
+        false => String::new(),
+    };
+    let sdk_path = root.join(schema::sdk_file(&inv.dialect));
+    let unobserved = match (sdk_path.exists(), inv.releases.last()) {
+        (true, Some(newest)) => {
+            let sdk = read_json(&sdk_path)?;
+            let c = streamcheck::protocol::sdk::compare(inv, newest, &sdk)
+                .map_err(|e| Error::Usage(format!("{}: {e}", sdk_path.display())))?;
+            c.unprinted
+        }
+        _ => Vec::new(),
+    };
+    write_atomic(
+        &path,
+        render::doc(inv, &examples, &overview, &unobserved).as_bytes(),
+    )
+    .map_err(|e| Error::io(&path, e))
 }

@@ -1,7 +1,9 @@
 //! One trial's output against the inventory of the release it is held to: what is new
 //! (a frame kind, key path, JSON type or name the inventory does not hold for that
 //! release) and what is gone (a key every frame of its kind carried, a name its witness
-//! scenario printed).
+//! scenario printed). A key is judged gone only where the inventory looked: each release
+//! it answers with ran the trial's scenario and that scenario printed the kind; elsewhere
+//! the key is "not checked here", never a failure.
 
 use super::inventory::{Inventory, Releases};
 use super::observe::Observed;
@@ -103,6 +105,14 @@ impl fmt::Display for Finding {
         let at = |kind: &str, path: &str| format!("`{kind}.{path}`");
         match &self.what {
             What::Kind { kind } => write!(f, "{change} frame kind `{kind}`"),
+            What::Key { kind, path, types } if self.change == Change::Unchecked => {
+                write!(
+                    f,
+                    "not checked here: key {} ({}) is missing, but the releases the inventory answers with did not all run this scenario printing `{kind}`",
+                    at(kind, path),
+                    types.join("|")
+                )
+            }
             What::Key { kind, path, types } if self.change == Change::Gone => {
                 write!(
                     f,
@@ -213,11 +223,16 @@ pub fn check(
                 reported.push(path);
             }
         }
+        let looked =
+            (at.iter()).all(|r| entry.seen.contains(*r) && inv.printed_by(kind, scenario, r));
         for (path, key) in &entry.keys {
             let missing = count.every(path) == Some(false);
             if missing && all(&key.every) {
                 out.push(Finding {
-                    change: Change::Gone,
+                    change: match looked {
+                        true => Change::Gone,
+                        false => Change::Unchecked,
+                    },
                     what: What::Key {
                         kind: kind.clone(),
                         path: path.clone(),
@@ -353,6 +368,65 @@ mod tests {
                 "gone name `Read` from init.tools (s/a printed it)",
             ]
         );
+    }
+
+    #[test]
+    fn a_key_is_gone_only_where_the_inventory_ran_the_scenario_printing_its_kind() {
+        let result = |extra: bool| match extra {
+            true => json!({"type": "result", "subtype": "success", "uuid": "u"}),
+            false => json!({"type": "result", "subtype": "success"}),
+        };
+        let mut inv = Inventory::new("claude-code");
+        inv.add(
+            &v("2.1.1"),
+            &Observed::of("s/a[x=1]", &[result(true)], &[], []),
+        );
+        let mut later = Observed::of("s/a[x=1]", &[result(true)], &[], []);
+        later.merge(&Observed::of(
+            "s/b",
+            &[json!({"type": "system", "subtype": "init"})],
+            &[],
+            [],
+        ));
+        inv.add(&v("2.1.5"), &later);
+        inv.add(&v("2.1.9"), &Observed::of("s/c", &[result(true)], &[], []));
+        let changes = |trial: &str, release: &str| -> Vec<(Change, String)> {
+            let o = Observed::of(trial, &[result(false)], &[], []);
+            check(&inv, "p.yaml", &v(release), trial, &o)
+                .into_iter()
+                .map(|f| (f.change, f.to_string()))
+                .collect()
+        };
+        let gone = changes("s/a[x=2]", "2.1.3");
+        assert_eq!(gone.len(), 1);
+        assert_eq!(
+            gone[0].0,
+            Change::Gone,
+            "s/a printed result on 2.1.1 and 2.1.5: {gone:?}"
+        );
+        let other = changes("s/b", "2.1.5");
+        assert_eq!(
+            other[0].0,
+            Change::Unchecked,
+            "s/b never printed a result: {other:?}"
+        );
+        assert!(
+            other[0]
+                .1
+                .starts_with("not checked here: key `result/success.uuid`"),
+            "{other:?}"
+        );
+        let unrun = changes("s/a", "2.1.7");
+        assert_eq!(
+            unrun[0].0,
+            Change::Unchecked,
+            "2.1.9 printed it from s/c, not s/a: {unrun:?}"
+        );
+        assert!(!Finding {
+            change: unrun[0].0,
+            what: What::Kind { kind: "k".into() }
+        }
+        .fails(Policy::Strict));
     }
 
     #[test]

@@ -3,6 +3,11 @@
 //! named lists per release. Kept in `targets/<dialect>/protocol.yaml`; sets of releases
 //! are written as spans over the releases it was built from (`2.1.250..` from 2.1.250
 //! on, `2.1.74..2.1.290`), a span every release holds is left out.
+//!
+//! It also keeps what was looked at (format 2): per trial (scenario or `scenario[case]`)
+//! the releases it ran on, and per kind the scenarios that printed it. A key absent from
+//! a release says something only where that release ran a scenario printing its kind
+//! ([`Inventory::ran_kind`]); elsewhere the kind was not run there.
 
 use super::observe::Observed;
 use semver::Version;
@@ -47,11 +52,20 @@ pub fn load(root: &Path, dialect: &str) -> Loaded {
     inv
 }
 
+/// The file format this build writes: 2 added what was looked at (`ran`, `by`).
+pub const FORMAT_VERSION: u32 = 2;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Inventory {
     pub dialect: String,
     /// The releases it was built from, oldest first.
     pub releases: Vec<Version>,
+    /// Per trial (`scenario` or `scenario[case]`) that ran with stream-json output, the
+    /// releases it ran on.
+    pub ran: BTreeMap<String, Releases>,
+    /// Releases built from whose trials are not known (added from a format 1 file): no
+    /// interval starts or ends there and nothing is judged gone against them.
+    pub unknown_coverage: Releases,
     pub kinds: BTreeMap<String, KindEntry>,
     /// Per list, per name.
     pub lists: BTreeMap<String, BTreeMap<String, NameEntry>>,
@@ -60,7 +74,14 @@ pub struct Inventory {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct KindEntry {
     pub seen: Releases,
+    /// The scenarios (without their case) that printed it on some release.
+    pub by: BTreeSet<String>,
     pub keys: BTreeMap<String, KeyEntry>,
+}
+
+/// A trial's scenario without its case: `edges/x[a=1]` -> `edges/x`.
+pub fn scenario_of(trial: &str) -> &str {
+    trial.split_once('[').map_or(trial, |(s, _)| s)
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -91,6 +112,8 @@ impl Inventory {
         Inventory {
             dialect: dialect.to_string(),
             releases: Vec::new(),
+            ran: BTreeMap::new(),
+            unknown_coverage: Releases::new(),
             kinds: BTreeMap::new(),
             lists: BTreeMap::new(),
         }
@@ -105,10 +128,14 @@ impl Inventory {
             self.releases.push(release.clone());
             self.releases.sort();
         }
+        for trial in &o.ran {
+            (self.ran.entry(trial.clone()).or_default()).insert(release.clone());
+        }
         for (kind, count) in &o.kinds {
             let entry = self.kinds.entry(kind.clone()).or_default();
             let kind_before = entry.seen.contains(release);
             entry.seen.insert(release.clone());
+            entry.by.extend(count.by.iter().cloned());
             for (path, k) in &count.keys {
                 let key = entry.keys.entry(path.clone()).or_default();
                 for t in &k.types {
@@ -176,6 +203,42 @@ impl Inventory {
         Some(std::iter::once(below).chain(above).collect())
     }
 
+    /// The scenarios (without their case) that ran on `release`; `None`: not known.
+    pub fn scenarios_on(&self, release: &Version) -> Option<BTreeSet<&str>> {
+        if self.unknown_coverage.contains(release) {
+            return None;
+        }
+        Some(
+            (self.ran.iter())
+                .filter(|(_, on)| on.contains(release))
+                .map(|(t, _)| scenario_of(t))
+                .collect(),
+        )
+    }
+
+    /// Whether `release` ran a scenario that prints `kind` (on some release); `None`: what
+    /// ran there is not known.
+    pub fn ran_kind(&self, kind: &str, release: &Version) -> Option<bool> {
+        let on = self.scenarios_on(release)?;
+        let by = &self.kinds.get(kind)?.by;
+        Some(by.iter().any(|s| on.contains(s.as_str())))
+    }
+
+    /// Whether `scenario` (a trial id or a scenario) printed `kind` and ran on `release`.
+    pub fn printed_by(&self, kind: &str, scenario: &str, release: &Version) -> bool {
+        let scenario = scenario_of(scenario);
+        let printer = (self.kinds.get(kind)).is_some_and(|k| k.by.contains(scenario));
+        printer && (self.scenarios_on(release)).is_some_and(|on| on.contains(scenario))
+    }
+
+    /// The releases built from that ran a scenario printing `kind`.
+    pub fn releases_running(&self, kind: &str) -> Releases {
+        (self.releases.iter())
+            .filter(|r| self.ran_kind(kind, r) == Some(true))
+            .cloned()
+            .collect()
+    }
+
     pub fn key_paths(&self) -> usize {
         self.kinds.values().map(|k| k.keys.len()).sum()
     }
@@ -195,17 +258,46 @@ impl Inventory {
         }
         releases.sort();
         let spans = Spans(&releases);
+        let format = file.format_version.unwrap_or(1);
+        if format > FORMAT_VERSION {
+            return Err(format!(
+                "format_version {format}: this streamcheck reads up to {FORMAT_VERSION}"
+            ));
+        }
+        let unknown_coverage = match format {
+            1 => releases.iter().cloned().collect(),
+            _ => (file.unknown_coverage.iter())
+                .map(|r| Version::parse(r).map_err(|e| format!("unknown_coverage: `{r}`: {e}")))
+                .collect::<Result<_, _>>()?,
+        };
+        let mut ran = BTreeMap::new();
+        for (trial, on) in file.ran {
+            let on = spans
+                .parse(Some(&on))
+                .map_err(|e| format!("ran.{trial}: {e}"))?;
+            ran.insert(trial, on);
+        }
+        let all: BTreeSet<String> = ran.keys().map(|t| scenario_of(t).to_string()).collect();
         let mut inv = Inventory {
             dialect: file.dialect,
             releases: releases.clone(),
+            ran,
+            unknown_coverage,
             kinds: BTreeMap::new(),
             lists: BTreeMap::new(),
         };
         for (kind, k) in file.kinds {
             let at = |what: &str, e: String| format!("kinds.{kind}.{what}: {e}");
             let seen = spans.parse(k.seen.as_deref()).map_err(|e| at("seen", e))?;
+            let by = match (k.by, k.by_all_but) {
+                (Some(by), None) => by.into_iter().collect(),
+                (None, Some(not)) => all.iter().filter(|s| !not.contains(s)).cloned().collect(),
+                (None, None) => BTreeSet::new(),
+                (Some(_), Some(_)) => return Err(at("by", "both `by` and `by_all_but`".into())),
+            };
             let mut entry = KindEntry {
                 seen: seen.clone(),
+                by,
                 keys: BTreeMap::new(),
             };
             for (path, key) in k.keys {
@@ -259,17 +351,44 @@ impl Inventory {
             out,
             "# The {} protocol as printed: every frame kind, key path (JSON types) and named list\n\
              # seen in the scenario catalogue's runs. Written by `streamcheck protocol build|add`;\n\
-             # a span `A..B` is the releases built from that lie in it, `A..` from A on; no span: all of them.",
+             # a span `A..B` is the releases built from that lie in it, `A..` from A on; no span: all of them.\n\
+             # `ran`: each trial (stream-json output) and the releases it ran on; `by`: the scenarios that\n\
+             # printed a kind (`by_all_but`: every scenario that ran but these). A key's first and last\n\
+             # seen count only releases that ran a scenario printing its kind.",
             self.dialect
         );
+        let _ = writeln!(out, "format_version: {FORMAT_VERSION}");
         let _ = writeln!(out, "dialect: {}", self.dialect);
         let releases: Vec<String> = self.releases.iter().map(|r| q(&r.to_string())).collect();
         let _ = writeln!(out, "releases: [{}]", releases.join(", "));
+        if !self.unknown_coverage.is_empty() {
+            let unknown: Vec<String> = (self.unknown_coverage.iter())
+                .map(|r| q(&r.to_string()))
+                .collect();
+            let _ = writeln!(out, "unknown_coverage: [{}]", unknown.join(", "));
+        }
+        let _ = writeln!(out, "ran:");
+        for (trial, on) in &self.ran {
+            let all = Spans::all(&self.releases);
+            let span = spans.write(on).or(all).unwrap_or_default();
+            let _ = writeln!(out, "  {}: {}", q(trial), q(&span));
+        }
+        let scenarios: BTreeSet<&str> = self.ran.keys().map(|t| scenario_of(t)).collect();
         let _ = writeln!(out, "kinds:");
         for (kind, k) in &self.kinds {
             let _ = writeln!(out, "  {}:", q(kind));
             if let Some(s) = spans.write(&k.seen) {
                 let _ = writeln!(out, "    seen: {}", q(&s));
+            }
+            let not: Vec<String> = (scenarios.iter())
+                .filter(|s| !k.by.contains(**s))
+                .map(|s| q(s))
+                .collect();
+            if not.len() * 2 < k.by.len() && k.by.iter().all(|s| scenarios.contains(s.as_str())) {
+                let _ = writeln!(out, "    by_all_but: [{}]", not.join(", "));
+            } else if !k.by.is_empty() {
+                let by: Vec<String> = k.by.iter().map(|s| q(s)).collect();
+                let _ = writeln!(out, "    by: [{}]", by.join(", "));
             }
             let _ = writeln!(out, "    keys:");
             for (path, key) in &k.keys {
@@ -323,8 +442,13 @@ pub const JSON_TYPES: [&str; 6] = ["null", "bool", "number", "string", "array", 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
+    format_version: Option<u32>,
     dialect: String,
     releases: Vec<String>,
+    #[serde(default)]
+    unknown_coverage: Vec<String>,
+    #[serde(default)]
+    ran: BTreeMap<String, String>,
     #[serde(default)]
     kinds: BTreeMap<String, FileKind>,
     #[serde(default)]
@@ -335,6 +459,8 @@ struct File {
 #[serde(deny_unknown_fields)]
 struct FileKind {
     seen: Option<String>,
+    by: Option<Vec<String>>,
+    by_all_but: Option<Vec<String>>,
     #[serde(default)]
     keys: BTreeMap<String, FileKey>,
 }
@@ -367,6 +493,11 @@ struct FileName {
 struct Spans<'a>(&'a [Version]);
 
 impl Spans<'_> {
+    /// Every release as a span (`A..`); `None` when there is none.
+    fn all(releases: &[Version]) -> Option<String> {
+        releases.first().map(|r| format!("{r}.."))
+    }
+
     /// `None` for every release.
     fn write(&self, set: &Releases) -> Option<String> {
         if self.0.iter().all(|r| set.contains(r)) {

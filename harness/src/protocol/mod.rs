@@ -7,7 +7,8 @@
 //! - [`inventory`]: the inventory, built and widened one release at a time, and its file
 //! - [`check`](mod@check): a trial against the inventory (findings), a run's findings grouped
 //! - [`parity`]: a re-implementation's parity table (`protocol = "parity"`)
-//! - [`render`]: the reference (`docs/protocol/<dialect>.md`) and a release's JSON Schema
+//! - [`render`]: the reference (`docs/protocol/<dialect>.md`)
+//! - [`schema`]: a release's JSON Schema
 //! - [`sdk`]: the Agent SDK's declared message types against the inventory
 
 pub mod check;
@@ -15,6 +16,7 @@ pub mod inventory;
 pub mod observe;
 pub mod parity;
 pub mod render;
+pub mod schema;
 pub mod sdk;
 
 pub use check::{Change, Finding, Policy, What};

@@ -2,16 +2,39 @@
 //! stream events and control messages each a kind of their own), per kind every key path
 //! with its JSON types and how often it was there, and the names of the named lists.
 //! Values never become names of keys: a key that is not an identifier (a model name, a
-//! file name used as a key) is `{*}`; tool inputs and structured output (the scenario's
-//! data, not the CLI's protocol) are kept as their type only.
+//! file name used as a key) is `{*}`; tool inputs, MCP arguments, elicitation schemas and
+//! structured output (the scenario's data, not the CLI's protocol) are kept as their type
+//! only. A `user` frame's `tool_use_result` is a kind per tool (`tool_use_result[Bash]`):
+//! each tool's result has a shape of its own. A reply to a request the client invented
+//! (no such request, no subtype, or one the CLI calls unsupported) is one kind,
+//! [`UNSUPPORTED_REPLY`], whatever the request was.
 
 use crate::frame::{frame_kind, json_type};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Keys whose value is the scenario's data (a tool's input, a structured output): their
-/// type is the protocol, what is inside them is not.
-const OPAQUE: [&str; 3] = ["input", "tool_input", "structured_output"];
+/// Keys whose value is the scenario's data (a tool's input, MCP arguments, an
+/// elicitation's schema, a structured output, a request id the host chose): their type
+/// is the protocol, what is inside them is not.
+const OPAQUE: [&str; 6] = [
+    "request_id",
+    "input",
+    "tool_input",
+    "structured_output",
+    "arguments",
+    "requested_schema",
+];
+
+/// The kind of an error reply to a control request the CLI does not implement.
+pub const UNSUPPORTED_REPLY: &str = "control_response/(unsupported request)/error";
+
+/// How a CLI words its refusal of a request subtype it does not implement.
+const UNSUPPORTED_WORDING: [&str; 1] = ["Unsupported control request subtype"];
+
+/// The kind of a `user` frame's `tool_use_result` for the tool whose call it answers.
+pub fn tool_result_kind(tool: &str) -> String {
+    format!("tool_use_result[{tool}]")
+}
 
 /// A named list and where its names are printed: `(list, kind, JSON pointer)`; a kind
 /// ending in `/` takes every kind of that frame type. A value there is one name (a
@@ -40,6 +63,9 @@ pub const LISTS: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// The longest name a named list keeps.
+pub const NAME_CHARS: usize = 100;
+
 /// The list of tool names in the requests the CLI sent to the API.
 pub const REQUEST_TOOLS: &str = "request.tools";
 
@@ -56,6 +82,8 @@ pub struct KeyCount {
 pub struct KindCount {
     /// Frames (or blocks) of the kind.
     pub count: u64,
+    /// The scenarios (without their case) that printed it.
+    pub by: BTreeSet<String>,
     pub keys: BTreeMap<String, KeyCount>,
     /// Per path of an object (`""` the frame itself): how many objects were there; a key
     /// every one of them carried has `present` equal to it.
@@ -76,6 +104,7 @@ impl KindCount {
 
     fn merge(&mut self, other: &KindCount) {
         self.count += other.count;
+        self.by.extend(other.by.iter().cloned());
         for (p, k) in &other.keys {
             let mine = self.keys.entry(p.clone()).or_default();
             mine.types.extend(&k.types);
@@ -102,6 +131,8 @@ pub fn parent(path: &str) -> Option<&str> {
 /// What one trial (or many, merged) printed.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Observed {
+    /// The trials (`scenario` or `scenario[case]`) looked at, whether or not they printed.
+    pub ran: BTreeSet<String>,
     pub kinds: BTreeMap<String, KindCount>,
     /// Per list: per scenario that printed the list, the names it printed.
     pub lists: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
@@ -117,28 +148,51 @@ impl Observed {
         requests: impl IntoIterator<Item = &'a Value>,
     ) -> Observed {
         let asked = asked(written);
+        let printer = super::inventory::scenario_of(scenario).to_string();
         let mut o = Observed::default();
+        o.ran.insert(scenario.to_string());
+        let mut tools: BTreeMap<String, String> = BTreeMap::new();
         for frame in frames {
             if !frame.is_object() {
                 continue;
             }
             let kind = kind_of(frame, &asked);
             o.lists_of(scenario, &kind, frame);
-            let is_message = matches!(
-                frame.get("type").and_then(Value::as_str),
-                Some("assistant" | "user")
-            );
-            if is_message {
-                if let Some(Value::Array(blocks)) = frame.pointer("/message/content") {
-                    let ty = frame["type"].as_str().unwrap_or_default();
-                    for b in blocks {
-                        if let Some(bt) = b.get("type").and_then(Value::as_str) {
-                            o.count(format!("{ty}[{bt}]"), b, None);
-                        }
-                    }
+            let ty = frame
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let is_message = matches!(ty, "assistant" | "user");
+            let blocks = match frame.pointer("/message/content") {
+                Some(Value::Array(blocks)) if is_message => &blocks[..],
+                _ => &[],
+            };
+            for b in blocks {
+                if let Some(bt) = b.get("type").and_then(Value::as_str) {
+                    o.count(&printer, format!("{ty}[{bt}]"), b, &[]);
+                }
+                if let (Some(id), Some(name)) = (
+                    b.get("id").and_then(Value::as_str),
+                    b.get("name").and_then(Value::as_str),
+                ) {
+                    tools.insert(id.to_string(), tool_group(name).to_string());
                 }
             }
-            o.count(kind, frame, is_message.then_some("message.content[]"));
+            let result = frame
+                .get("tool_use_result")
+                .filter(|r| ty == "user" && r.is_object());
+            if let Some(result) = result {
+                let tool = (blocks.iter())
+                    .find_map(|b| b.get("tool_use_id").and_then(Value::as_str))
+                    .and_then(|id| tools.get(id))
+                    .map_or("(unknown tool)", String::as_str);
+                o.count(&printer, tool_result_kind(tool), result, &[]);
+            }
+            let stops: &[&str] = match is_message {
+                true => &["message.content[]", "tool_use_result"],
+                false => &[],
+            };
+            o.count(&printer, kind, frame, stops);
         }
         for body in requests {
             if let Some(Value::Array(tools)) = body.get("tools") {
@@ -153,13 +207,16 @@ impl Observed {
         o
     }
 
-    fn count(&mut self, kind: String, v: &Value, stop: Option<&str>) {
+    fn count(&mut self, scenario: &str, kind: String, v: &Value, stops: &[&str]) {
         let k = self.kinds.entry(kind).or_default();
         k.count += 1;
+        if !k.by.contains(scenario) {
+            k.by.insert(scenario.to_string());
+        }
         if k.example.is_none() {
             k.example = Some(v.clone());
         }
-        walk(v, "", stop, k);
+        walk(v, "", stops, k);
     }
 
     fn lists_of(&mut self, scenario: &str, kind: &str, frame: &Value) {
@@ -185,14 +242,21 @@ impl Observed {
         }
     }
 
+    /// A name longer than [`NAME_CHARS`] is the scenario's data echoed (a bogus mode or
+    /// tool of 20,000 characters), not a name of the protocol: left out.
     fn add_names(&mut self, list: &str, scenario: &str, names: impl IntoIterator<Item = String>) {
         (self.lists.entry(list.to_string()).or_default())
             .entry(scenario.to_string())
             .or_default()
-            .extend(names);
+            .extend(
+                names
+                    .into_iter()
+                    .filter(|n| n.chars().count() <= NAME_CHARS),
+            );
     }
 
     pub fn merge(&mut self, other: &Observed) {
+        self.ran.extend(other.ran.iter().cloned());
         for (kind, k) in &other.kinds {
             self.kinds.entry(kind.clone()).or_default().merge(k);
         }
@@ -207,8 +271,17 @@ impl Observed {
     }
 }
 
-fn walk(v: &Value, path: &str, stop: Option<&str>, k: &mut KindCount) {
-    if Some(path) == stop {
+/// A tool's name as the group its results are counted in: an MCP tool's name holds the
+/// scenario's server and tool names, so they are one group.
+fn tool_group(name: &str) -> &str {
+    match name.starts_with("mcp__") {
+        true => "mcp__*",
+        false => name,
+    }
+}
+
+fn walk(v: &Value, path: &str, stops: &[&str], k: &mut KindCount) {
+    if stops.contains(&path) {
         return;
     }
     let join = |seg: &str| match path.is_empty() {
@@ -224,7 +297,7 @@ fn walk(v: &Value, path: &str, stop: Option<&str>, k: &mut KindCount) {
                 e.types.insert(json_type(x));
                 e.present += 1;
                 if !OPAQUE.contains(&key.as_str()) {
-                    walk(x, &p, stop, k);
+                    walk(x, &p, stops, k);
                 }
             }
         }
@@ -234,7 +307,7 @@ fn walk(v: &Value, path: &str, stop: Option<&str>, k: &mut KindCount) {
                 let e = k.keys.entry(p.clone()).or_default();
                 e.types.insert(json_type(x));
                 e.present += 1;
-                walk(x, &p, stop, k);
+                walk(x, &p, stops, k);
             }
         }
         _ => {}
@@ -253,14 +326,22 @@ fn segment(key: &str) -> &str {
     }
 }
 
-/// The subtype of each control_request the client wrote, by request_id.
+/// Whether a request subtype the client wrote looks like one (`set_model`): not empty,
+/// lowercase, no spaces.
+fn subtype_like(sub: &str) -> bool {
+    !sub.is_empty()
+        && (sub.chars()).all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// The subtype of each control_request the client wrote, by request_id (as JSON: a host
+/// may send a number or an object).
 fn asked(written: &[String]) -> BTreeMap<String, String> {
     written
         .iter()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|v| v.get("type").and_then(Value::as_str) == Some("control_request"))
         .filter_map(|v| {
-            let id = v.get("request_id")?.as_str()?.to_string();
+            let id = v.get("request_id")?.to_string();
             let sub = v.pointer("/request/subtype")?.as_str()?.to_string();
             Some((id, sub))
         })
@@ -270,6 +351,7 @@ fn asked(written: &[String]) -> BTreeMap<String, String> {
 /// A frame's kind: `type/subtype`; a control_request by its request's subtype, a
 /// control_response by the subtype of the request it answers and its own
 /// (`control_response/initialize/success`), a stream_event by its event's type.
+/// `asked`: the subtype of each request the client wrote, by its id as JSON.
 pub fn kind_of(frame: &Value, asked: &BTreeMap<String, String>) -> String {
     let s = |p: &str| frame.pointer(p).and_then(Value::as_str);
     match s("/type") {
@@ -277,12 +359,21 @@ pub fn kind_of(frame: &Value, asked: &BTreeMap<String, String>) -> String {
             format!("control_request/{}", s("/request/subtype").unwrap_or("?"))
         }
         Some("control_response") => {
-            let to = s("/response/request_id").and_then(|id| asked.get(id));
-            format!(
-                "control_response/{}/{}",
-                to.map_or("(not a request of the client)", String::as_str),
-                s("/response/subtype").unwrap_or("?")
-            )
+            let to =
+                (frame.pointer("/response/request_id")).and_then(|id| asked.get(&id.to_string()));
+            let reply = s("/response/subtype").unwrap_or("?");
+            let refused = (s("/response/error"))
+                .is_some_and(|e| UNSUPPORTED_WORDING.iter().any(|w| e.starts_with(w)));
+            match to.filter(|sub| subtype_like(sub)) {
+                Some(to) if !(refused && reply == "error") => {
+                    format!("control_response/{to}/{reply}")
+                }
+                _ if reply == "error" => UNSUPPORTED_REPLY.to_string(),
+                to => format!(
+                    "control_response/{}/{reply}",
+                    to.map_or("(not a request of the client)", String::as_str)
+                ),
+            }
         }
         Some("stream_event") => format!("stream_event/{}", s("/event/type").unwrap_or("?")),
         _ => frame_kind(frame),
@@ -346,5 +437,63 @@ mod tests {
             o.lists[REQUEST_TOOLS]["s/x"],
             BTreeSet::from(["Read".to_string()])
         );
+    }
+
+    #[test]
+    fn replies_to_invented_requests_are_one_kind_user_data_is_opaque_and_results_go_by_tool() {
+        let reply = |id: &str, error: &str| json!({"type": "control_response", "response": {"subtype": "error", "request_id": id, "error": error}});
+        let frames = [
+            reply("r1", "Unsupported control request subtype: MCP_STATUS"),
+            reply("r2", "Unsupported control request subtype: can_use_tool"),
+            reply("r3", "Unsupported control request subtype: "),
+            reply("r9", "Unsupported control request subtype: undefined"),
+            reply("r4", "Model 'x' not found"),
+            json!({"type": "control_request", "request_id": "c", "request": {"subtype": "mcp_message", "message": {"params": {"arguments": {"a": 1}}}}}),
+            json!({"type": "assistant", "message": {"content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]}}),
+            json!({"type": "user", "tool_use_result": {"stdout": "x"}, "message": {"content": [{"type": "tool_result", "tool_use_id": "t1"}]}}),
+        ];
+        let w = |id: &str, sub: &str| {
+            format!(
+                r#"{{"type":"control_request","request_id":"{id}","request":{{"subtype":"{sub}"}}}}"#
+            )
+        };
+        let written = vec![
+            w("r1", "MCP_STATUS"),
+            w("r2", "can_use_tool"),
+            w("r3", ""),
+            w("r4", "set_model"),
+        ];
+        let o = Observed::of("s/x[a]", &frames, &written, []);
+        let kinds: Vec<&str> = o.kinds.keys().map(String::as_str).collect();
+        assert_eq!(
+            kinds,
+            [
+                "assistant",
+                "assistant[tool_use]",
+                UNSUPPORTED_REPLY,
+                "control_response/set_model/error",
+                "control_request/mcp_message",
+                "tool_use_result[Bash]",
+                "user",
+                "user[tool_result]",
+            ]
+            .iter()
+            .copied()
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect::<Vec<_>>()
+        );
+        assert_eq!(o.kinds[UNSUPPORTED_REPLY].count, 4);
+        let mcp = &o.kinds["control_request/mcp_message"];
+        assert!(mcp.keys.contains_key("request.message.params.arguments"));
+        assert!(
+            !mcp.keys.keys().any(|k| k.ends_with("arguments.a")),
+            "{:?}",
+            mcp.keys.keys()
+        );
+        assert!(o.kinds["tool_use_result[Bash]"].keys.contains_key("stdout"));
+        assert!(!o.kinds["user"].keys.contains_key("tool_use_result.stdout"));
+        assert_eq!(o.kinds["user"].by, BTreeSet::from(["s/x".to_string()]));
+        assert_eq!(o.ran, BTreeSet::from(["s/x[a]".to_string()]));
     }
 }

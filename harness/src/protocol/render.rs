@@ -1,10 +1,10 @@
 //! What is generated from an inventory: the reference (`docs/protocol/<dialect>.md`,
 //! every frame kind with its keys, types, the release each key was first seen in and an
-//! example from a real run) and the JSON Schema of what one release prints.
+//! example from a real run). The JSON Schema of a release is [`super::schema`].
 
 use super::inventory::{Inventory, KeyEntry, Releases};
 use semver::Version;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -13,6 +13,13 @@ pub fn examples_file(dialect: &str) -> PathBuf {
     Path::new("targets")
         .join(dialect)
         .join("protocol-examples.jsonl")
+}
+
+/// A dialect's hand-written overview, put on top of its reference when it exists.
+pub fn overview_file(dialect: &str) -> PathBuf {
+    Path::new("targets")
+        .join(dialect)
+        .join("protocol-overview.md")
 }
 
 pub fn doc_file(dialect: &str) -> PathBuf {
@@ -88,26 +95,128 @@ fn shorten(v: &Value) -> Value {
     }
 }
 
-/// Where a set of releases starts, in words: `2.1.74 or earlier` for the first release
-/// built from, else `2.1.291..2.1.309` (after the release before it, not bisected).
-fn first_seen(inv: &Inventory, seen: &Releases) -> String {
+/// Releases listed in words: `2.1.77, 2.1.91`.
+fn listed(rs: &[&Version]) -> String {
+    rs.iter()
+        .map(|r| r.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Where a set of releases starts, in words, counting only `running` (the releases that
+/// ran a scenario printing the kind): `2.1.74 or earlier` for the first of them, else
+/// `after 2.1.290, by 2.1.309` (not bisected), each with the releases before it that did
+/// not run the kind (`not run on 2.1.291`).
+fn first_seen(inv: &Inventory, running: &Releases, seen: &Releases) -> String {
     let Some(first) = seen.first() else {
         return "-".into();
     };
-    match inv.releases.iter().position(|r| r == first) {
-        Some(0) | None => format!("{first} or earlier"),
-        Some(i) => format!("after {}, by {first}", inv.releases[i - 1]),
+    let ran_before = running.iter().rfind(|r| *r < first);
+    let unrun: Vec<&Version> = (inv.releases.iter())
+        .filter(|r| *r < first && ran_before.is_none_or(|a| *r > a) && !running.contains(*r))
+        .collect();
+    let not_run = match unrun.is_empty() {
+        true => String::new(),
+        false => format!(" (not run on {})", listed(&unrun)),
+    };
+    match ran_before {
+        None => format!("{first} or earlier{not_run}"),
+        Some(a) => format!("after {a}, by {first}{not_run}"),
     }
 }
 
-/// The last release of a set when it is not the newest built from.
-fn last_seen(inv: &Inventory, seen: &Releases) -> Option<String> {
+/// Where a set of releases ends when it is not the newest release built from: `last seen
+/// 2.1.290, gone by 2.1.309` where a later release ran the kind, else `last seen 2.1.290;
+/// not run on 2.1.309, 2.1.330`.
+fn last_seen(inv: &Inventory, running: &Releases, seen: &Releases) -> Option<String> {
     let last = seen.last()?;
-    (inv.releases.last() != Some(last)).then(|| format!("last seen {last}"))
+    if inv.releases.last() == Some(last) {
+        return None;
+    }
+    let gone_by = running.iter().find(|r| *r > last);
+    let unrun: Vec<&Version> = (inv.releases.iter())
+        .filter(|r| *r > last && gone_by.is_none_or(|b| *r < b) && !running.contains(*r))
+        .collect();
+    Some(match (gone_by, unrun.is_empty()) {
+        (Some(b), true) => format!("last seen {last}, gone by {b}"),
+        (Some(b), false) => format!(
+            "last seen {last}, gone by {b}; not run on {}",
+            listed(&unrun)
+        ),
+        (None, _) => format!("last seen {last}; not run on {}", listed(&unrun)),
+    })
+}
+
+/// What changed from one release built from to the next that ran the same kinds: per
+/// release, kinds and keys added, removed and retyped.
+pub fn changes(inv: &Inventory) -> Vec<(Version, Vec<String>)> {
+    let mut out = Vec::new();
+    let running: BTreeMap<&String, Releases> = (inv.kinds.keys())
+        .map(|k| (k, inv.releases_running(k)))
+        .collect();
+    for (i, r) in inv.releases.iter().enumerate().skip(1) {
+        let previous = &inv.releases[i - 1];
+        let mut lines = Vec::new();
+        let mut unrun = 0;
+        for (kind, k) in &inv.kinds {
+            let ran = &running[kind];
+            if !ran.contains(r) {
+                unrun += usize::from(k.seen.iter().any(|s| s < r));
+                continue;
+            }
+            let Some(before) = ran.iter().rfind(|x| *x < r) else {
+                continue;
+            };
+            let since = match before == previous {
+                true => String::new(),
+                false => format!(" (after {before}: not run in between)"),
+            };
+            match (k.seen.contains(before), k.seen.contains(r)) {
+                (false, true) => lines.push(format!("added kind `{kind}`{since}")),
+                (true, false) => lines.push(format!("removed kind `{kind}`{since}")),
+                (false, false) => {}
+                (true, true) => {
+                    for (path, key) in &k.keys {
+                        let at = |x: &Version| -> Vec<&str> {
+                            (key.types.iter())
+                                .filter(|(_, d)| d.contains(x))
+                                .map(|(t, _)| t.as_str())
+                                .collect()
+                        };
+                        let (was, is) = (at(before), at(r));
+                        let line = match (was.is_empty(), is.is_empty()) {
+                            (true, false) => {
+                                format!("added key `{kind}.{path}` ({})", is.join("|"))
+                            }
+                            (false, true) => {
+                                format!("removed key `{kind}.{path}` ({})", was.join("|"))
+                            }
+                            (false, false) if was != is => format!(
+                                "retyped key `{kind}.{path}`: {} -> {}",
+                                was.join("|"),
+                                is.join("|")
+                            ),
+                            _ => continue,
+                        };
+                        lines.push(line + &since);
+                    }
+                }
+            }
+        }
+        if unrun > 0 {
+            lines.push(format!(
+                "not run here: {unrun} kind(s) seen earlier (no scenario printing them ran on {r}); their changes are listed at the next release that ran them"
+            ));
+        }
+        out.push((r.clone(), lines));
+    }
+    out
 }
 
 /// The reference: generated, never edited by hand.
-pub fn doc(inv: &Inventory, examples: &Examples) -> String {
+/// `unobserved`: the kinds the SDK declares that no frame of the newest release built
+/// from matches ([`super::sdk::Comparison::unprinted`]).
+pub fn doc(inv: &Inventory, examples: &Examples, overview: &str, unobserved: &[String]) -> String {
     let releases: Vec<String> = inv.releases.iter().map(|r| r.to_string()).collect();
     let mut s = String::new();
     let _ = writeln!(
@@ -129,12 +238,17 @@ pub fn doc(inv: &Inventory, examples: &Examples) -> String {
         releases.len(),
         releases.join(", ")
     );
+    if !overview.is_empty() {
+        let _ = writeln!(s, "{}\n", overview.trim_end());
+    }
+    let _ = writeln!(s, "{}", shared_section(inv));
     let _ = writeln!(
         s,
         "## Frame kinds\n\n| kind | keys | first seen |\n|---|---|---|"
     );
     for (kind, k) in &inv.kinds {
-        let last = last_seen(inv, &k.seen)
+        let running = inv.releases_running(kind);
+        let last = last_seen(inv, &running, &k.seen)
             .map(|l| format!(" ({l})"))
             .unwrap_or_default();
         let _ = writeln!(
@@ -142,29 +256,42 @@ pub fn doc(inv: &Inventory, examples: &Examples) -> String {
             "| [`{kind}`](#{}) | {} | {}{last} |",
             anchor(kind),
             k.keys.len(),
-            first_seen(inv, &k.seen)
+            first_seen(inv, &running, &k.seen)
         );
     }
     for (kind, k) in &inv.kinds {
+        let running = inv.releases_running(kind);
         let _ = writeln!(s, "\n## `{kind}`\n");
         let _ = writeln!(
             s,
             "| key | type | every frame | first seen |\n|---|---|---|---|"
         );
+        let mut shown_shared = Vec::new();
         for (path, key) in &k.keys {
+            if let Some(name) = SHARED.iter().find(|n| path.starts_with(&format!("{n}."))) {
+                if !shown_shared.contains(name) {
+                    shown_shared.push(name);
+                    let _ = writeln!(
+                        s,
+                        "| `{name}.*` | see [`{name}`](#shared-{}) | | |",
+                        anchor(name)
+                    );
+                }
+                continue;
+            }
             let seen = key.seen();
-            let last = last_seen(inv, &seen)
+            let last = last_seen(inv, &running, &seen)
                 .map(|l| format!(" ({l})"))
                 .unwrap_or_default();
             let _ = writeln!(
                 s,
                 "| `{path}` | {} | {} | {}{last} |",
-                types(inv, key),
+                types(inv, &running, key),
                 match super::observe::parent(path) {
                     Some(_) => every(key),
                     None => "-".into(),
                 },
-                first_seen(inv, &seen)
+                first_seen(inv, &running, &seen)
             );
         }
         if let Some((release, frame)) = examples.0.get(kind) {
@@ -172,33 +299,117 @@ pub fn doc(inv: &Inventory, examples: &Examples) -> String {
             let _ = writeln!(s, "\nExample ({release}):\n\n```json\n{text}\n```");
         }
     }
+    let _ = writeln!(
+        s,
+        "\n## Declared by the SDK, not observed\n\nMessage types the Agent SDK's `SDKMessage` \
+         (targets/{}/sdk/) declares that no scenario of the catalogue made the newest release built \
+         from print: no scenario triggers them yet, so their keys are the SDK's word only.\n",
+        inv.dialect
+    );
+    if unobserved.is_empty() {
+        let _ = writeln!(s, "None (or no SDK schema for this dialect).");
+    }
+    for kind in unobserved {
+        let _ = writeln!(s, "- `{kind}`: declared by the SDK, not observed");
+    }
     let _ = writeln!(s, "\n## Named lists\n");
+    let all: Releases = inv.releases.iter().cloned().collect();
     for (list, names) in &inv.lists {
         let _ = writeln!(s, "### {list}\n\n| name | first seen |\n|---|---|");
         for (name, n) in names {
-            let last = last_seen(inv, &n.seen)
+            let last = last_seen(inv, &all, &n.seen)
                 .map(|l| format!(" ({l})"))
                 .unwrap_or_default();
-            let _ = writeln!(s, "| `{name}` | {}{last} |", first_seen(inv, &n.seen));
+            let _ = writeln!(s, "| `{name}` | {}{last} |", first_seen(inv, &all, &n.seen));
+        }
+        s.push('\n');
+    }
+    let _ = writeln!(
+        s,
+        "## Changes by release\n\nPer release built from, what differs from the release before it \
+         that ran a scenario printing the same kind (a kind no scenario printed on a release is not \
+         judged there). A change listed at B after A happened in one of the published releases \
+         after A up to B: nothing between them was run. To narrow it, run a scenario that prints \
+         the kind on releases in between (`streamcheck run --filter SCENARIO --target \
+         {d}@VERSION`), or write the changed key into that scenario's expectation as a version \
+         block from B and let `streamcheck bisect --filter SCENARIO --from A --to B` search the \
+         published releases between for the first that prints it.\n",
+        d = inv.dialect
+    );
+    for (release, lines) in changes(inv) {
+        let previous = (inv.releases.iter()).rfind(|r| **r < release);
+        let after = previous
+            .map(|p| format!(" (after {p})"))
+            .unwrap_or_default();
+        let _ = writeln!(s, "### {release}{after}\n");
+        if lines.is_empty() {
+            let _ = writeln!(s, "No change.");
+        }
+        for l in lines {
+            let _ = writeln!(s, "- {l}");
         }
         s.push('\n');
     }
     s
 }
 
-fn anchor(kind: &str) -> String {
-    kind.chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+/// A heading's anchor as GitHub makes it: lowercase, spaces to `-`, other punctuation
+/// (but `_` and `-`) dropped.
+fn anchor(heading: &str) -> String {
+    (heading.chars())
+        .filter(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | ' '))
+        .map(|c| if c == ' ' { '-' } else { c })
         .collect::<String>()
         .to_lowercase()
 }
 
-fn types(inv: &Inventory, key: &KeyEntry) -> String {
+/// Objects many kinds carry alike, defined once in "Shared objects" (from the kinds with
+/// the most keys under them) and referred to from each kind.
+const SHARED: [&str; 2] = ["usage", "modelUsage"];
+
+fn shared_section(inv: &Inventory) -> String {
+    let mut s = String::from(
+        "## Shared objects\n\nKeys under these objects, as the kinds carrying them print them (their \
+         types and first seen as in that kind); each kind's table refers here.\n",
+    );
+    for name in SHARED {
+        let prefix = format!("{name}.");
+        let most = (inv.kinds.iter())
+            .max_by_key(|(_, k)| k.keys.keys().filter(|p| p.starts_with(&prefix)).count());
+        let Some((kind, k)) = most else { continue };
+        let running = inv.releases_running(kind);
+        let carriers: Vec<String> = (inv.kinds.iter())
+            .filter(|(_, k)| k.keys.keys().any(|p| p.starts_with(&prefix)))
+            .map(|(n, _)| format!("`{n}`"))
+            .collect();
+        let _ = writeln!(
+            s,
+            "\n### shared: {name}\n\nIn {}; keys as `{kind}` prints them.\n\n| key | type | every frame | first seen |\n|---|---|---|---|",
+            carriers.join(", ")
+        );
+        for (path, key) in k.keys.iter().filter(|(p, _)| p.starts_with(&prefix)) {
+            let seen = key.seen();
+            let _ = writeln!(
+                s,
+                "| `{path}` | {} | {} | {} |",
+                types(inv, &running, key),
+                match super::observe::parent(path) {
+                    Some(_) => every(key),
+                    None => "-".into(),
+                },
+                first_seen(inv, &running, &seen)
+            );
+        }
+    }
+    s
+}
+
+fn types(inv: &Inventory, running: &Releases, key: &KeyEntry) -> String {
     let seen = key.seen();
     let parts: Vec<String> = (key.types.iter())
         .map(|(t, during)| match during == &seen {
             true => t.clone(),
-            false => format!("{t} (from {})", first_seen(inv, during)),
+            false => format!("{t} (from {})", first_seen(inv, running, during)),
         })
         .collect();
     parts.join(" \\| ")
@@ -213,131 +424,5 @@ fn every(key: &KeyEntry) -> String {
     } else {
         let list: Vec<String> = key.every.iter().map(|r| r.to_string()).collect();
         format!("on {}", list.join(", "))
-    }
-}
-
-/// The JSON Schema of what `release` prints: one definition per frame kind (content
-/// blocks among them), keys every frame carried required.
-pub fn schema(inv: &Inventory, release: &Version) -> Result<Value, String> {
-    let Some(at) = inv.view(release) else {
-        return Err(format!(
-            "the {} inventory starts at {}: nothing to write for {release}",
-            inv.dialect,
-            inv.releases
-                .first()
-                .map(|r| r.to_string())
-                .unwrap_or_default()
-        ));
-    };
-    let any = |s: &Releases| at.iter().any(|r| s.contains(r));
-    let all = |s: &Releases| at.iter().all(|r| s.contains(r));
-    let mut defs = Map::new();
-    let mut frames = Vec::new();
-    for (kind, k) in inv.kinds.iter().filter(|(_, k)| any(&k.seen)) {
-        let mut root = Node::default();
-        root.types.insert("object".into());
-        for (path, key) in &k.keys {
-            let types: Vec<&String> = key
-                .types
-                .iter()
-                .filter(|(_, d)| any(d))
-                .map(|(t, _)| t)
-                .collect();
-            if types.is_empty() {
-                continue;
-            }
-            let node = root.at(path);
-            node.types.extend(types.into_iter().cloned());
-            node.required = all(&key.every);
-        }
-        defs.insert(kind.clone(), root.schema());
-        if !kind.contains('[') {
-            frames.push(json!({"$ref": def_ref(kind)}));
-        }
-    }
-    Ok(json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": format!("{} {release}: one stream-json frame", inv.dialect),
-        "description": format!("Generated by `streamcheck protocol schema` from {} (releases built from: {}). Content blocks are the `$defs` named `<frame type>[<block type>]`.", super::inventory::file_of(&inv.dialect).display(), at.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ")),
-        "anyOf": frames,
-        "$defs": defs,
-    }))
-}
-
-/// `#/$defs/<kind>` as a URI reference (JSON Pointer escapes, `[` `]` percent-encoded).
-pub fn def_ref(kind: &str) -> String {
-    let pointer = kind.replace('~', "~0").replace('/', "~1");
-    format!(
-        "#/$defs/{}",
-        pointer.replace('[', "%5B").replace(']', "%5D")
-    )
-}
-
-#[derive(Default)]
-struct Node {
-    types: std::collections::BTreeSet<String>,
-    required: bool,
-    props: BTreeMap<String, Node>,
-    items: Option<Box<Node>>,
-    any_key: Option<Box<Node>>,
-}
-
-impl Node {
-    /// The node of a key path (`a.b[].c`), made on the way.
-    fn at(&mut self, path: &str) -> &mut Node {
-        let mut node = self;
-        for seg in path.split('.') {
-            let name = seg.trim_end_matches("[]");
-            let arrays = (seg.len() - name.len()) / 2;
-            node = match name {
-                "{*}" => node.any_key.get_or_insert_with(Default::default),
-                _ => node.props.entry(name.to_string()).or_default(),
-            };
-            for _ in 0..arrays {
-                node = node.items.get_or_insert_with(Default::default);
-            }
-        }
-        node
-    }
-
-    fn schema(&self) -> Value {
-        let mut m = Map::new();
-        let ts: Vec<&str> = (self.types.iter())
-            .map(|t| if t == "bool" { "boolean" } else { t.as_str() })
-            .collect();
-        if !ts.is_empty() {
-            m.insert(
-                "type".into(),
-                json!(if ts.len() == 1 {
-                    json!(ts[0])
-                } else {
-                    json!(ts)
-                }),
-            );
-        }
-        if !self.props.is_empty() {
-            let props: Map<String, Value> = self
-                .props
-                .iter()
-                .map(|(k, n)| (k.clone(), n.schema()))
-                .collect();
-            let required: Vec<&String> = self
-                .props
-                .iter()
-                .filter(|(_, n)| n.required)
-                .map(|(k, _)| k)
-                .collect();
-            m.insert("properties".into(), Value::Object(props));
-            if !required.is_empty() {
-                m.insert("required".into(), json!(required));
-            }
-        }
-        if let Some(a) = &self.any_key {
-            m.insert("additionalProperties".into(), a.schema());
-        }
-        if let Some(items) = &self.items {
-            m.insert("items".into(), items.schema());
-        }
-        Value::Object(m)
     }
 }

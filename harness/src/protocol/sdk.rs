@@ -2,8 +2,10 @@
 //! SDK's `SDKMessage` (generated from its `sdk.d.ts` by ts-json-schema-generator, see
 //! `tools/sdk-types/`) against what the inventory says a release prints: frame kinds and
 //! key paths the CLI printed that the types do not declare, and the message types they
-//! declare that no scenario made the CLI print. Control messages are not `SDKMessage`s
-//! and are left out.
+//! declare that no scenario made the CLI print, and the keys they declare that no frame
+//! of a printed kind carried. `$ref`s are percent-decoded (`Record%3Cstring%2CX%3E`).
+//! Control messages are not `SDKMessage`s and are left out: ts-json-schema-generator
+//! cannot make a schema of the SDK's control types (`SDKControlRequest`, error TSJ-106).
 
 use super::inventory::Inventory;
 use semver::Version;
@@ -19,6 +21,8 @@ pub struct Comparison {
     pub undeclared_keys: Vec<String>,
     /// Declared message types (`type` or `type/subtype`) no frame of the release matches.
     pub unprinted: Vec<String>,
+    /// `kind: key` declared at the top of a printed kind's types that no frame carried.
+    pub unprinted_keys: Vec<String>,
 }
 
 /// The schema's object types reachable through `$ref`, `anyOf`, `oneOf` and `allOf`.
@@ -27,7 +31,12 @@ fn objects<'a>(root: &'a Value, v: &'a Value, out: &mut Vec<&'a Value>, depth: u
         return;
     }
     if let Some(r) = v.get("$ref").and_then(Value::as_str) {
-        if let Some(t) = r.strip_prefix('#').and_then(|p| root.pointer(p)) {
+        let pointer = r.strip_prefix('#').map(|p| {
+            percent_encoding::percent_decode_str(p)
+                .decode_utf8_lossy()
+                .into_owned()
+        });
+        if let Some(t) = pointer.as_deref().and_then(|p| root.pointer(p)) {
             objects(root, t, out, depth + 1);
         }
         return;
@@ -71,7 +80,8 @@ fn open(v: &Value) -> bool {
     !typed
         || (m.get("type") == Some(&Value::String("object".into()))
             && !m.contains_key("properties")
-            && m.get("additionalProperties") != Some(&Value::Bool(false)))
+            && m.get("additionalProperties")
+                .is_none_or(|a| a == &Value::Bool(true)))
 }
 
 /// The schemas at `path` under `nodes` (empty: not declared); `None` when some node on
@@ -141,41 +151,54 @@ fn at<'a>(
     Some(nodes)
 }
 
-/// `schema` (ts-json-schema-generator's output for `SDKMessage`) against `inv` at `release`.
-pub fn compare(inv: &Inventory, release: &Version, schema: &Value) -> Result<Comparison, String> {
-    let view = inv
-        .view(release)
-        .ok_or_else(|| format!("the inventory starts after {release}"))?;
-    let mut members = Vec::new();
-    objects(schema, schema, &mut members, 0);
-    if members.is_empty() {
-        return Err("the schema declares no message type".into());
+/// The SDK's declared message types: per `type` (and `subtype` when it fixes them), the
+/// object type declaring it.
+pub struct Sdk<'a> {
+    schema: &'a Value,
+    declared: Vec<(String, Option<BTreeSet<String>>, &'a Value)>,
+}
+
+/// A kind's frame type, subtype and content block: `assistant[text]` -> (`assistant`,
+/// None, `text`).
+fn split_kind(kind: &str) -> (&str, Option<&str>, Option<&str>) {
+    let (frame, block) = match kind.split_once('[') {
+        Some((f, b)) => (f, Some(b.trim_end_matches(']'))),
+        None => (kind, None),
+    };
+    match frame.split_once('/') {
+        Some((t, s)) => (t, Some(s), block),
+        None => (frame, None, block),
     }
-    let declared: Vec<(String, Option<BTreeSet<String>>, &Value)> = (members.iter())
-        .filter_map(|m| {
-            let ty = constants(m, "type")?;
-            Some(
-                ty.into_iter()
-                    .map(move |t| (t, constants(m, "subtype"), *m)),
-            )
-        })
-        .flatten()
-        .collect();
-    let mut c = Comparison::default();
-    let mut matched: BTreeSet<usize> = BTreeSet::new();
-    for (kind, k) in &inv.kinds {
-        if !view.iter().any(|r| k.seen.contains(r)) || kind.starts_with("control_") {
-            continue;
+}
+
+impl<'a> Sdk<'a> {
+    /// `schema`: ts-json-schema-generator's output for `SDKMessage`.
+    pub fn new(schema: &'a Value) -> Result<Sdk<'a>, String> {
+        let mut members = Vec::new();
+        objects(schema, schema, &mut members, 0);
+        if members.is_empty() {
+            return Err("the schema declares no message type".into());
         }
-        let (frame, block) = match kind.split_once('[') {
-            Some((f, b)) => (f, Some(b.trim_end_matches(']'))),
-            None => (kind.as_str(), None),
-        };
-        let (ty, sub) = match frame.split_once('/') {
-            Some((t, s)) => (t, Some(s)),
-            None => (frame, None),
-        };
-        let mine: Vec<(usize, &Value)> = (declared.iter().enumerate())
+        let declared = (members.iter())
+            .filter_map(|m| {
+                let ty = constants(m, "type")?;
+                Some(
+                    ty.into_iter()
+                        .map(move |t| (t, constants(m, "subtype"), *m)),
+                )
+            })
+            .flatten()
+            .collect();
+        Ok(Sdk { schema, declared })
+    }
+
+    /// The declared types (their index) a printed kind is one of.
+    fn members(&self, kind: &str) -> Vec<(usize, &'a Value)> {
+        let (ty, sub, _) = split_kind(kind);
+        if kind.starts_with("control_") || kind.starts_with("tool_use_result[") {
+            return Vec::new();
+        }
+        (self.declared.iter().enumerate())
             .filter(|(_, (t, s, _))| {
                 t == ty
                     && (ty == "stream_event"
@@ -183,13 +206,90 @@ pub fn compare(inv: &Inventory, release: &Version, schema: &Value) -> Result<Com
                             .is_none_or(|s| sub.is_some_and(|x| s.contains(x))))
             })
             .map(|(i, (_, _, m))| (i, *m))
-            .collect();
+            .collect()
+    }
+
+    /// Whether the SDK requires `path` in `kind`: every declared type of the kind
+    /// requires each key on the way. A kind it does not declare: no.
+    pub fn requires(&self, kind: &str, path: &str) -> bool {
+        let members = self.members(kind);
+        if members.is_empty() {
+            return false;
+        }
+        let (_, _, block) = split_kind(kind);
+        let full = match block {
+            Some(_) => format!("message.content[].{path}"),
+            None => path.to_string(),
+        };
+        let segs: Vec<&str> = full.split('.').collect();
+        (1..=segs.len()).all(|n| {
+            let parent = segs[..n - 1].join(".");
+            let key = segs[n - 1];
+            if key.ends_with("[]") || key == "{*}" || (block.is_some() && n <= 2) {
+                return true;
+            }
+            let nodes: Vec<&Value> = members.iter().map(|(_, m)| *m).collect();
+            let parents = match parent.is_empty() {
+                true => Some(nodes),
+                false => at(self.schema, nodes, &parent, block),
+            };
+            let Some(parents) = parents.filter(|p| !p.is_empty()) else {
+                return false;
+            };
+            parents.iter().all(|p| {
+                let mut objs = Vec::new();
+                objects(self.schema, p, &mut objs, 0);
+                !objs.is_empty()
+                    && objs.iter().all(|o| {
+                        (o.get("required").and_then(Value::as_array))
+                            .is_some_and(|r| r.iter().any(|x| x == key))
+                    })
+            })
+        })
+    }
+}
+
+/// `schema` (ts-json-schema-generator's output for `SDKMessage`) against `inv` at `release`.
+pub fn compare(inv: &Inventory, release: &Version, schema: &Value) -> Result<Comparison, String> {
+    let view = inv
+        .view(release)
+        .ok_or_else(|| format!("the inventory starts after {release}"))?;
+    let sdk = Sdk::new(schema)?;
+    let mut c = Comparison::default();
+    let mut matched: BTreeSet<usize> = BTreeSet::new();
+    for (kind, k) in &inv.kinds {
+        if !view.iter().any(|r| k.seen.contains(r))
+            || kind.starts_with("control_")
+            || kind.starts_with("tool_use_result[")
+        {
+            continue;
+        }
+        let (_, _, block) = split_kind(kind);
+        let mine = sdk.members(kind);
         if mine.is_empty() {
             c.undeclared_kinds.push(kind.clone());
             continue;
         }
         matched.extend(mine.iter().map(|(i, _)| *i));
         let nodes: Vec<&Value> = mine.iter().map(|(_, m)| *m).collect();
+        let printed = |path: &str| {
+            (k.keys.get(path)).is_some_and(|key| view.iter().any(|r| key.seen().contains(r)))
+        };
+        if block.is_none() {
+            let mut declared = BTreeSet::new();
+            for n in &nodes {
+                let mut objs = Vec::new();
+                objects(schema, n, &mut objs, 0);
+                for o in objs {
+                    if let Some(Value::Object(props)) = o.get("properties") {
+                        declared.extend(props.keys().cloned());
+                    }
+                }
+            }
+            for key in declared.iter().filter(|key| !printed(key)) {
+                c.unprinted_keys.push(format!("{kind}: {key}"));
+            }
+        }
         let mut reported: Vec<String> = Vec::new();
         for (path, key) in &k.keys {
             if !view.iter().any(|r| key.seen().contains(r)) {
@@ -211,7 +311,7 @@ pub fn compare(inv: &Inventory, release: &Version, schema: &Value) -> Result<Com
             }
         }
     }
-    for (i, (t, s, _)) in declared.iter().enumerate() {
+    for (i, (t, s, _)) in sdk.declared.iter().enumerate() {
         if matched.contains(&i) {
             continue;
         }
@@ -268,5 +368,37 @@ mod tests {
             ]
         );
         assert_eq!(c.unprinted, ["tool_progress"]);
+        assert_eq!(c.unprinted_keys, Vec::<String>::new());
+        let sdk = Sdk::new(&schema).unwrap();
+        assert!(!sdk.requires("assistant", "type"), "A declares no required");
+    }
+
+    #[test]
+    fn a_percent_encoded_ref_is_followed_and_required_keys_are_the_sdks() {
+        let schema = json!({"$ref": "#/definitions/M", "definitions": {
+            "M": {"anyOf": [{"$ref": "#/definitions/R"}]},
+            "R": {"type": "object", "required": ["type", "modelUsage"], "properties": {
+                "type": {"const": "result"}, "subtype": {"const": "success"},
+                "modelUsage": {"$ref": "#/definitions/Record%3Cstring%2CModelUsage%3E"},
+                "late": {"type": "string"}}},
+            "Record<string,ModelUsage>": {"type": "object", "additionalProperties": {"$ref": "#/definitions/ModelUsage"}},
+            "ModelUsage": {"type": "object", "additionalProperties": false, "required": ["costUSD"], "properties": {"costUSD": {"type": "number"}}}
+        }});
+        let frames = [
+            json!({"type": "result", "subtype": "success", "modelUsage": {"m-1": {"costUSD": 1, "webSearch": 0}}}),
+        ];
+        let mut inv = Inventory::new("claude-code");
+        let r = Version::new(2, 1, 1);
+        inv.add(&r, &Observed::of("s", &frames, &[], []));
+        let c = compare(&inv, &r, &schema).unwrap();
+        assert_eq!(
+            c.undeclared_keys,
+            ["result/success: modelUsage.{*}.webSearch"]
+        );
+        assert_eq!(c.unprinted_keys, ["result/success: late"]);
+        let sdk = Sdk::new(&schema).unwrap();
+        assert!(sdk.requires("result/success", "modelUsage.{*}.costUSD"));
+        assert!(!sdk.requires("result/success", "subtype"));
+        assert!(!sdk.requires("system/init", "type"), "not declared");
     }
 }

@@ -8,6 +8,25 @@ use crate::protocol::{inventory, parity};
 use crate::runner::trial::Trial;
 use std::path::Path;
 
+/// Whether a trial's command asked for other output than stream-json: the last
+/// `--output-format` of some run (a multi-run trial has a line per run) is `text` or
+/// `json`. Only stream-json output is the protocol; a command not known (a trial read
+/// back from its saved output alone) is taken as stream-json.
+pub fn other_output(command_line: &str) -> bool {
+    command_line.lines().any(|run| {
+        let words: Vec<&str> = run.split_whitespace().collect();
+        let mut last = None;
+        for (i, w) in words.iter().enumerate() {
+            if *w == "--output-format" {
+                last = words.get(i + 1).copied();
+            } else if let Some(v) = w.strip_prefix("--output-format=") {
+                last = Some(v);
+            }
+        }
+        last.is_some_and(|v| v.trim_matches(['\'', '"']) != "stream-json")
+    })
+}
+
 /// What one trial printed: its frames, the client's lines and the API requests.
 pub fn observed(trial: &Trial) -> Observed {
     let written: Vec<String> = (trial.client.iter())
@@ -33,6 +52,9 @@ pub fn check_trial(policy: Policy, root: &Path, trial: &mut Trial) {
         return;
     };
     trial.protocol_policy = Some(policy);
+    if other_output(&trial.command_line) {
+        return;
+    }
     let key = dialect.conventions().expect_key();
     let file = inventory::file_of(key).display().to_string();
     let findings = match &*inventory::load(root, key) {
@@ -108,4 +130,23 @@ pub fn parity_table(trials: &[Trial]) -> Vec<parity::Row> {
         (trials.iter().zip(&names))
             .map(|(t, n)| (n.as_str(), t.protocol_policy, t.protocol.as_slice())),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::other_output;
+
+    #[test]
+    fn only_a_command_asking_for_other_output_is_left_out() {
+        assert!(!other_output(
+            "claude -p hi --output-format stream-json --verbose"
+        ));
+        assert!(other_output(
+            "claude -p hi --output-format stream-json --output-format text"
+        ));
+        assert!(other_output(
+            "run 1: claude --output-format=stream-json\nrun 2: claude --output-format json"
+        ));
+        assert!(!other_output(""), "not known: looked at");
+    }
 }

@@ -1,5 +1,6 @@
-//! The inventory from run folders: every trial that ran (not skipped, not unavailable),
-//! per dialect and per release it printed as, observed and added one release at a time.
+//! The inventory from run folders: every trial that ran (not skipped, not unavailable)
+//! with stream-json output, per dialect and per release it printed as, observed and added
+//! one release at a time. The command lines come from the folder's `results.json`.
 
 use crate::protocol::inventory::Inventory;
 use crate::protocol::observe::Observed;
@@ -29,9 +30,15 @@ impl Runs {
             if saved.is_empty() {
                 return Err(format!("{}: no saved trials (outputs/)", dir.display()));
             }
+            let commands = command_lines(dir)?;
             for s in &saved {
-                let trial = Trial::from_saved(s);
-                if matches!(trial.status, Status::Skipped(_) | Status::Unavailable(_)) {
+                if !commands.contains_key(&(s.scenario.clone(), s.target.clone())) {
+                    continue;
+                }
+                let trial = restored(s, &commands);
+                if matches!(trial.status, Status::Skipped(_) | Status::Unavailable(_))
+                    || crate::runner::protocol::other_output(&trial.command_line)
+                {
                     continue;
                 }
                 let Some(dialect) = trial.dialect else {
@@ -81,6 +88,32 @@ impl Runs {
     }
 }
 
+/// Per trial (scenario, target) of a run folder, its command line (`results.json`). A run
+/// that did not finish leaves out the scenario it stopped in (its cases may be partly run;
+/// what ran is what the inventory records as looked at).
+fn command_lines(dir: &Path) -> Result<BTreeMap<(String, String), String>, String> {
+    let results = crate::store::results::Results::read(dir)?;
+    let stopped_in = (!results.complete)
+        .then(|| results.trials.last())
+        .flatten()
+        .map(|t| crate::protocol::inventory::scenario_of(&t.scenario).to_string());
+    Ok((results.trials.into_iter())
+        .filter(|t| {
+            stopped_in.as_deref() != Some(crate::protocol::inventory::scenario_of(&t.scenario))
+        })
+        .map(|t| ((t.scenario, t.target), t.command_line))
+        .collect())
+}
+
+/// A saved trial with its command line.
+fn restored(s: &SavedTrial, commands: &BTreeMap<(String, String), String>) -> Trial {
+    let mut trial = Trial::from_saved(s);
+    if let Some(c) = commands.get(&(s.scenario.clone(), s.target.clone())) {
+        trial.command_line.clone_from(c);
+    }
+    trial
+}
+
 /// `v` with the trial's sandbox paths written `$WORKSPACE`, `$HOME` and `$SANDBOX` (its
 /// folder, also as the CLI mangles it into a file name: `-tmp-streamcheck-X-`).
 fn redact(v: &Value, trial: &Trial) -> Value {
@@ -125,9 +158,10 @@ pub fn recheck(
     policy: crate::protocol::Policy,
 ) -> Result<Vec<Trial>, String> {
     let saved = SavedTrial::read_all(dir)?;
+    let commands = command_lines(dir)?;
     let mut out = Vec::new();
     for s in &saved {
-        let mut trial = Trial::from_saved(s);
+        let mut trial = restored(s, &commands);
         if matches!(trial.status, Status::Skipped(_) | Status::Unavailable(_)) {
             continue;
         }

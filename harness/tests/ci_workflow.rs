@@ -630,3 +630,17 @@ fn the_generated_workflows_steps_run_by_hand_reach_a_merged_report() {
         "the installs come from the cache"
     );
 }
+
+/// `init --consumer CMD` adds a consume job to the workflow: it passes actionlint too.
+#[test]
+fn the_generated_github_workflow_with_a_consumer_passes_actionlint() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = init(cache.path(), &["--consumer", "python3 parse.py"]);
+    let workflow = dir.path().join(".github/workflows/streamcheck.yml");
+    let text = std::fs::read_to_string(&workflow).unwrap();
+    assert!(text.contains("consume --consumer parse"), "{text}");
+    let (code, found) = lint(&workflow);
+    assert_eq!(code, 0, "{found}");
+    let toml = std::fs::read_to_string(dir.path().join("streamcheck.toml")).unwrap();
+    assert!(toml.contains("[consumers.parse]"), "{toml}");
+}

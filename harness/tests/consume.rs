@@ -346,3 +346,50 @@ const SDK_TRIALS: [&str; 6] = [
     "stdin/multi-turn",
     "errors/rate-limit-event-allowed",
 ];
+
+/// A slice of docs/consumers/sdk-history.md, run again: the Python SDK before (0.1.37) and
+/// after (0.1.44) it skipped unknown frame types, on the saved `rate_limit_event` trial of
+/// 2.1.44 (none printed) and 2.1.45 (printed): the red cell and the version that fixed it
+/// are the committed page's.
+#[test]
+fn a_slice_of_the_committed_history_matrix_comes_out_the_same() {
+    let tmp = tempfile::tempdir().unwrap();
+    let page = tmp.path().join("history.md");
+    let fixtures = root().join("harness/tests/fixtures/history");
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let (code, out) = consume(&[
+        "--filter",
+        "errors/rate-limit-event-allowed",
+        "--sdk",
+        "python@0.1.37",
+        "--sdk",
+        "python@0.1.44",
+        "--from",
+        &s(&fixtures.join("2.1.44")),
+        "--from",
+        &s(&fixtures.join("2.1.45")),
+        "--report-dir",
+        &s(&tmp.path().join("report")),
+        "--matrix",
+        &s(&page),
+    ]);
+    assert_eq!(code, 1, "0.1.37 fails on 2.1.45: {out}");
+    let slice = std::fs::read_to_string(&page).unwrap();
+    let doc = std::fs::read_to_string(root().join("docs/consumers/sdk-history.md")).unwrap();
+    let red = "| claude-agent-sdk (PyPI) 0.1.37 | `errors/rate-limit-event-allowed` |";
+    let row = |page: &str| -> String {
+        (page.lines())
+            .find(|l| l.starts_with(red))
+            .unwrap_or_else(|| panic!("no red cell {red} in:\n{page}"))
+            .to_string()
+    };
+    let (mine, committed) = (row(&slice), row(&doc));
+    let cells = |l: &str| -> Vec<String> { l.split('|').map(|c| c.trim().to_string()).collect() };
+    let (mine, committed) = (cells(&mine), cells(&committed));
+    // The line and error, and the version that fixed it: 0.1.44, in both.
+    assert_eq!(mine[4], committed[4], "the failing line");
+    assert_eq!(mine[5], committed[5], "the error");
+    assert_eq!(mine[6], "0.1.44");
+    assert_eq!(committed[6], "0.1.44");
+    assert!(mine[3].starts_with("2.1.45") && committed[3].starts_with("2.1.45"));
+}

@@ -8,7 +8,7 @@
 mod common;
 
 use common::repo;
-use streamcheck::protocol::{inventory, render, Inventory};
+use streamcheck::protocol::{inventory, render, schema, Inventory};
 
 const DIALECTS: [&str; 2] = ["caliban", "qwen-code"];
 
@@ -22,12 +22,12 @@ fn load(dialect: &str) -> (Inventory, render::Examples) {
 #[test]
 fn each_committed_reference_is_what_its_inventory_generates() {
     for dialect in DIALECTS {
-        let (inv, examples) = load(dialect);
+        let (inv, _) = load(dialect);
         assert_eq!(inv.dialect, dialect);
         let path = repo().join(render::doc_file(dialect));
         let committed = std::fs::read_to_string(&path).unwrap();
         assert!(
-            committed == render::doc(&inv, &examples),
+            committed == render::page(&repo(), &inv).unwrap(),
             "{} is not what `streamcheck protocol doc --dialect {dialect}` writes from the inventory: run it",
             path.display()
         );
@@ -46,11 +46,11 @@ fn each_schema_accepts_the_frames_its_release_printed() {
     for dialect in DIALECTS {
         let (inv, examples) = load(dialect);
         let release = inv.releases.last().unwrap().clone();
-        let schema = render::schema(&inv, &release).unwrap();
+        let schema = schema::schema(&inv, &release, None).unwrap();
         let mut checked = 0;
         for (kind, (_, frame)) in &examples.0 {
             let mut one = schema.clone();
-            one["$ref"] = serde_json::json!(render::def_ref(kind));
+            one["$ref"] = serde_json::json!(schema::def_ref(kind));
             one.as_object_mut().unwrap().remove("anyOf");
             let validator = jsonschema::validator_for(&one).unwrap();
             let errors: Vec<String> = validator

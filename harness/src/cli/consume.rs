@@ -5,10 +5,11 @@ use super::args::{ExecArgs, ReportArgs, SelectArgs, TargetArgs};
 use super::setup::Location;
 use super::{Context, Verdict};
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use streamcheck::commands::consume::probe::Probe;
-use streamcheck::commands::consume::{self, render, Consumed, Consumer, Input, ProbeInfo};
+use streamcheck::commands::consume::sdk::SdkSpec;
+use streamcheck::commands::consume::{self, history, render, Consumed, Consumer, Input, ProbeInfo};
 use streamcheck::error::{Error, Result};
 use streamcheck::pattern::Pattern;
 use streamcheck::store::saved::SavedTrial;
@@ -31,12 +32,13 @@ pub struct ConsumeArgs {
     /// them when no --command is given.
     #[arg(long = "consumer")]
     consumers: Vec<String>,
-    /// A real Agent SDK, its pinned version installed into the cache (python: PyPI
-    /// claude-agent-sdk's parser, targets/claude-code/sdk-py/; typescript: npm
-    /// @anthropic-ai/claude-agent-sdk's query() over replay-cli, targets/claude-code/sdk/).
-    /// Repeatable.
-    #[arg(long = "sdk", value_enum)]
-    sdks: Vec<consume::sdk::Sdk>,
+    /// A real Agent SDK or community parser, installed into the cache: python (PyPI
+    /// claude-agent-sdk's parser, targets/claude-code/sdk-py/), typescript (npm
+    /// @anthropic-ai/claude-agent-sdk's query() over replay-cli, targets/claude-code/sdk/),
+    /// at their pin or `@VERSION` (any published version); claude-code-pretty,
+    /// claude-code-sdk-ts (community, targets/claude-code/consumers/). Repeatable.
+    #[arg(long = "sdk", value_parser = SdkSpec::parse)]
+    sdks: Vec<SdkSpec>,
     /// A pattern (JSON, as in scenario files) each line --command prints must match.
     #[arg(long)]
     each: Option<String>,
@@ -55,6 +57,10 @@ pub struct ConsumeArgs {
     /// Also feed each output changed by every probe (new frame types, keys, ...).
     #[arg(long)]
     probes: bool,
+    /// Probe only the trials of this release (the others are fed as printed only): the
+    /// history matrix probes the newest.
+    #[arg(long, value_name = "RELEASE")]
+    probes_on: Option<String>,
     /// Feed these probes only (implies --probes). Repeatable.
     #[arg(long = "probe", value_parser = parse_probe)]
     only: Vec<Probe>,
@@ -111,7 +117,7 @@ impl ConsumeArgs {
         let selected: BTreeSet<&str> = ctx.scenarios.iter().map(|s| s.id.as_str()).collect();
         let mut inputs = Vec::new();
         for dir in &dirs {
-            let saved = SavedTrial::read_files(dir).map_err(Error::Usage)?;
+            let saved = read_run(dir, self.from.is_empty())?;
             let taken = saved
                 .into_iter()
                 .filter(|(_, s)| selected.contains(s.scenario.as_str()));
@@ -122,10 +128,14 @@ impl ConsumeArgs {
             &consumers,
             &inputs,
             &probes,
+            self.probes_on.as_deref(),
             ctx.jobs(&self.exec),
             self.fail_fast,
         ))?;
-        let planned = inputs.len() * consumers.len() * (1 + probes.len());
+        let probed = (inputs.iter())
+            .filter(|i| self.probes_on.as_ref().is_none_or(|r| *r == i.release))
+            .count();
+        let planned = (inputs.len() + probed * probes.len()) * consumers.len();
         let consumed = Consumed {
             command: super::provenance::command_line(),
             duration_ms: started.elapsed().as_millis() as u64,
@@ -145,8 +155,17 @@ impl ConsumeArgs {
                 true => "",
                 false => consume::sdk::NOTES,
             };
-            let doc =
-                render::matrix_doc(&consumed, "Agent SDKs against the CLI's real output", notes);
+            let doc = match history::has_versions(&consumed) {
+                true => history::doc(
+                    &consumed,
+                    "Agent SDKs and community parsers across releases",
+                    &history_command(&self, file),
+                    notes,
+                ),
+                false => {
+                    render::matrix_doc(&consumed, "Agent SDKs against the CLI's real output", notes)
+                }
+            };
             std::fs::write(file, doc).map_err(|e| Error::io(file, e))?;
         }
         for c in &consumed.consumers {
@@ -160,6 +179,7 @@ impl ConsumeArgs {
             started.elapsed().as_secs_f64(),
             dir.display()
         );
+        print_failing(&consumed);
         if consumed.fed.len() < planned {
             println!(
                 "stopped at the first failure (--fail-fast): {} of {planned} feeds not run",
@@ -167,6 +187,14 @@ impl ConsumeArgs {
             );
         }
         let mut own = Verdict::divergence_if(consumed.failed() > 0);
+        if inputs.is_empty() && !self.from.is_empty() && !ctx.allow_empty {
+            super::term::error(&Error::Usage(format!(
+                "nothing to feed: the --from run folder(s) hold no saved trial of the {} selected scenario(s) ({})",
+                ctx.scenarios.len(),
+                (self.from.iter()).map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
+            )));
+            return Ok(Verdict::SetupError);
+        }
         if fed_count == 0 && !inputs.is_empty() && !ctx.allow_empty {
             super::term::error(&Error::Usage(format!(
                 "nothing fed: none of the {} selected trial(s) printed stream-json",
@@ -200,7 +228,10 @@ impl ConsumeArgs {
             return Err(Error::Usage("--each applies to --command".into()));
         }
         for sdk in &self.sdks {
-            out.push(sdk.consumer(&ctx.project, timeout)?);
+            out.push(
+                (sdk.consumer(&ctx.project, timeout))
+                    .map_err(|e| Error::Failed(format!("--sdk {}: {e}", sdk.sdk.key())))?,
+            );
         }
         let configured = ctx.setup.config.as_ref().map(|c| &c.consumers);
         let explicit = self.command.is_some() || !self.sdks.is_empty();
@@ -255,6 +286,91 @@ impl ConsumeArgs {
         }
         Ok(out)
     }
+}
+
+/// How many failing feeds the terminal names before it counts the rest.
+const NAMED: usize = 10;
+
+/// The failing feeds, by consumer, release, probe and trial: the first [`NAMED`], then a count.
+fn print_failing(c: &Consumed) {
+    let failing: Vec<&consume::Fed> = (c.fed.iter())
+        .filter(|f| matches!(f.outcome, consume::Outcome::Failed(_)))
+        .collect();
+    if failing.is_empty() {
+        return;
+    }
+    println!("failing:");
+    for f in failing.iter().take(NAMED) {
+        let probe = f
+            .probe
+            .map_or("as printed".to_string(), |p| format!("probe {}", p.name()));
+        println!("  {} on {}, {probe}: {}", f.consumer, f.release, f.trial);
+    }
+    if failing.len() > NAMED {
+        println!(
+            "  and {} more (consume.md lists them)",
+            failing.len() - NAMED
+        );
+    }
+}
+
+/// The saved trials of a run folder. `Err` (a usage error) says what a run folder holds
+/// when `dir` is not one; `fresh`: the run was made just now.
+fn read_run(dir: &Path, fresh: bool) -> Result<Vec<(PathBuf, SavedTrial)>> {
+    let outputs = dir.join("outputs");
+    if !fresh && !outputs.is_dir() {
+        let what = if !dir.exists() {
+            "does not exist".to_string()
+        } else if !dir.is_dir() {
+            "is a file".to_string()
+        } else if dir.join("consume.json").is_file() {
+            "is a consume report, not a run".to_string()
+        } else if dir.join("latest").is_dir() {
+            format!("holds runs: did you mean {}?", dir.join("latest").display())
+        } else {
+            "has no outputs/ folder".to_string()
+        };
+        return Err(Error::Usage(format!(
+            "--from {}: {what}. --from takes a run folder: the report folder of `streamcheck run` \
+             or `consume` without --from (results.json and outputs/<topic>/<scenario>.<target>.json), \
+             by default reports/runs/<timestamp>/ (reports/runs/latest is the newest); \
+             `consume --run-dir DIR` runs the CLI and keeps its run in DIR",
+            dir.display()
+        )));
+    }
+    SavedTrial::read_files(dir).map_err(Error::Usage)
+}
+
+/// The command line a committed history page names: the flags that made it, no paths
+/// of this machine (run folders by their release).
+fn history_command(args: &ConsumeArgs, file: &Path) -> String {
+    let mut parts = vec!["streamcheck consume".to_string()];
+    for f in &args.select.filters {
+        parts.push(format!("-f {f}"));
+    }
+    for s in &args.sdks {
+        parts.push(format!("--sdk {}", s.label()));
+    }
+    for d in &args.from {
+        let name = d
+            .file_name()
+            .map_or("RUN".into(), |n| n.to_string_lossy().into_owned());
+        parts.push(format!("--from RUN-{name}"));
+    }
+    if args.probes && args.only.is_empty() {
+        parts.push("--probes".into());
+    }
+    for p in &args.only {
+        parts.push(format!("--probe {}", p.name()));
+    }
+    if let Some(r) = &args.probes_on {
+        parts.push(format!("--probes-on {r}"));
+    }
+    let file = file
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    parts.push(format!("--matrix docs/consumers/{file}"));
+    parts.join(" ")
 }
 
 fn pattern(text: &str, what: &str) -> Result<Pattern> {

@@ -44,6 +44,46 @@ const SHARDS: usize = 2;
 /// sees (text and results, tool calls, file tools, API errors).
 pub const CONSUMER_TOPICS: [&str; 4] = ["basics", "tools", "files", "errors"];
 
+/// The topics `init --consumer` adds: the output the probes change (`stream_event`
+/// frames for `new-stream-event`) besides what [`CONSUMER_TOPICS`] prints.
+pub const PROBE_TOPICS: [&str; 1] = ["streaming"];
+
+/// A parser `init --consumer` sets up: its name in `[consumers.NAME]` and its command.
+pub struct ConsumerSetup {
+    pub name: String,
+    pub command: String,
+}
+
+impl ConsumerSetup {
+    /// Named after the command's first file-like word (`python3 mysdk/parse.py`: `parse`).
+    pub fn of(command: &str) -> ConsumerSetup {
+        let word = (command.split_whitespace())
+            .find(|w| w.contains('.') || w.contains('/'))
+            .or(command.split_whitespace().next())
+            .unwrap_or("parser");
+        let stem = Path::new(word)
+            .file_stem()
+            .map_or("parser".into(), |s| s.to_string_lossy().into_owned());
+        let name: String = (stem.chars())
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        ConsumerSetup {
+            name: if name.is_empty() {
+                "parser".into()
+            } else {
+                name
+            },
+            command: command.to_string(),
+        }
+    }
+}
+
 /// One file `init` writes: where, its text, and what to do with it next.
 struct Written {
     path: PathBuf,
@@ -52,9 +92,25 @@ struct Written {
 }
 
 /// The files `init` writes, relative to the folder it runs in; with `reimplementation`
-/// (the CLI's path), the project file gates that CLI (`protocol = "parity"`, `supports`).
-fn files(ci: Ci, pinned: &str, build: &Build, reimplementation: Option<&Path>) -> Vec<Written> {
-    let topics: Vec<String> = CONSUMER_TOPICS.iter().map(|t| format!("\"{t}\"")).collect();
+/// (the CLI's path), the project file gates that CLI (`protocol = "parity"`, `supports`);
+/// with `consumer`, it feeds that parser (`[consumers.NAME]`, the probes' topics, a CI job).
+fn files(
+    ci: Ci,
+    pinned: &str,
+    build: &Build,
+    reimplementation: Option<&Path>,
+    consumer: Option<&ConsumerSetup>,
+) -> Vec<Written> {
+    let probed = consumer.map_or(&[][..], |_| &PROBE_TOPICS[..]);
+    let topics: Vec<String> = (CONSUMER_TOPICS.iter().chain(probed))
+        .map(|t| format!("\"{t}\""))
+        .collect();
+    let with_consumer = |template: &str, part: &str| match consumer {
+        None => template.to_string(),
+        Some(c) => format!("{template}{part}")
+            .replace("@CONSUMER_NAME@", &c.name)
+            .replace("@CONSUMER_COMMAND@", &toml_string(&c.command)),
+    };
     let shards: Vec<String> = (1..=SHARDS).map(|k| k.to_string()).collect();
     let fill = |t: &str| {
         t.replace("@PINNED@", pinned)
@@ -68,12 +124,12 @@ fn files(ci: Ci, pinned: &str, build: &Build, reimplementation: Option<&Path>) -
     let workflow = match ci {
         Ci::Github => (
             ".github/workflows/streamcheck.yml",
-            include_str!("init/github.yml"),
+            with_consumer(include_str!("init/github.yml"), include_str!("init/github-consume.yml")),
             "commit it: pushes and pull requests run the gate, and a nightly job runs the newest Claude Code release".to_string(),
         ),
         Ci::Gitlab => (
             ".gitlab-ci.yml",
-            include_str!("init/gitlab.yml"),
+            with_consumer(include_str!("init/gitlab.yml"), include_str!("init/gitlab-consume.yml")),
             "commit it, and add a pipeline schedule (CI/CD > Schedules) for the nightly job on the newest release".to_string(),
         ),
     };
@@ -81,23 +137,23 @@ fn files(ci: Ci, pinned: &str, build: &Build, reimplementation: Option<&Path>) -
         match reimplementation {
             None => (
                 "streamcheck.toml",
-                include_str!("init/streamcheck.toml"),
+                with_consumer(include_str!("init/streamcheck.toml"), include_str!("init/consumer.toml")),
                 format!("which bundled topics run (now {}) and your targets; `streamcheck list` shows what is selected", CONSUMER_TOPICS.join(", ")),
             ),
             Some(_) => (
                 "streamcheck.toml",
-                include_str!("init/reimplementation.toml"),
+                with_consumer(include_str!("init/reimplementation.toml"), include_str!("init/consumer.toml")),
                 "say what your CLI supports (`supports`) and what it does not do (`exclude`); `streamcheck list --target NAME` shows what runs".to_string(),
             ),
         },
         (
             "streamcheck/scenarios/example/hello.yaml",
-            include_str!("init/hello.yaml"),
+            include_str!("init/hello.yaml").to_string(),
             format!("`streamcheck run --filter example/` runs it against the pinned Claude Code {pinned}; copy it for what your program reads (`streamcheck show basics/text-reply` prints a bundled one)"),
         ),
         (
             "streamcheck/known-divergences.yaml",
-            include_str!("init/known-divergences.yaml"),
+            include_str!("init/known-divergences.yaml").to_string(),
             "empty: name a divergence here only when your CLI is known to have it".to_string(),
         ),
         workflow,
@@ -105,7 +161,7 @@ fn files(ci: Ci, pinned: &str, build: &Build, reimplementation: Option<&Path>) -
     .into_iter()
     .map(|(path, text, next)| Written {
         path: PathBuf::from(path),
-        text: fill_target(&fill(text), reimplementation),
+        text: fill_target(&fill(&text), reimplementation),
         next,
     })
     .chain([Written {
@@ -136,6 +192,11 @@ fn fill_target(text: &str, command: Option<&Path>) -> String {
         .replace('\\', "\\\\")
         .replace('"', "\\\"");
     text.replace("@NAME@", &name).replace("@COMMAND@", &command)
+}
+
+/// `s` as a TOML basic string.
+fn toml_string(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
 }
 
 /// What the workflow's `STREAMCHECK_GIT` says when this build does not know its origin.
@@ -189,6 +250,12 @@ pub struct InitArgs {
     /// `supports = []`, on the bundled basics.
     #[arg(long, value_name = "COMMAND")]
     reimplementation: Option<PathBuf>,
+    /// Your parser of `claude -p` output (a shell command reading stream-json on stdin):
+    /// adds it as `[consumers.NAME]`, the `streaming` topic the probes need, and a CI job
+    /// running `consume` on the pin for pull requests and on the newest release with
+    /// --probes nightly.
+    #[arg(long, value_name = "CMD")]
+    consumer: Option<String>,
 }
 
 impl InitArgs {
@@ -197,7 +264,16 @@ impl InitArgs {
         let mut build = Build::this();
         build.git = self.install_from.or(build.git);
         let reimplementation = self.reimplementation.as_deref();
-        init(loc, &cwd, self.ci, self.force, &build, reimplementation)
+        let consumer = self.consumer.as_deref().map(ConsumerSetup::of);
+        init(
+            loc,
+            &cwd,
+            self.ci,
+            self.force,
+            &build,
+            reimplementation,
+            consumer.as_ref(),
+        )
     }
 }
 
@@ -208,6 +284,7 @@ pub fn init(
     force: bool,
     build: &Build,
     reimplementation: Option<&Path>,
+    consumer: Option<&ConsumerSetup>,
 ) -> Result<Verdict> {
     let setup = Location {
         config: None,
@@ -217,7 +294,7 @@ pub fn init(
     let pinned = Versions::load(&setup.project, "claude-code")
         .map_err(Error::Failed)?
         .pinned;
-    let files = files(ci, &pinned, build, reimplementation);
+    let files = files(ci, &pinned, build, reimplementation, consumer);
     let existing: Vec<String> = (files.iter())
         .filter(|f| dir.join(&f.path).exists())
         .map(|f| f.path.display().to_string())
@@ -243,6 +320,10 @@ pub fn init(
     }
     if build.git.is_none() {
         println!("\nThis streamcheck does not know the git URL it was built from: set STREAMCHECK_GIT in the CI workflow, or run init again with --install-from URL.");
+    }
+    if let Some(c) = consumer {
+        println!("\nYour parser is [consumers.{}]:\n  streamcheck consume --consumer {}            # the pinned release's output, as printed\n  streamcheck consume --consumer {} --probes   # and changed the ways releases changed it", c.name, c.name, c.name);
+        return Ok(Verdict::AllGood);
     }
     println!("\nNext:\n  streamcheck run --filter example/    # the example scenario against the pinned Claude Code {pinned}\n  streamcheck run                      # your scenarios and the bundled topics\n  open reports/streamcheck/runs/latest/index.html");
     Ok(Verdict::AllGood)
@@ -276,7 +357,7 @@ mod tests {
 
     #[test]
     fn the_templates_are_filled_and_the_project_file_reads() {
-        let files = files(Ci::Github, "2.1.330", &build(), None);
+        let files = files(Ci::Github, "2.1.330", &build(), None, None);
         let dir = tempfile::tempdir().unwrap();
         let leftover = regex::Regex::new("@[A-Z_]+@").unwrap();
         for f in &files {
@@ -339,7 +420,7 @@ mod tests {
             hello.starts_with("# yaml-language-server: $schema=../schema.json"),
             "the example names the schema beside it"
         );
-        let gitlab = super::files(Ci::Gitlab, "1", &build(), None);
+        let gitlab = super::files(Ci::Gitlab, "1", &build(), None, None);
         let gitlab = gitlab
             .iter()
             .find(|f| f.path.ends_with(".gitlab-ci.yml"))
@@ -348,10 +429,50 @@ mod tests {
     }
 
     #[test]
+    fn a_consumer_gets_its_entry_the_probes_topics_and_a_consume_job() {
+        let c = ConsumerSetup::of("python3 mysdk/parse.py --strict");
+        let leftover = regex::Regex::new("@[A-Z_]+@").unwrap();
+        assert_eq!(c.name, "parse");
+        for ci in [Ci::Github, Ci::Gitlab] {
+            let files = files(ci, "2.1.330", &build(), None, Some(&c));
+            let dir = tempfile::tempdir().unwrap();
+            for f in &files {
+                assert!(!leftover.is_match(&f.text), "{}", f.text);
+                let path = dir.path().join(&f.path);
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(&path, &f.text).unwrap();
+            }
+            let config =
+                streamcheck::config::Config::load(&dir.path().join("streamcheck.toml")).unwrap();
+            assert_eq!(config.consumers["parse"].command, c.command);
+            let streamcheck::config::Bundled::Topics(topics) = &config.scenarios.bundled else {
+                panic!("topics")
+            };
+            assert!(topics.iter().any(|t| t == "streaming"), "{topics:?}");
+            let workflow = files
+                .iter()
+                .find(|f| f.path.extension().is_some_and(|e| e == "yml"))
+                .unwrap();
+            let yaml: serde_yaml::Value = serde_yaml::from_str(&workflow.text).unwrap();
+            let text = serde_yaml::to_string(&yaml).unwrap();
+            assert!(
+                text.contains("consume --consumer parse --report-dir"),
+                "{text}"
+            );
+            assert!(
+                text.contains("consume --consumer parse --target claude-code@latest --probes"),
+                "{text}"
+            );
+        }
+        let plain = files(Ci::Github, "1", &build(), None, None);
+        assert!(plain.iter().all(|f| !f.text.contains("consume --consumer")));
+    }
+
+    #[test]
     fn a_build_without_an_origin_still_pins_a_revision() {
         let build = Build::this();
         assert!(!build.rev.is_empty());
-        let files = files(Ci::Github, "1", &Build { git: None, ..build }, None);
+        let files = files(Ci::Github, "1", &Build { git: None, ..build }, None, None);
         assert!(files.iter().any(|f| f.text.contains(UNKNOWN_GIT)));
     }
 
@@ -362,6 +483,7 @@ mod tests {
             "2.1.330",
             &build(),
             Some(Path::new("bin/my cli")),
+            None,
         );
         let toml = files
             .iter()

@@ -222,32 +222,10 @@ fn write_from(root: &Path, dirs: &[PathBuf], add: bool) -> Result<Verdict> {
 }
 
 fn write_doc(root: &Path, inv: &Inventory) -> Result<()> {
-    let examples = render::Examples::load(&root.join(render::examples_file(&inv.dialect)))
-        .map_err(Error::Failed)?;
+    let page = render::page(root, inv).map_err(Error::Failed)?;
     let path = root.join(render::doc_file(&inv.dialect));
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
-    let overview_path = root.join(render::overview_file(&inv.dialect));
-    let overview = match overview_path.exists() {
-        true => {
-            std::fs::read_to_string(&overview_path).map_err(|e| Error::io(&overview_path, e))?
-        }
-        false => String::new(),
-    };
-    let sdk_path = root.join(schema::sdk_file(&inv.dialect));
-    let unobserved = match (sdk_path.exists(), inv.releases.last()) {
-        (true, Some(newest)) => {
-            let sdk = read_json(&sdk_path)?;
-            let c = streamcheck::protocol::sdk::compare(inv, newest, &sdk)
-                .map_err(|e| Error::Usage(format!("{}: {e}", sdk_path.display())))?;
-            c.unprinted
-        }
-        _ => Vec::new(),
-    };
-    write_atomic(
-        &path,
-        render::doc(inv, &examples, &overview, &unobserved).as_bytes(),
-    )
-    .map_err(|e| Error::io(&path, e))
+    write_atomic(&path, page.as_bytes()).map_err(|e| Error::io(&path, e))
 }

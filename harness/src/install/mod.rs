@@ -8,6 +8,7 @@
 pub mod cache;
 pub mod project;
 mod resolve;
+pub mod sdk;
 pub mod spec;
 pub mod supported;
 

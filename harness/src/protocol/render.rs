@@ -213,6 +213,33 @@ pub fn changes(inv: &Inventory) -> Vec<(Version, Vec<String>)> {
     out
 }
 
+/// The reference page of `inv` as `protocol doc` writes it, from the project at `root`:
+/// its examples, the hand-written overview (if the dialect has one) and the kinds the
+/// SDK declares but the inventory never saw (if the dialect has an SDK schema).
+pub fn page(root: &Path, inv: &Inventory) -> Result<String, String> {
+    let examples = Examples::load(&root.join(examples_file(&inv.dialect)))?;
+    let overview_path = root.join(overview_file(&inv.dialect));
+    let overview = match overview_path.exists() {
+        true => std::fs::read_to_string(&overview_path)
+            .map_err(|e| format!("{}: {e}", overview_path.display()))?,
+        false => String::new(),
+    };
+    let sdk_path = root.join(super::schema::sdk_file(&inv.dialect));
+    let unobserved = match (sdk_path.exists(), inv.releases.last()) {
+        (true, Some(newest)) => {
+            let text = std::fs::read_to_string(&sdk_path)
+                .map_err(|e| format!("{}: {e}", sdk_path.display()))?;
+            let sdk: Value =
+                serde_json::from_str(&text).map_err(|e| format!("{}: {e}", sdk_path.display()))?;
+            super::sdk::compare(inv, newest, &sdk)
+                .map_err(|e| format!("{}: {e}", sdk_path.display()))?
+                .unprinted
+        }
+        _ => Vec::new(),
+    };
+    Ok(doc(inv, &examples, &overview, &unobserved))
+}
+
 /// The reference: generated, never edited by hand.
 /// `unobserved`: the kinds the SDK declares that no frame of the newest release built
 /// from matches ([`super::sdk::Comparison::unprinted`]).

@@ -7,6 +7,7 @@
 //!
 //! - [`probe`]: the forward-compatibility probes
 //! - [`feed`]: one consumer run on one feed, and locating the line it failed on
+//! - [`history`]: the matrix over SDK versions and CLI releases
 //! - [`render`]: consume.md, consume.json, junit.xml and index.html
 //! - [`replay`]: a saved trial played back as the CLI (`replay-cli`)
 //! - [`sdk`]: the real Agent SDKs as consumers, installed into the cache
@@ -14,6 +15,7 @@
 //! - [`host`]: the TypeScript SDK's `query()` over `replay-cli`
 
 pub mod feed;
+pub mod history;
 pub mod host;
 pub mod probe;
 pub mod render;
@@ -45,6 +47,8 @@ pub struct Input {
     pub exit_code: Option<i32>,
     /// The saved trial's file, for an SDK host driving `replay-cli`, or why it cannot.
     pub replay: Result<PathBuf, NotReplayable>,
+    /// The saved trial's file, for the command that reproduces a finding.
+    pub file: Option<PathBuf>,
 }
 
 impl Input {
@@ -79,7 +83,8 @@ impl Input {
             lines,
             not_fed,
             exit_code: saved.exit.code,
-            replay: host::replayable(saved, file),
+            replay: host::replayable(saved, file.clone()),
+            file,
         }
     }
 
@@ -124,6 +129,12 @@ pub struct Finding {
     pub line: Option<String>,
     /// The end of its stderr.
     pub stderr: String,
+    /// Located at line 0: what is missing (what the probe removed or changed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing: Option<String>,
+    /// The command that feeds it the same again: `streamcheck replay-cli ... | CMD`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reproduce: Option<String>,
 }
 
 /// One consumer on one trial's output, real or probed.
@@ -175,13 +186,14 @@ impl Consumed {
 /// How much of the last line given a finding keeps.
 const LINE_CHARS: usize = 300;
 
-/// Feeds every input to every consumer, as printed and changed by each of `probes`,
-/// `jobs` consumers at once; with `fail_fast`, no feed more once one has failed (those
+/// Feeds every input to every consumer, as printed and changed by each of `probes` (only
+/// the inputs of release `probes_on`, when given), `jobs` consumers at once; with `fail_fast`, no feed more once one has failed (those
 /// running are stopped, their consumers killed). `Err`: a consumer that cannot run at all.
 pub async fn consume(
     consumers: &[Consumer],
     inputs: &[Input],
     probes: &[Probe],
+    probes_on: Option<&str>,
     jobs: usize,
     fail_fast: bool,
 ) -> Result<Vec<Fed>, String> {
@@ -189,8 +201,12 @@ pub async fn consume(
     let mut set = tokio::task::JoinSet::new();
     let mut order = 0usize;
     for input in inputs {
+        let probed = match probes_on {
+            Some(release) if release != input.release => &[][..],
+            _ => probes,
+        };
         for consumer in consumers {
-            let variants = std::iter::once(None).chain(probes.iter().copied().map(Some));
+            let variants = std::iter::once(None).chain(probed.iter().copied().map(Some));
             for probe in variants {
                 let (input, consumer, gate) = (input.clone(), consumer.clone(), gate.clone());
                 let at = order;
@@ -274,6 +290,8 @@ pub async fn feed_one(
                         at_line: None,
                         line: None,
                         stderr: String::new(),
+                        missing: None,
+                        reproduce: None,
                     }),
                 });
             }
@@ -322,12 +340,65 @@ pub async fn feed_one(
         .and_then(|n| n.checked_sub(1))
         .and_then(|i| lines.get(i))
         .map(|l| crate::text::clip(l, LINE_CHARS));
+    let missing = (at_line == Some(0)).then(|| match probe {
+        Some(p) => what_the_probe_changed(p, &input.lines, &feed),
+        None => render::NOTHING_GIVEN.to_string(),
+    });
     Ok(Outcome::Failed(Finding {
         failure,
         at_line,
         line,
         stderr: ran.stderr,
+        missing,
+        reproduce: input
+            .file
+            .as_ref()
+            .map(|file| reproduce(file, probe, &consumer.command)),
     }))
+}
+
+/// The command that feeds `command` the trial in `file` as this feed did.
+pub fn reproduce(file: &std::path::Path, probe: Option<Probe>, command: &str) -> String {
+    let probe = probe.map_or(String::new(), |p| format!(" --probe {}", p.name()));
+    format!(
+        "streamcheck replay-cli --trial {}{probe} -- -p hi | {command}",
+        sh_quote(&file.display().to_string())
+    )
+}
+
+fn sh_quote(s: &str) -> String {
+    match s
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-@+=:".contains(c))
+    {
+        true => s.to_string(),
+        false => format!("'{}'", s.replace('\'', r"'\''")),
+    }
+}
+
+/// For a consumer failing on an empty feed under `probe`: which lines the probe changed
+/// or removed, the first of them as printed (what it needs is likely there).
+fn what_the_probe_changed(probe: Probe, printed: &[String], feed: &Feed) -> String {
+    let shown = |n: usize| {
+        (printed.get(n.wrapping_sub(1))).map_or(String::new(), |l| {
+            format!(" (as printed: `{}`)", crate::text::clip_line(l, 120))
+        })
+    };
+    match feed.changed.as_slice() {
+        [] => format!(
+            "it fails on an empty feed too; probe `{}` changed no line it could need",
+            probe.name()
+        ),
+        [n, rest @ ..] => format!(
+            "it fails on an empty feed too: what it needs is what probe `{}` changed, line {n}{}{}",
+            probe.name(),
+            match rest.len() {
+                0 => String::new(),
+                k => format!(" and {k} more"),
+            },
+            shown(*n)
+        ),
+    }
 }
 
 #[cfg(test)]

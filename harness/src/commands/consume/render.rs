@@ -31,10 +31,25 @@ impl Cell {
 
 type Key<'a> = (&'a str, &'a str, Option<super::Probe>);
 
-/// (consumer, release, probe) → cell, releases in version order.
+/// The (consumer, target, trial)s a consumer failed on as printed: a probe cell does not
+/// count them again.
+pub fn failed_as_printed(c: &Consumed) -> std::collections::BTreeSet<(&str, &str, &str)> {
+    (c.fed.iter())
+        .filter(|f| f.probe.is_none() && matches!(f.outcome, Outcome::Failed(_)))
+        .map(|f| (f.consumer.as_str(), f.target.as_str(), f.trial.as_str()))
+        .collect()
+}
+
+/// (consumer, release, probe) → cell, releases in version order. A probe cell counts only
+/// the trials the consumer reads as printed.
 pub fn matrix(c: &Consumed) -> BTreeMap<(String, Version, Option<super::Probe>), Cell> {
     let mut cells: BTreeMap<(String, Version, Option<super::Probe>), Cell> = BTreeMap::new();
+    let already = failed_as_printed(c);
     for f in &c.fed {
+        let key = (f.consumer.as_str(), f.target.as_str(), f.trial.as_str());
+        if f.probe.is_some() && already.contains(&key) {
+            continue;
+        }
         let cell = cells
             .entry((f.consumer.clone(), Version::of(&f.release), f.probe))
             .or_default();
@@ -50,10 +65,10 @@ pub fn matrix(c: &Consumed) -> BTreeMap<(String, Version, Option<super::Probe>),
 
 /// A release, ordered as versions are (2.1.9 before 2.1.10), printed as written.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Version(Option<semver::Version>, String);
+pub struct Version(pub Option<semver::Version>, pub String);
 
 impl Version {
-    fn of(s: &str) -> Version {
+    pub fn of(s: &str) -> Version {
         Version(semver::Version::parse(s).ok(), s.to_string())
     }
 }
@@ -161,7 +176,7 @@ pub fn matrix_table(c: &Consumed, consumer: &str) -> String {
 }
 
 /// Why a trial was not given to a consumer at all (`None`: it was).
-fn not_fed_why(o: &Outcome) -> Option<String> {
+pub fn not_fed_why(o: &Outcome) -> Option<String> {
     match o {
         Outcome::NotFed { why } => Some(why.clone()),
         Outcome::NotReplayable(r) => Some(format!("not replayable: {r}")),
@@ -230,22 +245,58 @@ fn findings(c: &Consumed) -> String {
     md
 }
 
-/// One finding in a sentence: the trial, how it failed, the line it was last given.
+/// One finding in a sentence: the trial, how it failed, the line it was last given, the
+/// error from its stderr, and the command that reproduces it.
 pub fn describe(f: &Fed, finding: &Finding) -> String {
     let at = match (finding.at_line, &finding.line) {
-        (Some(0), _) => "; it fails on no input at all".to_string(),
+        (Some(0), _) => format!("; {}", finding.missing.as_deref().unwrap_or(NOTHING_GIVEN)),
         (Some(n), Some(line)) => format!("; last given line {n}: `{}`", clip_line(line, 160)),
         _ => String::new(),
     };
-    let stderr = finding.stderr.trim();
-    let stderr = match stderr.lines().last() {
-        Some(last) => format!(" (stderr: {})", clip_line(last, 160)),
+    let stderr = match error_excerpt(&finding.stderr) {
+        Some(e) => format!(" (stderr: {})", clip_line(&e, 240)),
+        None => String::new(),
+    };
+    let again = match &finding.reproduce {
+        Some(cmd) => format!("; reproduce: `{cmd}`"),
         None => String::new(),
     };
     format!(
-        "`{}` on {}: {}{at}{stderr}",
+        "`{}` on {}: {}{at}{stderr}{again}",
         f.trial, f.target, finding.failure
     )
+}
+
+/// What a finding located at line 0 says when it has nothing more precise.
+pub const NOTHING_GIVEN: &str =
+    "it fails on an empty feed too: what it needs is missing from the whole output";
+
+/// Lines kept after the one naming the error.
+const ERROR_CONTEXT: usize = 2;
+
+/// The error in a consumer's stderr: the first line naming one (`Error`, `Exception`,
+/// `panic`) and the lines after it, else the last line.
+pub fn error_excerpt(stderr: &str) -> Option<String> {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let names = |l: &&str| {
+        ["Error", "Exception", "panic"]
+            .iter()
+            .any(|w| l.contains(w))
+    };
+    match lines.iter().position(names) {
+        Some(i) => Some(
+            lines[i..(i + 1 + ERROR_CONTEXT).min(lines.len())]
+                .iter()
+                .map(|l| l.trim())
+                .collect::<Vec<_>>()
+                .join(" / "),
+        ),
+        None => lines.last().map(|l| l.trim().to_string()),
+    }
 }
 
 fn junit(c: &Consumed) -> String {

@@ -3,8 +3,7 @@
 
 use super::worker::{Protocol, Serve};
 use super::Consumer;
-use crate::install::Project;
-use crate::process_group;
+use crate::install::{self, sdk::SdkInstallError, sdk::Wanted, Project};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -39,186 +38,202 @@ the request). `split-write` cuts the longest line in two writes 20 ms apart.\n";
 pub const TS_DIR: &str = "targets/claude-code/sdk";
 /// The TypeScript SDK's npm package.
 pub const TS_PACKAGE: &str = "@anthropic-ai/claude-agent-sdk";
+/// The Python SDK's PyPI package.
+pub const PY_PACKAGE: &str = "claude-agent-sdk";
+/// Where the community parsers' pins, drivers and the `claude` they start live.
+pub const COMMUNITY_DIR: &str = "targets/claude-code/consumers";
 
-/// An SDK `consume --sdk` takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+/// A consumer package `consume --sdk` takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Sdk {
-    /// PyPI `claude-agent-sdk`: `parse_message` of the pinned version.
+    /// PyPI `claude-agent-sdk`: its `parse_message`.
     Python,
     /// npm `@anthropic-ai/claude-agent-sdk`: its `query()` driving `replay-cli`.
     Typescript,
+    /// PyPI `claude-code-pretty` (community): `claudep stream -p ...`.
+    ClaudeCodePretty,
+    /// npm `@instantlyeasy/claude-code-sdk-ts` (community): `claude().query(..).asText()`.
+    ClaudeCodeSdkTs,
 }
 
 impl Sdk {
-    /// Installs the SDK if needed and returns it as a consumer.
-    pub fn consumer(self, project: &Project, timeout: Duration) -> Result<Consumer, String> {
+    pub const ALL: [Sdk; 4] = [
+        Sdk::Python,
+        Sdk::Typescript,
+        Sdk::ClaudeCodePretty,
+        Sdk::ClaudeCodeSdkTs,
+    ];
+
+    /// Its name on the command line.
+    pub fn key(self) -> &'static str {
         match self {
-            Sdk::Python => python(project, timeout),
-            Sdk::Typescript => typescript(project, timeout),
+            Sdk::Python => "python",
+            Sdk::Typescript => "typescript",
+            Sdk::ClaudeCodePretty => "claude-code-pretty",
+            Sdk::ClaudeCodeSdkTs => "claude-code-sdk-ts",
+        }
+    }
+
+    /// Its package, and the registry it comes from.
+    pub fn package(self) -> (&'static str, &'static str) {
+        match self {
+            Sdk::Python => (PY_PACKAGE, "PyPI"),
+            Sdk::Typescript => (TS_PACKAGE, "npm"),
+            Sdk::ClaudeCodePretty => ("claude-code-pretty", "PyPI"),
+            Sdk::ClaudeCodeSdkTs => ("@instantlyeasy/claude-code-sdk-ts", "npm"),
+        }
+    }
+
+    /// Anthropic's own (any published version may be asked for), or a community one.
+    pub fn official(self) -> bool {
+        matches!(self, Sdk::Python | Sdk::Typescript)
+    }
+
+    /// The folder of its lockfile.
+    fn pin_dir(self) -> String {
+        match self {
+            Sdk::Python => PYTHON_DIR.into(),
+            Sdk::Typescript => TS_DIR.into(),
+            other => format!("{COMMUNITY_DIR}/{}", other.key()),
         }
     }
 }
 
-fn typescript(project: &Project, timeout: Duration) -> Result<Consumer, String> {
-    let (sdk, version) = typescript_sdk(project)?;
-    let dir = project.root.join(TS_DIR);
-    let exe = std::env::current_exe().map_err(|e| format!("streamcheck's own path: {e}"))?;
-    let command = format!(
-        "node {} {} {}",
-        shell_quote(&dir.join("host.mjs")),
-        shell_quote(&sdk),
-        shell_quote(&exe)
-    );
-    Ok(Consumer {
-        name: format!("{TS_PACKAGE} (npm) {version}"),
-        serve: Some(Arc::new(Serve::new(
-            Protocol::Host,
-            command.clone(),
-            dir.clone(),
-        ))),
-        command,
-        dir,
-        timeout,
-        each: None,
-    })
+/// `--sdk NAME[@VERSION]`: a consumer package at its pin or at a published version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SdkSpec {
+    pub sdk: Sdk,
+    pub version: Wanted,
 }
 
-/// The version `package.json` pins the TypeScript SDK at.
+impl SdkSpec {
+    pub fn parse(s: &str) -> Result<SdkSpec, String> {
+        let (name, version) = match s.split_once('@') {
+            Some((n, v)) => (n, Some(v)),
+            None => (s, None),
+        };
+        let names: Vec<&str> = Sdk::ALL.iter().map(|k| k.key()).collect();
+        let sdk = (Sdk::ALL.into_iter().find(|k| k.key() == name)).ok_or_else(|| {
+            format!(
+                "unknown SDK `{name}`: use one of {} (python@VERSION, typescript@VERSION for a published version)",
+                names.join(", ")
+            )
+        })?;
+        let version = match version {
+            None | Some("pinned") => Wanted::Pinned,
+            Some("") => return Err(format!("`{s}`: give a version after `@`")),
+            Some(v) if !sdk.official() => {
+                return Err(format!(
+                    "`{s}`: {name} is a community parser, tried at its pin only (not @{v})"
+                ))
+            }
+            Some(v) => Wanted::Exact(v.to_string()),
+        };
+        Ok(SdkSpec { sdk, version })
+    }
+
+    /// As it is written on the command line: `python@0.1.37`, `claude-code-pretty`.
+    pub fn label(&self) -> String {
+        match &self.version {
+            Wanted::Pinned => self.sdk.key().to_string(),
+            Wanted::Exact(v) => format!("{}@{v}", self.sdk.key()),
+        }
+    }
+
+    /// Installs the package if needed and returns it as a consumer.
+    pub fn consumer(
+        &self,
+        project: &Project,
+        timeout: Duration,
+    ) -> Result<Consumer, SdkInstallError> {
+        let (package, registry) = self.sdk.package();
+        let dir = project.root.join(self.sdk.pin_dir());
+        let at = |version: &str| format!("{package} ({registry}) {version}");
+        let consumer = |name: String, command: String, serve: Option<Arc<Serve>>| Consumer {
+            name,
+            command,
+            dir: dir.clone(),
+            timeout,
+            each: None,
+            serve,
+        };
+        let pin_dir = self.sdk.pin_dir();
+        Ok(match self.sdk {
+            Sdk::Python => {
+                let py = install::sdk::python(project, &pin_dir, package, &self.version)?;
+                let script = shell_quote(&dir.join("consumer.py"));
+                let python = shell_quote(&py.python);
+                let serve = Serve::new(
+                    Protocol::Feeds,
+                    format!("{python} {script} --serve"),
+                    dir.clone(),
+                );
+                consumer(
+                    at(&py.version),
+                    format!("{python} {script}"),
+                    Some(Arc::new(serve)),
+                )
+            }
+            Sdk::Typescript => {
+                let ts = install::sdk::npm(project, &pin_dir, package, &self.version)?;
+                let exe = std::env::current_exe().map_err(|source| SdkInstallError::Io {
+                    path: "streamcheck's own path".into(),
+                    source,
+                })?;
+                let command = format!(
+                    "node {} {} {}",
+                    shell_quote(&dir.join("host.mjs")),
+                    shell_quote(&ts.package_dir),
+                    shell_quote(&exe)
+                );
+                let serve = Serve::new(Protocol::Host, command.clone(), dir.clone());
+                consumer(at(&ts.version), command, Some(Arc::new(serve)))
+            }
+            Sdk::ClaudeCodePretty => {
+                let py = install::sdk::python(project, &pin_dir, package, &self.version)?;
+                let run = format!("{} stream -p hi", shell_quote(&py.bin.join("claudep")));
+                consumer(at(&py.version), community(project, &run), None)
+            }
+            Sdk::ClaudeCodeSdkTs => {
+                let ts = install::sdk::npm(project, &pin_dir, package, &self.version)?;
+                let run = format!(
+                    "node {} {}",
+                    shell_quote(&dir.join("driver.mjs")),
+                    shell_quote(&ts.package_dir)
+                );
+                consumer(at(&ts.version), community(project, &run), None)
+            }
+        })
+    }
+}
+
+/// A community parser's command: `run` with the `claude` it starts on PATH being
+/// `consumers/bin/claude`, which prints the feed (this shell's stdin) to it, and a home
+/// with no `claude` of its own.
+fn community(project: &Project, run: &str) -> String {
+    let bin = project.root.join(COMMUNITY_DIR).join("bin");
+    format!(
+        "STREAMCHECK_FEED=/proc/$$/fd/0 HOME={home} PATH={bin}:\"$PATH\" {run}",
+        home = shell_quote(&bin),
+        bin = shell_quote(&bin),
+    )
+}
+
+/// The version the TypeScript SDK's `package.json` pins.
 pub fn typescript_pin(package_json: &str) -> Option<String> {
-    let v: serde_json::Value = serde_json::from_str(package_json).ok()?;
-    Some(v["dependencies"][TS_PACKAGE].as_str()?.to_string())
+    install::sdk::npm_pin(package_json, TS_PACKAGE)
 }
 
-/// The folder of the pinned TypeScript SDK (installed with `npm ci` from the lockfile into
-/// the cache if needed), and its version.
-pub fn typescript_sdk(project: &Project) -> Result<(PathBuf, String), String> {
-    let dir = project.root.join(TS_DIR);
-    let read = |name: &str| {
-        let p = dir.join(name);
-        std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))
-    };
-    let (package, lock) = (read("package.json")?, read("package-lock.json")?);
-    let version = typescript_pin(&package).ok_or_else(|| {
-        format!(
-            "{}: no `{TS_PACKAGE}` dependency",
-            dir.join("package.json").display()
-        )
-    })?;
-    let prefix = project
-        .cache_dir()
-        .join(format!("sdk-ts-claude-agent-sdk@{version}"));
-    let sdk = prefix.join("node_modules").join(TS_PACKAGE);
-    let marker = prefix.join("streamcheck-package-lock.json");
-    if std::fs::read_to_string(&marker).ok().as_deref() != Some(lock.as_str()) {
-        let _ = std::fs::remove_dir_all(&prefix);
-        std::fs::create_dir_all(&prefix).map_err(|e| format!("{}: {e}", prefix.display()))?;
-        for name in ["package.json", "package-lock.json"] {
-            std::fs::copy(dir.join(name), prefix.join(name))
-                .map_err(|e| format!("{}: {e}", prefix.join(name).display()))?;
-        }
-        eprintln!(
-            "installing the TypeScript Agent SDK into {}",
-            prefix.display()
-        );
-        let mut npm = process_group::piped("npm");
-        npm.args([
-            "ci",
-            "--omit=optional",
-            "--no-audit",
-            "--no-fund",
-            "--prefix",
-        ])
-        .arg(&prefix);
-        run(npm, "npm ci (the TypeScript Agent SDK)")?;
-        std::fs::write(&marker, &lock).map_err(|e| format!("{}: {e}", marker.display()))?;
-    }
-    Ok((sdk, version))
-}
-
-/// The version `requirements.txt` pins `claude-agent-sdk` at.
+/// The version the Python SDK's `requirements.txt` pins.
 pub fn python_pin(requirements: &str) -> Option<&str> {
-    requirements
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("claude-agent-sdk=="))
-        .map(|v| v.trim_end_matches(['\\', ' ']).trim())
-}
-
-fn python(project: &Project, timeout: Duration) -> Result<Consumer, String> {
-    let (python, version) = python_sdk(project)?;
-    let dir = project.root.join(PYTHON_DIR);
-    let script = dir.join("consumer.py");
-    Ok(Consumer {
-        name: format!("claude-agent-sdk (PyPI) {version}"),
-        command: format!("{} {}", shell_quote(&python), shell_quote(&script)),
-        serve: Some(Arc::new(Serve::new(
-            Protocol::Feeds,
-            format!("{} {} --serve", shell_quote(&python), shell_quote(&script)),
-            dir.clone(),
-        ))),
-        dir,
-        timeout,
-        each: None,
-    })
+    install::sdk::python_pin(requirements, PY_PACKAGE)
 }
 
 /// The interpreter of a venv holding the pinned Python SDK (installed if needed), and
 /// the SDK's version.
-pub fn python_sdk(project: &Project) -> Result<(PathBuf, String), String> {
-    let dir = project.root.join(PYTHON_DIR);
-    let req_path = dir.join("requirements.txt");
-    let requirements =
-        std::fs::read_to_string(&req_path).map_err(|e| format!("{}: {e}", req_path.display()))?;
-    let version = python_pin(&requirements)
-        .ok_or_else(|| {
-            format!(
-                "{}: no `claude-agent-sdk==VERSION` line",
-                req_path.display()
-            )
-        })?
-        .to_string();
-    let venv = project
-        .cache_dir()
-        .join(format!("sdk-py-claude-agent-sdk@{version}"));
-    let python = venv.join("bin/python");
-    let marker = venv.join("streamcheck-requirements.txt");
-    if std::fs::read_to_string(&marker).ok().as_deref() != Some(requirements.as_str()) {
-        install_python(&venv, &req_path)?;
-        std::fs::write(&marker, &requirements).map_err(|e| format!("{}: {e}", marker.display()))?;
-    }
-    Ok((python, version))
-}
-
-/// A fresh venv (`$STREAMCHECK_PYTHON`, else python3.11, else python3) holding exactly
-/// the hash-pinned requirements.
-fn install_python(venv: &Path, requirements: &Path) -> Result<(), String> {
-    let interpreter = std::env::var_os("STREAMCHECK_PYTHON")
-        .map(PathBuf::from)
-        .or_else(|| which::which("python3.11").ok())
-        .or_else(|| which::which("python3").ok())
-        .ok_or(
-            "the Python SDK needs Python 3.11 or later: none on PATH (set STREAMCHECK_PYTHON)",
-        )?;
-    let _ = std::fs::remove_dir_all(venv);
-    eprintln!("installing the Python Agent SDK into {}", venv.display());
-    let mut python = process_group::piped(&interpreter);
-    python.args(["-m", "venv"]).arg(venv);
-    run(python, &format!("{} -m venv", interpreter.display()))?;
-    let mut pip = process_group::piped(venv.join("bin/pip"));
-    pip.args(["install", "--quiet", "--no-deps", "--require-hashes", "-r"])
-        .arg(requirements);
-    run(pip, &format!("pip install -r {}", requirements.display()))
-}
-
-/// How long one install step (npm ci, a venv, pip install) may take.
-const INSTALL_LIMIT: Duration = Duration::from_secs(30 * 60);
-
-/// Runs an install step; its stderr is the error when it fails.
-fn run(cmd: std::process::Command, what: &str) -> Result<(), String> {
-    process_group::run_blocking(cmd, Some(INSTALL_LIMIT))
-        .map_err(|e| format!("{what}: {e}"))?
-        .success(what, Some(INSTALL_LIMIT))
-        .map(drop)
-        .map_err(|e| e.to_string())
+pub fn python_sdk(project: &Project) -> Result<(PathBuf, String), SdkInstallError> {
+    let py = install::sdk::python(project, PYTHON_DIR, PY_PACKAGE, &Wanted::Pinned)?;
+    Ok((py.python, py.version))
 }
 
 fn shell_quote(p: &Path) -> String {
@@ -230,9 +245,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_pin_is_read_from_its_requirement_line() {
-        let req = "# comment\nanyio==4 \\\n    --hash=sha256:x\nclaude-agent-sdk==0.2.189 \\\n    --hash=sha256:y\n";
-        assert_eq!(python_pin(req), Some("0.2.189"));
-        assert_eq!(python_pin("anyio==4\n"), None);
+    fn an_sdk_is_named_with_its_version_or_its_pin() {
+        let spec = |s: &str| SdkSpec::parse(s);
+        assert_eq!(
+            spec("python@0.1.37").unwrap(),
+            SdkSpec {
+                sdk: Sdk::Python,
+                version: Wanted::Exact("0.1.37".into())
+            }
+        );
+        assert_eq!(spec("typescript").unwrap().version, Wanted::Pinned);
+        assert_eq!(spec("python@pinned").unwrap().version, Wanted::Pinned);
+        assert_eq!(
+            spec("claude-code-pretty").unwrap().sdk,
+            Sdk::ClaudeCodePretty
+        );
+        assert!(spec("claude-code-pretty@0.1.0")
+            .unwrap_err()
+            .contains("community parser"));
+        assert!(spec("python@").is_err());
+        assert!(spec("go").unwrap_err().contains("claude-code-sdk-ts"));
     }
 }

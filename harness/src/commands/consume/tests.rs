@@ -25,6 +25,7 @@ fn input(lines: &[&str]) -> Input {
         not_fed: None,
         exit_code: Some(0),
         replay: Err(host::NotReplayable::NoFile),
+        file: None,
     }
 }
 
@@ -159,7 +160,14 @@ fn a_tolerant_consumer_passes_every_probe_and_a_one_read_parser_fails_the_split_
     let tolerant = consumer("cat >/dev/null");
     let probes = Probe::ALL.to_vec();
     let fed = rt()
-        .block_on(consume(&[tolerant], &[input(&PRINTED)], &probes, 2, false))
+        .block_on(consume(
+            &[tolerant],
+            &[input(&PRINTED)],
+            &probes,
+            None,
+            2,
+            false,
+        ))
         .unwrap();
     assert_eq!(fed.len(), 1 + Probe::ALL.len());
     for f in &fed {
@@ -368,6 +376,7 @@ fn fail_fast_stops_at_the_first_failed_feed() {
             std::slice::from_ref(&strict),
             &inputs,
             &probes,
+            None,
             1,
             false,
         ))
@@ -379,8 +388,102 @@ fn fail_fast_stops_at_the_first_failed_feed() {
     };
     assert_eq!((all.len(), failed(&all)), (6, 3));
     let fast = rt()
-        .block_on(consume(&[strict], &inputs, &probes, 1, true))
+        .block_on(consume(&[strict], &inputs, &probes, None, 1, true))
         .unwrap();
     assert_eq!(failed(&fast), 1, "{fast:?}");
     assert!(fast.len() < 6, "{fast:?}");
+}
+
+#[test]
+fn a_finding_carries_the_command_that_reproduces_it_and_what_the_probe_changed() {
+    let grep_bot = consumer(r#"grep -q '^{"type":"result"'"#);
+    let mut i = input(&PRINTED);
+    i.file = Some(std::path::PathBuf::from(
+        "runs/x/outputs/basics/x.claude-code.json",
+    ));
+    let rt = rt();
+    assert_eq!(
+        rt.block_on(feed_one(&grep_bot, &i, None)).unwrap(),
+        Outcome::Passed { understood: None }
+    );
+    let Outcome::Failed(f) = rt
+        .block_on(feed_one(&grep_bot, &i, Some(Probe::KeysReordered)))
+        .unwrap()
+    else {
+        panic!("a reordered result line fails the grep bot")
+    };
+    assert_eq!(f.at_line, Some(0), "nothing it is given makes it pass");
+    let missing = f.missing.as_deref().unwrap();
+    assert!(
+        missing.contains("probe `keys-reordered` changed, line") && missing.contains("as printed"),
+        "{missing}"
+    );
+    assert_eq!(
+        f.reproduce.as_deref(),
+        Some(
+            r#"streamcheck replay-cli --trial runs/x/outputs/basics/x.claude-code.json --probe keys-reordered -- -p hi | grep -q '^{"type":"result"'"#
+        )
+    );
+}
+
+#[test]
+fn the_stderr_excerpt_is_the_error_not_the_last_line() {
+    let node = "file:///x/naive.mjs:3\n  JSON.parse(chunk)\nSyntaxError: Unexpected end of JSON input\n    at JSON.parse (<anonymous>)\n    at Socket.<anonymous> (naive.mjs:3:8)\n    at more\n\nNode.js v20.20.2\n";
+    assert_eq!(
+        render::error_excerpt(node).as_deref(),
+        Some("SyntaxError: Unexpected end of JSON input / at JSON.parse (<anonymous>) / at Socket.<anonymous> (naive.mjs:3:8)")
+    );
+    assert_eq!(
+        render::error_excerpt("just this\nand that\n").as_deref(),
+        Some("and that")
+    );
+    assert_eq!(render::error_excerpt("\n"), None);
+}
+
+#[test]
+fn a_probe_cell_does_not_count_a_trial_that_fails_as_printed() {
+    let fed = |probe: Option<Probe>, trial: &str, failed: bool| Fed {
+        consumer: "c".into(),
+        scenario: trial.into(),
+        trial: trial.into(),
+        target: "claude-code".into(),
+        release: "2.1.330".into(),
+        probe,
+        outcome: match failed {
+            false => Outcome::Passed { understood: None },
+            true => Outcome::Failed(Finding {
+                failure: Failure::Exit { code: 1 },
+                at_line: Some(1),
+                line: None,
+                stderr: String::new(),
+                missing: None,
+                reproduce: None,
+            }),
+        },
+    };
+    let c = Consumed {
+        command: String::new(),
+        duration_ms: 0,
+        consumers: vec![],
+        probes: vec![],
+        fed: vec![
+            fed(None, "a", true),
+            fed(Some(Probe::KeysReordered), "a", true),
+            fed(None, "b", false),
+            fed(Some(Probe::KeysReordered), "b", false),
+        ],
+    };
+    let cells = render::matrix(&c);
+    let probed = cells[&(
+        "c".into(),
+        render::Version::of("2.1.330"),
+        Some(Probe::KeysReordered),
+    )];
+    assert_eq!(
+        (probed.passed, probed.failed),
+        (1, 0),
+        "only b counts under the probe"
+    );
+    let printed = cells[&("c".into(), render::Version::of("2.1.330"), None)];
+    assert_eq!((printed.passed, printed.failed), (1, 1));
 }

@@ -470,7 +470,7 @@ fn a_project_entry_naming_no_symptom_or_no_scenario_is_a_setup_error() {
         (
             format!("{named}{}", entry("basics/hello", "  message: '.*'\n")),
             "known.yaml:5: ",
-            "matches any field mismatch",
+            "matches any divergence of its kind",
         ),
         (
             format!("{named}{}", entry("basics/helo", "  path: $.result\n")),

@@ -275,7 +275,7 @@ pub fn check(
 }
 
 /// Whether `path` lies inside `outer` (a key or the items of an array under it).
-fn within(path: &str, outer: &str) -> bool {
+pub(crate) fn within(path: &str, outer: &str) -> bool {
     path.strip_prefix(outer)
         .is_some_and(|rest| rest.starts_with('.') || rest.starts_with("[]"))
 }

@@ -79,11 +79,6 @@ pub struct KindEntry {
     pub keys: BTreeMap<String, KeyEntry>,
 }
 
-/// A trial's scenario without its case: `edges/x[a=1]` -> `edges/x`.
-pub fn scenario_of(trial: &str) -> &str {
-    trial.split_once('[').map_or(trial, |(s, _)| s)
-}
-
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct KeyEntry {
     /// Per JSON type, the releases it had that type on.
@@ -211,7 +206,7 @@ impl Inventory {
         Some(
             (self.ran.iter())
                 .filter(|(_, on)| on.contains(release))
-                .map(|(t, _)| scenario_of(t))
+                .map(|(t, _)| super::observe::scenario_of(t))
                 .collect(),
         )
     }
@@ -226,7 +221,7 @@ impl Inventory {
 
     /// Whether `scenario` (a trial id or a scenario) printed `kind` and ran on `release`.
     pub fn printed_by(&self, kind: &str, scenario: &str, release: &Version) -> bool {
-        let scenario = scenario_of(scenario);
+        let scenario = super::observe::scenario_of(scenario);
         let printer = (self.kinds.get(kind)).is_some_and(|k| k.by.contains(scenario));
         printer && (self.scenarios_on(release)).is_some_and(|on| on.contains(scenario))
     }
@@ -277,7 +272,10 @@ impl Inventory {
                 .map_err(|e| format!("ran.{trial}: {e}"))?;
             ran.insert(trial, on);
         }
-        let all: BTreeSet<String> = ran.keys().map(|t| scenario_of(t).to_string()).collect();
+        let all: BTreeSet<String> = ran
+            .keys()
+            .map(|t| super::observe::scenario_of(t).to_string())
+            .collect();
         let mut inv = Inventory {
             dialect: file.dialect,
             releases: releases.clone(),
@@ -373,7 +371,11 @@ impl Inventory {
             let span = spans.write(on).or(all).unwrap_or_default();
             let _ = writeln!(out, "  {}: {}", q(trial), q(&span));
         }
-        let scenarios: BTreeSet<&str> = self.ran.keys().map(|t| scenario_of(t)).collect();
+        let scenarios: BTreeSet<&str> = self
+            .ran
+            .keys()
+            .map(|t| super::observe::scenario_of(t))
+            .collect();
         let _ = writeln!(out, "kinds:");
         for (kind, k) in &self.kinds {
             let _ = writeln!(out, "  {}:", q(kind));

@@ -148,7 +148,7 @@ impl Observed {
         requests: impl IntoIterator<Item = &'a Value>,
     ) -> Observed {
         let asked = asked(written);
-        let printer = super::inventory::scenario_of(scenario).to_string();
+        let printer = scenario_of(scenario).to_string();
         let mut o = Observed::default();
         o.ran.insert(scenario.to_string());
         let mut tools: BTreeMap<String, String> = BTreeMap::new();
@@ -378,6 +378,11 @@ pub fn kind_of(frame: &Value, asked: &BTreeMap<String, String>) -> String {
         Some("stream_event") => format!("stream_event/{}", s("/event/type").unwrap_or("?")),
         _ => frame_kind(frame),
     }
+}
+
+/// A trial's scenario without its case: `edges/x[a=1]` -> `edges/x`.
+pub fn scenario_of(trial: &str) -> &str {
+    trial.split_once('[').map_or(trial, |(s, _)| s)
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 
 use crate::frame::{frame_kind, json_type};
 use crate::normalize;
+use crate::protocol::check::within;
 use crate::text::clip_line;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -235,12 +236,6 @@ pub fn differences(a: &[Value], b: &[Value]) -> Vec<FieldDifference> {
         }
     }
     out
-}
-
-/// Whether `path` lies inside `outer` (a key under it, or the items of an array under it).
-fn within(path: &str, outer: &str) -> bool {
-    path.strip_prefix(outer)
-        .is_some_and(|rest| rest.starts_with('.') || rest.starts_with("[]"))
 }
 
 /// One row of the table across scenarios: a key path of a kind, how it differs, and

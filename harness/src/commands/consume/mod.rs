@@ -186,6 +186,10 @@ impl Consumed {
 /// How much of the last line given a finding keeps.
 const LINE_CHARS: usize = 300;
 
+/// What a finding located at line 0 says when it has nothing more precise.
+pub const NOTHING_GIVEN: &str =
+    "it fails on an empty feed too: what it needs is missing from the whole output";
+
 /// Feeds every input to every consumer, as printed and changed by each of `probes` (only
 /// the inputs of release `probes_on`, when given), `jobs` consumers at once; with `fail_fast`, no feed more once one has failed (those
 /// running are stopped, their consumers killed). `Err`: a consumer that cannot run at all.
@@ -342,7 +346,7 @@ pub async fn feed_one(
         .map(|l| crate::text::clip(l, LINE_CHARS));
     let missing = (at_line == Some(0)).then(|| match probe {
         Some(p) => what_the_probe_changed(p, &input.lines, &feed),
-        None => render::NOTHING_GIVEN.to_string(),
+        None => NOTHING_GIVEN.to_string(),
     });
     Ok(Outcome::Failed(Finding {
         failure,

@@ -249,7 +249,10 @@ fn findings(c: &Consumed) -> String {
 /// error from its stderr, and the command that reproduces it.
 pub fn describe(f: &Fed, finding: &Finding) -> String {
     let at = match (finding.at_line, &finding.line) {
-        (Some(0), _) => format!("; {}", finding.missing.as_deref().unwrap_or(NOTHING_GIVEN)),
+        (Some(0), _) => format!(
+            "; {}",
+            finding.missing.as_deref().unwrap_or(super::NOTHING_GIVEN)
+        ),
         (Some(n), Some(line)) => format!("; last given line {n}: `{}`", clip_line(line, 160)),
         _ => String::new(),
     };
@@ -266,10 +269,6 @@ pub fn describe(f: &Fed, finding: &Finding) -> String {
         f.trial, f.target, finding.failure
     )
 }
-
-/// What a finding located at line 0 says when it has nothing more precise.
-pub const NOTHING_GIVEN: &str =
-    "it fails on an empty feed too: what it needs is missing from the whole output";
 
 /// Lines kept after the one naming the error.
 const ERROR_CONTEXT: usize = 2;

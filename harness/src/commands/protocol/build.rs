@@ -96,10 +96,10 @@ fn command_lines(dir: &Path) -> Result<BTreeMap<(String, String), String>, Strin
     let stopped_in = (!results.complete)
         .then(|| results.trials.last())
         .flatten()
-        .map(|t| crate::protocol::inventory::scenario_of(&t.scenario).to_string());
+        .map(|t| crate::protocol::observe::scenario_of(&t.scenario).to_string());
     Ok((results.trials.into_iter())
         .filter(|t| {
-            stopped_in.as_deref() != Some(crate::protocol::inventory::scenario_of(&t.scenario))
+            stopped_in.as_deref() != Some(crate::protocol::observe::scenario_of(&t.scenario))
         })
         .map(|t| ((t.scenario, t.target), t.command_line))
         .collect())

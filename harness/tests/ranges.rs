@@ -207,11 +207,47 @@ fn a_proven_range_passes_until_what_it_judged_changes_and_proving_again_runs_not
 fn a_range_written_too_wide_is_searched_and_its_proof_says_where_it_ends() {
     let f = fixture();
     let (code, text) = ranges(&f, "--prove", &["demo/w"]);
-    assert_eq!(code, 1, "{text}");
     assert!(text.contains("claude-code@<1.0.6: proven: 1.0.0 to 1.0.3 behave as written, first published below and 1.0.4 above do not"), "{text}");
+    // Written back with the bounds found, its proof carried over: proven without another trial.
+    assert!(
+        text.contains("scenarios/demo/w.yaml:11: claude-code@<1.0.6: written as <1.0.4"),
+        "{text}"
+    );
+    assert_eq!(code, 0, "{text}");
+    let w = std::fs::read_to_string(f.root.join("scenarios/demo/w.yaml")).unwrap();
+    assert!(
+        w.contains("\"claude-code@<1.0.4\":") && !w.contains("1.0.6"),
+        "{w}"
+    );
+    let before = probes(&f);
     let (code, text) = ranges(&f, "--check", &["demo/w"]);
-    assert_eq!(code, 1, "{text}");
-    assert!(text.contains("scenarios/demo/w.yaml:11: claude-code@<1.0.6 (why: bounds differ from the proof: 1.0.0 to 1.0.3"), "{text}");
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(ranges(&f, "--prove", &["demo/w"]).0, 0);
+    assert_eq!(probes(&f), before, "nothing left to prove runs nothing");
+}
+
+#[test]
+fn a_min_version_is_proven_where_the_block_starts_to_pass_and_written_back() {
+    let f = fixture();
+    // `a` exits 3 from 1.0.4 on: a block expecting 3 from `min_version: 1.0.6` starts two
+    // releases late.
+    let text = scenario("a", 3, None).replace(
+        "    exit_code: 3\n",
+        "    exit_code: 3\n    min_version: 1.0.6\n",
+    );
+    write(&f.root.join("scenarios/demo/m.yaml"), &text);
+    let (code, out) = ranges(&f, "--check", &["demo/m"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("scenarios/demo/m.yaml:8: claude-code min_version: 1.0.6 (why: no proof)"),
+        "{out}"
+    );
+    let (code, out) = ranges(&f, "--prove", &["demo/m"]);
+    assert!(out.contains("claude-code min_version: 1.0.6: proven: 1.0.4 to 1.0.9 behave as written, 1.0.3 below and newest checked above do not"), "{out}");
+    assert_eq!(code, 0, "{out}");
+    let m = std::fs::read_to_string(f.root.join("scenarios/demo/m.yaml")).unwrap();
+    assert!(m.contains("    min_version: 1.0.4\n"), "{m}");
+    assert_eq!(ranges(&f, "--check", &["demo/m"]).0, 0);
 }
 
 #[test]
@@ -228,12 +264,18 @@ fn a_range_written_too_narrow_is_searched_past_its_bounds_to_where_the_behaviour
         &KNOWN.replace(">=1.0.2, <1.0.5", ">=1.0.3, <1.0.4"),
     );
     let (code, text) = ranges(&f, "--prove", &["demo/n", "demo/k"]);
-    assert_eq!(code, 1, "{text}");
     assert!(text.contains("claude-code@<1.0.2: proven: 1.0.0 to 1.0.3 behave as written, first published below and 1.0.4 above do not"), "{text}");
     assert!(text.contains("demo/k exit_code >=1.0.3, <1.0.4: proven: 1.0.2 to 1.0.4 behave as written, 1.0.1 below and 1.0.5 above do not"), "{text}");
+    assert!(text.contains("ranges: 2 range(s) written with the bounds their proofs found; 2 proof(s) carried over"), "{text}");
+    assert_eq!(code, 0, "{text}");
+    let known =
+        std::fs::read_to_string(f.root.join("targets/claude-code/known-divergences.yaml")).unwrap();
+    assert!(
+        known.contains("  versions: \">=1.0.2, <1.0.5\"\n"),
+        "{known}"
+    );
     let (code, text) = ranges(&f, "--check", &["demo/n", "demo/k"]);
-    assert_eq!(code, 1, "{text}");
-    assert!(text.contains("scenarios/demo/n.yaml:11: claude-code@<1.0.2 (why: bounds differ from the proof: 1.0.0 to 1.0.3"), "{text}");
+    assert_eq!(code, 0, "{text}");
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 use streamcheck::commands::bisect::ProbeOptions;
 use streamcheck::commands::ranges::prove::{self, ProveOptions};
-use streamcheck::commands::ranges::{self, proof_files, Range, Sources, Unproven};
+use streamcheck::commands::ranges::{self, proof_files, rewrite, Range, Sources, Unproven};
 use streamcheck::dialect::{Dialect, NpmPin};
 use streamcheck::error::{Error, Result};
 use streamcheck::install::supported::Versions;
@@ -25,7 +25,7 @@ const DEFAULT_CAP_GB: f64 = 3.0;
 /// as `file:line: range (why: ...)`, 2 a setup error), or prove the unproven ones by a
 /// boundary search over the published releases (`--prove`).
 #[derive(clap::Args)]
-#[command(group(clap::ArgGroup::new("mode").required(true).args(["check", "prove"])))]
+#[command(group(clap::ArgGroup::new("mode").required(true).args(["check", "prove", "write"])))]
 pub struct RangesArgs {
     #[command(flatten)]
     select: SelectArgs,
@@ -34,9 +34,13 @@ pub struct RangesArgs {
     /// List each range that no current proof proves.
     #[arg(long)]
     check: bool,
-    /// Search the bounds of each unproven range and write its proof.
+    /// Search the bounds of each unproven range, write its proof, and write each range
+    /// whose proof found other bounds with the bounds found.
     #[arg(long)]
     prove: bool,
+    /// Only write each range whose proof found other bounds with the bounds found (no trial).
+    #[arg(long)]
+    write: bool,
     /// The published releases to search, comma-separated (default: asks npm).
     #[arg(long, value_delimiter = ',')]
     versions: Vec<String>,
@@ -67,30 +71,36 @@ impl RangesArgs {
             filters: self.select.filters.clone(),
             shard: self.select.shard,
         };
-        let ranges = ranges::enumerate(&sources, &ctx.scenarios, |id| selection.takes(id))
-            .map_err(|e| Error::Usage(e.to_string()))?;
-        match self.prove {
+        let list = || {
+            ranges::enumerate(&sources, &ctx.scenarios, |id| selection.takes(id))
+                .map_err(|e| Error::Usage(e.to_string()))
+        };
+        let ranges = list()?;
+        match self.prove || self.write {
             false => check(&ctx, &ranges),
-            true => self.prove(&ctx, ranges),
+            true => {
+                if self.prove {
+                    self.prove(&ctx, &ranges)?;
+                }
+                let ranges = write_back(ranges, list)?;
+                let rest = ranges::check(&ranges).map_err(|e| Error::Usage(e.to_string()))?;
+                Ok(ctx.verdict(Verdict::divergence_if(!rest.unproven.is_empty())))
+            }
         }
     }
 
-    fn prove(&self, ctx: &Context, ranges: Vec<Range>) -> Result<Verdict> {
+    fn prove(&self, ctx: &Context, ranges: &[Range]) -> Result<()> {
         let started = Instant::now();
-        let checked = ranges::check(&ranges).map_err(|e| Error::Usage(e.to_string()))?;
+        let checked = ranges::check(ranges).map_err(|e| Error::Usage(e.to_string()))?;
         let mut todo: BTreeMap<Dialect, Vec<Range>> = BTreeMap::new();
         for f in &checked.unproven {
-            match f.why {
-                Unproven::BoundsDiffer(_) => {
-                    println!("{} (proven already: change the range)", f.line())
-                }
-                _ => todo
-                    .entry(f.range.dialect)
+            if !matches!(f.why, Unproven::BoundsDiffer(_)) {
+                todo.entry(f.range.dialect)
                     .or_default()
-                    .push(f.range.clone()),
+                    .push(f.range.clone());
             }
         }
-        let mut files = proof_files(&ranges).map_err(|e| Error::Usage(e.to_string()))?;
+        let mut files = proof_files(ranges).map_err(|e| Error::Usage(e.to_string()))?;
         let report_dir =
             (self.report_dir.clone()).unwrap_or_else(|| ctx.default_report_dir("ranges"));
         let cap = (self.cache_cap_gb * 1e9) as u64;
@@ -171,9 +181,53 @@ impl RangesArgs {
             self.cache_cap_gb,
             started.elapsed().as_secs_f64()
         );
-        let rest = ranges::check(&ranges).map_err(|e| Error::Usage(e.to_string()))?;
-        Ok(ctx.verdict(Verdict::divergence_if(!rest.unproven.is_empty())))
+        Ok(())
     }
+}
+
+/// Writes each range whose proof found other bounds with the bounds found, carries the
+/// proofs over the rewrite, and lists the ranges again.
+fn write_back(ranges: Vec<Range>, list: impl Fn() -> Result<Vec<Range>>) -> Result<Vec<Range>> {
+    let usage = |e: &dyn std::fmt::Display| Error::Usage(e.to_string());
+    let mut files = proof_files(&ranges).map_err(|e| usage(&e))?;
+    let mut edits = Vec::new();
+    for r in &ranges {
+        let file = &files[&r.proofs];
+        let (Err(Unproven::BoundsDiffer(_)), Some(proof)) = (file.status(r), file.current(r))
+        else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&r.path).map_err(|e| usage(&e))?;
+        match rewrite::edit(r, proof, &text) {
+            Ok(edit) => {
+                println!(
+                    "{}:{}: {}: written as {}",
+                    r.file,
+                    edit.line,
+                    r.describe(),
+                    rewrite::found_range(proof)
+                );
+                edits.push(edit);
+            }
+            Err(e) => println!("{e} (not written back)"),
+        }
+    }
+    if edits.is_empty() {
+        return Ok(ranges);
+    }
+    rewrite::apply(&edits).map_err(|e| usage(&e))?;
+    let after = list()?;
+    let carried = rewrite::carry(&ranges, &after, &mut files).map_err(|e| usage(&e))?;
+    let all: Vec<&Range> = after.iter().collect();
+    for (path, file) in &mut files {
+        file.prune(&all);
+        file.save(path).map_err(|e| usage(&e))?;
+    }
+    println!(
+        "ranges: {} range(s) written with the bounds their proofs found; {carried} proof(s) carried over",
+        edits.len()
+    );
+    Ok(after)
 }
 
 fn check(ctx: &Context, ranges: &[Range]) -> Result<Verdict> {

@@ -19,6 +19,8 @@ use std::path::{Path, PathBuf};
 pub struct Range {
     /// The file it is written in, relative to the project (or to the project file's folder).
     pub file: String,
+    /// The same file on disk.
+    pub path: PathBuf,
     pub line: usize,
     pub dialect: Dialect,
     /// The proofs file that holds its proof.
@@ -229,6 +231,7 @@ impl ScenarioText {
                 let at = line_of(text, key, from_line);
                 let mut range = Range {
                     file: file.clone(),
+                    path: path.to_path_buf(),
                     line: at,
                     dialect,
                     proofs: proofs.clone(),
@@ -366,6 +369,7 @@ fn entries(
             .map_or("no such scenario", String::as_str);
         out.push(Range {
             file: file.clone(),
+            path: path.to_path_buf(),
             line: lines.get(i).copied().unwrap_or(1),
             dialect,
             proofs: proofs.to_path_buf(),

@@ -6,10 +6,12 @@
 //! - [`enumerate`]: the ranges, where each is written, and a hash of what it judges
 //! - [`proof`]: the proofs files (`targets/<dialect>/ranges.yaml`) and whether a range is proven
 //! - [`prove`]: the search (`bisect`'s prober and search, shared by every range of a run)
+//! - [`rewrite`]: a range written back with the bounds its proof found
 
 pub mod enumerate;
 pub mod proof;
 pub mod prove;
+pub mod rewrite;
 pub mod subject;
 
 pub use enumerate::{enumerate, Range, Sources};

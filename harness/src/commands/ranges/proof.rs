@@ -199,18 +199,21 @@ impl ProofFile {
 
     /// Whether `range` is proven here, and why not.
     pub fn status(&self, range: &Range) -> Result<&Proof, Unproven> {
-        let mine: Vec<&Proof> = self.proofs.iter().filter(|p| p.proves(range)).collect();
-        let Some(current) = mine.iter().find(|p| p.hash == range.hash) else {
-            return Err(if mine.is_empty() {
-                Unproven::NoProof
-            } else {
-                Unproven::Stale
+        let Some(current) = self.current(range) else {
+            return Err(match self.proofs.iter().any(|p| p.proves(range)) {
+                true => Unproven::Stale,
+                false => Unproven::NoProof,
             });
         };
         match current.agrees(range) {
             true => Ok(current),
             false => Err(Unproven::BoundsDiffer(current.found())),
         }
+    }
+
+    /// The proof of `range` as it is now, whether or not its releases agree with it.
+    pub fn current(&self, range: &Range) -> Option<&Proof> {
+        (self.proofs.iter()).find(|p| p.proves(range) && p.hash == range.hash)
     }
 
     /// Adds `proof`, replacing one of the same content.

@@ -171,6 +171,14 @@ impl Prover<'_> {
             };
         }
         let scenario = self.prober.scenario(&trial.scenario);
+        // A `min_version`/`max_version` holds where the block, run regardless of the bound,
+        // passes; beyond it the block does not.
+        if let Subject::Bound { .. } = &range.subject {
+            return match probe::against(trial, scenario, &self.window[at], self.planner) {
+                None => Seen::New,
+                Some(_) => Seen::Old,
+            };
+        }
         let member = span.members.contains(&at);
         let (inside, outside) = match side {
             Side::Lower => (span.members[0], span.below),
@@ -250,6 +258,7 @@ pub async fn prove(
 ) -> Result<Proved> {
     let planner = Planner::new(project).map_err(Error::Usage)?;
     let (window, first_edge) = window(opts);
+    let scenarios = &unbounded(ranges, scenarios);
     let mut p = Prover {
         prober: Prober::new(project, &opts.probe, scenarios),
         planner: &planner,
@@ -379,18 +388,35 @@ pub async fn prove(
     })
 }
 
+/// `scenarios`, with the `min_version` and `max_version` that `ranges` prove left out of
+/// their blocks, so that their trials run on both sides of the bound.
+fn unbounded(ranges: &[Range], scenarios: &[Scenario]) -> Vec<Scenario> {
+    let mut out = scenarios.to_vec();
+    for r in ranges {
+        let Subject::Bound { key, .. } = &r.subject else {
+            continue;
+        };
+        for s in out.iter_mut().filter(|s| r.scenarios.contains(&s.id)) {
+            if let Some(block) = s.file.expect.get_mut(key) {
+                block.min_version = None;
+                block.max_version = None;
+            }
+        }
+    }
+    out
+}
+
 /// The releases of the window that `range` holds, and its neighbours.
 fn span(
     range: &Range,
     window: &[String],
     scenarios: &[Scenario],
 ) -> std::result::Result<Span, String> {
-    if let Subject::Bound { field, .. } = &range.subject {
-        return Err(format!("a block's `{field}` is not searched by --prove (prove the block's behaviour by a version block instead)"));
-    }
     let member = |v: &str| -> bool {
         match &range.subject {
-            Subject::Entry { .. } => parse_version(v).is_some_and(|p| range.versions.contains(&p)),
+            Subject::Entry { .. } | Subject::Bound { .. } => {
+                parse_version(v).is_some_and(|p| range.versions.contains(&p))
+            }
             Subject::Block(key) => scenarios
                 .iter()
                 .filter(|s| range.scenarios.contains(&s.id))
@@ -398,7 +424,6 @@ fn span(
                     let block = crate::plan::block(s, range.dialect, v);
                     matches!((block, s.file.expect.get(key)), (Some(a), Some(b)) if std::ptr::eq(a, b))
                 }),
-            Subject::Bound { .. } => false,
         }
     };
     let members: Vec<usize> = (0..window.len()).filter(|&i| member(&window[i])).collect();

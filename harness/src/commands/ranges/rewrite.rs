@@ -1,0 +1,273 @@
+//! A proven range written back where it stands: a version block's key, a block's
+//! `min_version`/`max_version` or a known entry's `versions`, set to the releases its proof
+//! found. The proofs of the rewritten ranges, and of the ranges whose hash covered the
+//! rewritten text, are carried over: the rewrite changes only range text a proof established.
+
+use super::enumerate::Range;
+use super::proof::{Edge, Proof, ProofFile};
+use super::subject::Subject;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Why a range could not be written back.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{file}:{line}: {message}")]
+pub struct RewriteError {
+    pub file: String,
+    pub line: usize,
+    pub message: String,
+}
+
+/// The range a proof found, as written in a block key or an entry's `versions`
+/// (`>=2.1.190, <2.1.290`; open on a side that reaches the first or newest release checked).
+pub fn found_range(proof: &Proof) -> String {
+    let lower = matches!(proof.below, Edge::Release(_)).then(|| format!(">={}", proof.first));
+    let upper = match &proof.above {
+        Edge::Release(v) => Some(format!("<{v}")),
+        _ => None,
+    };
+    match (lower, upper) {
+        (Some(l), Some(u)) => format!("{l}, {u}"),
+        (Some(l), None) => l,
+        (None, Some(u)) => u,
+        (None, None) => format!(">={}", proof.first),
+    }
+}
+
+/// One line of a file rewritten.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Edit {
+    pub path: PathBuf,
+    /// 1-based.
+    pub line: usize,
+    pub to: String,
+}
+
+/// The edit that writes `proof`'s releases where `range` is written in `text`.
+pub fn edit(range: &Range, proof: &Proof, text: &str) -> Result<Edit, RewriteError> {
+    let fail = |line: usize, message: String| RewriteError {
+        file: range.file.clone(),
+        line,
+        message,
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let at = |n: usize| lines.get(n.wrapping_sub(1)).copied();
+    let (line, to) = match &range.subject {
+        Subject::Block(key) => {
+            let old = at(range.line).unwrap_or_default();
+            if old.matches(key.as_str()).count() != 1 {
+                return Err(fail(
+                    range.line,
+                    format!("the key `{key}` is not on this line once"),
+                ));
+            }
+            let dialect = key.split('@').next().unwrap_or(key);
+            let new_key = format!("{dialect}@{}", found_range(proof));
+            (range.line, old.replacen(key.as_str(), &new_key, 1))
+        }
+        Subject::Bound { field, version, .. } => {
+            let old = at(range.line).unwrap_or_default();
+            let Some(start) = old.find(&format!("{field}:")) else {
+                return Err(fail(range.line, format!("no `{field}:` on this line")));
+            };
+            let new = match field.as_str() {
+                "min_version" => &proof.first,
+                _ => &proof.last,
+            };
+            let (head, rest) = old.split_at(start);
+            if !rest.contains(version.as_str()) {
+                return Err(fail(
+                    range.line,
+                    format!("`{field}: {version}` is not on this line"),
+                ));
+            }
+            (
+                range.line,
+                format!("{head}{}", rest.replacen(version.as_str(), new, 1)),
+            )
+        }
+        Subject::Entry { .. } => {
+            let found = (range.line..)
+                .take_while(|&n| n == range.line || at(n).is_some_and(|l| !l.starts_with("- ")))
+                .find(|&n| at(n).is_some_and(|l| l.trim_start().starts_with("versions:")));
+            let Some(n) = found else {
+                return Err(fail(range.line, "the entry has no `versions:` line".into()));
+            };
+            let old = at(n).unwrap_or_default();
+            let indent = &old[..old.len() - old.trim_start().len()];
+            let comment = old.find(" #").map_or("", |c| &old[c..]);
+            (
+                n,
+                format!("{indent}versions: \"{}\"{comment}", found_range(proof)),
+            )
+        }
+    };
+    Ok(Edit {
+        path: range.path.clone(),
+        line,
+        to,
+    })
+}
+
+/// Applies `edits`, each file read and written once.
+pub fn apply(edits: &[Edit]) -> std::io::Result<()> {
+    let mut by_file: BTreeMap<&Path, Vec<&Edit>> = BTreeMap::new();
+    for e in edits {
+        by_file.entry(e.path.as_path()).or_default().push(e);
+    }
+    for (path, edits) in by_file {
+        let text = std::fs::read_to_string(path)?;
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        for e in edits {
+            if let Some(l) = lines.get_mut(e.line - 1) {
+                l.clone_from(&e.to);
+            }
+        }
+        let mut out = lines.join("\n");
+        if text.ends_with('\n') {
+            out.push('\n');
+        }
+        std::fs::write(path, out)?;
+    }
+    Ok(())
+}
+
+/// The proofs current in `files` for `before`, carried to `after` (the same ranges, listed
+/// again after the rewrite, in the same order): each under its new subject and hash.
+pub fn carry(
+    before: &[Range],
+    after: &[Range],
+    files: &mut BTreeMap<PathBuf, ProofFile>,
+) -> Result<usize, RewriteError> {
+    if before.len() != after.len() {
+        return Err(RewriteError {
+            file: "(ranges)".into(),
+            line: 0,
+            message: format!(
+                "{} ranges before the rewrite, {} after: proofs not carried",
+                before.len(),
+                after.len()
+            ),
+        });
+    }
+    let mut carried = Vec::new();
+    for (b, a) in before.iter().zip(after) {
+        if (&b.file, b.line, &b.case) != (&a.file, a.line, &a.case) {
+            return Err(RewriteError {
+                file: a.file.clone(),
+                line: a.line,
+                message: format!("listed as {}:{} before the rewrite", b.file, b.line),
+            });
+        }
+        let Some(proof) = files.get(&b.proofs).and_then(|f| f.current(b)) else {
+            continue;
+        };
+        if proof.subject == a.subject && proof.hash == a.hash {
+            continue;
+        }
+        let mut moved = proof.clone();
+        moved.subject = a.subject.clone();
+        moved.hash = a.hash.clone();
+        carried.push((a.proofs.clone(), proof.clone(), moved));
+    }
+    let n = carried.len();
+    for (path, old, proof) in carried {
+        if let Some(f) = files.get_mut(&path) {
+            f.proofs.retain(|p| *p != old);
+            f.put(proof);
+        }
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialect::Dialect;
+    use crate::version_range::VersionRange;
+
+    fn proof(first: &str, below: Edge, last: &str, above: Edge) -> Proof {
+        Proof {
+            file: "f.yaml".into(),
+            case: None,
+            subject: Subject::Block("x".into()),
+            hash: "h".into(),
+            first: first.into(),
+            last: last.into(),
+            below,
+            above,
+            trials: vec![],
+        }
+    }
+
+    fn range(subject: Subject, line: usize) -> Range {
+        Range {
+            file: "f.yaml".into(),
+            path: "f.yaml".into(),
+            line,
+            dialect: Dialect::default(),
+            proofs: "ranges.yaml".into(),
+            case: None,
+            subject,
+            versions: VersionRange::parse(">=0.0.0").unwrap(),
+            hash: "h".into(),
+            scenarios: vec![],
+            entry: None,
+        }
+    }
+
+    #[test]
+    fn a_found_range_is_open_where_it_reaches_the_first_or_newest_release() {
+        let r = |v: &str| Edge::Release(v.into());
+        let both = proof("2.1.190", r("2.1.189"), "2.1.289", r("2.1.290"));
+        assert_eq!(found_range(&both), ">=2.1.190, <2.1.290");
+        let low = proof("2.1.74", Edge::FirstChecked, "2.1.196", r("2.1.197"));
+        assert_eq!(found_range(&low), "<2.1.197");
+        let high = proof("2.1.309", r("2.1.308"), "2.1.332", Edge::NewestChecked);
+        assert_eq!(found_range(&high), ">=2.1.309");
+    }
+
+    #[test]
+    fn each_kind_of_range_is_rewritten_on_its_own_line() {
+        let r = |v: &str| Edge::Release(v.into());
+        let p = proof("2.1.190", r("2.1.189"), "2.1.289", r("2.1.290"));
+        let text = "expect:\n  \"claude-code@>=2.1.197, <2.1.290\": # checked\n    exit_code: 0\n";
+        let block = range(Subject::Block("claude-code@>=2.1.197, <2.1.290".into()), 2);
+        let e = edit(&block, &p, text).unwrap();
+        assert_eq!(
+            (e.line, e.to.as_str()),
+            (2, "  \"claude-code@>=2.1.190, <2.1.290\": # checked")
+        );
+
+        let text = "- scenario: a\n  kind: exit_code\n  versions: \">=2.1.198, <2.1.212\" # seen\n- scenario: b\n  versions: \"<1\"\n";
+        let entry = Subject::Entry {
+            scenario: "a".into(),
+            kind: "exit_code".into(),
+            versions: ">=2.1.198, <2.1.212".into(),
+        };
+        let e = edit(&range(entry, 1), &p, text).unwrap();
+        assert_eq!(
+            (e.line, e.to.as_str()),
+            (3, "  versions: \">=2.1.190, <2.1.290\" # seen")
+        );
+
+        let text = "expect:\n  claude-code:\n    min_version: 2.1.309\n";
+        let bound = Subject::Bound {
+            key: "claude-code".into(),
+            field: "min_version".into(),
+            version: "2.1.309".into(),
+        };
+        let p = proof("2.1.305", r("2.1.304"), "2.1.332", Edge::NewestChecked);
+        let e = edit(&range(bound, 3), &p, text).unwrap();
+        assert_eq!((e.line, e.to.as_str()), (3, "    min_version: 2.1.305"));
+    }
+
+    #[test]
+    fn a_key_not_on_its_line_is_an_error_naming_the_line() {
+        let p = proof("1.0.0", Edge::FirstChecked, "1.0.1", Edge::NewestChecked);
+        let block = range(Subject::Block("claude-code@<2".into()), 1);
+        let err = edit(&block, &p, "expect: {}\n").unwrap_err();
+        assert_eq!(err.line, 1);
+        assert!(err.to_string().starts_with("f.yaml:1:"), "{err}");
+    }
+}

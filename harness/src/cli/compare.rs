@@ -37,8 +37,14 @@ impl CompareArgs {
             exec,
         } = &self.suite;
         let table = self.table.as_deref();
-        match (self.observed, self.runs) {
-            (Some(dirs), _) => observed(
+        let saved = match (self.observed, self.runs) {
+            (Some(dirs), _) => Some((Folders::Observed, dirs)),
+            (None, Some(dirs)) => Some((Folders::Runs, dirs)),
+            (None, None) => None,
+        };
+        match saved {
+            Some((kind, dirs)) => folders(
+                kind,
                 loc,
                 &dirs,
                 &select.filters,
@@ -46,15 +52,7 @@ impl CompareArgs {
                 &self.report,
                 table,
             ),
-            (None, Some(dirs)) => saved(
-                loc,
-                &dirs,
-                &select.filters,
-                self.report_dir,
-                &self.report,
-                table,
-            ),
-            (None, None) => live(
+            None => live(
                 Context::load(loc, select)?,
                 targets,
                 exec,
@@ -66,30 +64,17 @@ impl CompareArgs {
     }
 }
 
-/// Two capture folders: nothing runs, so no project is needed.
-fn observed(
-    loc: &Location,
-    dirs: &[PathBuf],
-    filters: &[String],
-    report_dir: Option<PathBuf>,
-    report: &ReportArgs,
-    table: Option<&Path>,
-) -> Result<Verdict> {
-    let [a, b] = dirs else {
-        return Err(Error::Usage("--observed takes two folders".into()));
-    };
-    let dir = match report_dir {
-        Some(dir) => dir,
-        None => loc.setup()?.report_dir("parity"),
-    };
-    let parity = compare::observed(a, b, filters, super::provenance::command_line())?;
-    write(&dir, &parity, report, table)?;
-    Ok(Verdict::AllGood)
+/// Two folders compared without running anything, so no project is needed.
+#[derive(Clone, Copy)]
+enum Folders {
+    /// Capture folders (`--observed`): the comparison is reported, it does not gate.
+    Observed,
+    /// Run folders' saved trials (`--runs`): a parity gate, exit 1 when anything differs.
+    Runs,
 }
 
-/// Two run folders' saved trials: nothing runs, so no project is needed. Exits 1 when
-/// anything differs (a parity gate), 0 when nothing does.
-fn saved(
+fn folders(
+    kind: Folders,
     loc: &Location,
     dirs: &[PathBuf],
     filters: &[String],
@@ -97,16 +82,27 @@ fn saved(
     report: &ReportArgs,
     table: Option<&Path>,
 ) -> Result<Verdict> {
+    let flag = match kind {
+        Folders::Observed => "--observed",
+        Folders::Runs => "--runs",
+    };
     let [a, b] = dirs else {
-        return Err(Error::Usage("--runs takes two folders".into()));
+        return Err(Error::Usage(format!("{flag} takes two folders")));
     };
     let dir = match report_dir {
         Some(dir) => dir,
         None => loc.setup()?.report_dir("parity"),
     };
-    let parity = compare::saved_runs(a, b, filters, super::provenance::command_line())?;
+    let line = super::provenance::command_line();
+    let parity = match kind {
+        Folders::Observed => compare::observed(a, b, filters, line)?,
+        Folders::Runs => compare::saved_runs(a, b, filters, line)?,
+    };
     write(&dir, &parity, report, table)?;
-    Ok(Verdict::divergence_if(parity.counts.differ > 0))
+    Ok(match kind {
+        Folders::Observed => Verdict::AllGood,
+        Folders::Runs => Verdict::divergence_if(parity.counts.differ > 0),
+    })
 }
 
 fn live(

@@ -81,6 +81,58 @@ fn folder(kind: &str, package: &str, version: &str) -> String {
     format!("sdk-{kind}-{short}@{version}")
 }
 
+/// Where one version of an SDK goes in the cache, and the stamp that says it is installed
+/// there: the pinned version's is its lock file, any other's its exact requirement
+/// (`package==1.0`, `package@1.0`).
+struct Slot {
+    version: String,
+    dir: PathBuf,
+    pinned: bool,
+    marker: PathBuf,
+    stamp: String,
+}
+
+impl Slot {
+    fn new(
+        project: &Project,
+        kind: &str,
+        package: &str,
+        pinned: &str,
+        wanted: &Wanted,
+        (lock_name, lock): (&str, &str),
+        exact: &str,
+    ) -> Slot {
+        let version = match wanted {
+            Wanted::Exact(v) => v.clone(),
+            Wanted::Pinned => pinned.to_string(),
+        };
+        let dir = project.cache_dir().join(folder(kind, package, &version));
+        let is_pinned = version == pinned;
+        let (marker, stamp) = match is_pinned {
+            true => (format!("streamcheck-{lock_name}"), lock.to_string()),
+            false => (
+                "streamcheck-installed.txt".to_string(),
+                format!("{package}{exact}{version}\n"),
+            ),
+        };
+        Slot {
+            marker: dir.join(marker),
+            dir,
+            pinned: is_pinned,
+            version,
+            stamp,
+        }
+    }
+
+    fn installed(&self) -> bool {
+        std::fs::read_to_string(&self.marker).ok().as_deref() == Some(self.stamp.as_str())
+    }
+
+    fn stamp(&self) -> Result<(), SdkInstallError> {
+        std::fs::write(&self.marker, &self.stamp).map_err(io(&self.marker))
+    }
+}
+
 /// `package` (PyPI) in a venv: the version `pin_dir/requirements.txt` pins with hashes,
 /// or any published one (`pip install package==VERSION` with what it depends on).
 pub fn python(
@@ -97,24 +149,14 @@ pub fn python(
             package: package.into(),
         })?
         .to_string();
-    let version = match wanted {
-        Wanted::Exact(v) => v.clone(),
-        Wanted::Pinned => pinned.clone(),
-    };
-    let venv = project.cache_dir().join(folder("py", package, &version));
-    let (marker, stamp) = match version == pinned {
-        true => ("streamcheck-requirements.txt", requirements.clone()),
-        false => (
-            "streamcheck-installed.txt",
-            format!("{package}=={version}\n"),
-        ),
-    };
-    let marker = venv.join(marker);
-    if std::fs::read_to_string(&marker).ok().as_deref() != Some(stamp.as_str()) {
+    let lock = ("requirements.txt", requirements.as_str());
+    let slot = Slot::new(project, "py", package, &pinned, wanted, lock, "==");
+    let (version, venv) = (slot.version.clone(), slot.dir.clone());
+    if !slot.installed() {
         fresh_venv(&venv)?;
         let mut pip = process_group::piped(venv.join("bin/pip"));
         pip.args(["install", "--quiet", "--disable-pip-version-check"]);
-        match version == pinned {
+        match slot.pinned {
             true => pip
                 .args(["--no-deps", "--require-hashes", "-r"])
                 .arg(&req_path),
@@ -122,7 +164,7 @@ pub fn python(
         };
         run(pip, &format!("pip install {package}=={version}"))?;
         drop_bundled_clis(&venv)?;
-        std::fs::write(&marker, &stamp).map_err(io(&marker))?;
+        slot.stamp()?;
     }
     super::cache::touch(&venv).map_err(io(&venv))?;
     Ok(PythonInstall {
@@ -181,26 +223,16 @@ pub fn npm(
         file: dir.join("package.json"),
         package: package.into(),
     })?;
-    let version = match wanted {
-        Wanted::Exact(v) => v.clone(),
-        Wanted::Pinned => pinned.clone(),
-    };
-    let prefix = project.cache_dir().join(folder("ts", package, &version));
-    let (marker, stamp) = match version == pinned {
-        true => ("streamcheck-package-lock.json", lock.clone()),
-        false => (
-            "streamcheck-installed.txt",
-            format!("{package}@{version}\n"),
-        ),
-    };
-    let marker = prefix.join(marker);
-    if std::fs::read_to_string(&marker).ok().as_deref() != Some(stamp.as_str()) {
+    let lock = ("package-lock.json", lock.as_str());
+    let slot = Slot::new(project, "ts", package, &pinned, wanted, lock, "@");
+    let (version, prefix) = (slot.version.clone(), slot.dir.clone());
+    if !slot.installed() {
         let _ = std::fs::remove_dir_all(&prefix);
         std::fs::create_dir_all(&prefix).map_err(io(&prefix))?;
         eprintln!("installing {package} {version} into {}", prefix.display());
         let mut npm = process_group::piped("npm");
         let common = ["--omit=optional", "--no-audit", "--no-fund", "--prefix"];
-        if version == pinned {
+        if slot.pinned {
             for name in ["package.json", "package-lock.json"] {
                 let to = prefix.join(name);
                 std::fs::copy(dir.join(name), &to).map_err(io(&to))?;
@@ -214,7 +246,7 @@ pub fn npm(
                 .arg(format!("{package}@{version}"));
         }
         run(npm, &format!("npm install {package}@{version}"))?;
-        std::fs::write(&marker, &stamp).map_err(io(&marker))?;
+        slot.stamp()?;
     }
     super::cache::touch(&prefix).map_err(io(&prefix))?;
     Ok(NpmInstall {

@@ -87,7 +87,7 @@ pub fn doc(c: &Consumed, title: &str, command: &str, notes: &str) -> String {
     }
     md.push_str(&red_cells(c));
     md.push_str(&probe_findings(c));
-    md.push_str(&probes_models(c));
+    md.push_str(&render::probes_section(c));
     md.push_str(&not_fed_detail(c));
     if !notes.is_empty() {
         md.push('\n');
@@ -274,17 +274,6 @@ fn probe_findings(c: &Consumed) -> String {
         ]);
     }
     format!("## Probe findings\n\n{}\n", t.finish())
-}
-
-fn probes_models(c: &Consumed) -> String {
-    if c.probes.is_empty() {
-        return String::new();
-    }
-    let mut t = Table::new(["probe", "the real change it models"]);
-    for p in &c.probes {
-        t.row([format!("`{}`", p.probe.name()), md_escape(p.models)]);
-    }
-    format!("## Probes\n\n{}\n", t.finish())
 }
 
 /// Why trials were not fed, counted per consumer and reason.

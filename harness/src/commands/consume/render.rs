@@ -108,7 +108,7 @@ fn consumer_section(c: &Consumed, name: &str) -> String {
 }
 
 /// Each probe and the real change it models (nothing without probes).
-fn probes_section(c: &Consumed) -> String {
+pub(super) fn probes_section(c: &Consumed) -> String {
     if c.probes.is_empty() {
         return String::new();
     }

@@ -4,12 +4,12 @@
 use super::args::{ExecArgs, SelectArgs};
 use super::setup::Location;
 use super::{Context, Verdict};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::Instant;
 use streamcheck::commands::bisect::ProbeOptions;
 use streamcheck::commands::ranges::prove::{self, ProveOptions};
-use streamcheck::commands::ranges::{self, proof_files, rewrite, Range, Sources, Unproven};
+use streamcheck::commands::ranges::{self, proof_files, rewrite, Proof, Range, Sources, Unproven};
 use streamcheck::dialect::{Dialect, NpmPin};
 use streamcheck::error::{Error, Result};
 use streamcheck::install::supported::Versions;
@@ -100,7 +100,7 @@ impl RangesArgs {
                     .push(f.range.clone());
             }
         }
-        let mut files = proof_files(ranges).map_err(|e| Error::Usage(e.to_string()))?;
+        let mut found: Vec<(PathBuf, Proof)> = Vec::new();
         let report_dir =
             (self.report_dir.clone()).unwrap_or_else(|| ctx.default_report_dir("ranges"));
         let cap = (self.cache_cap_gb * 1e9) as u64;
@@ -154,10 +154,7 @@ impl RangesArgs {
                 match result {
                     Ok(p) => {
                         proven += 1;
-                        files
-                            .get_mut(&r.proofs)
-                            .expect("each range's file is loaded")
-                            .put(p);
+                        found.push((r.proofs.clone(), p));
                     }
                     Err(_) => failed += 1,
                 }
@@ -165,6 +162,14 @@ impl RangesArgs {
             trials += done.done.trials;
             installed += done.done.installed.len();
             probed += done.done.probed.len();
+        }
+        // Read again now, not at the start: another run may have written proofs since.
+        let mut files = proof_files(ranges).map_err(|e| Error::Usage(e.to_string()))?;
+        for (path, proof) in found {
+            files
+                .get_mut(&path)
+                .expect("each range's file is loaded")
+                .put(proof);
         }
         let all: Vec<&Range> = ranges.iter().collect();
         for (path, file) in &mut files {
@@ -191,7 +196,8 @@ fn write_back(ranges: Vec<Range>, list: impl Fn() -> Result<Vec<Range>>) -> Resu
     let usage = |e: &dyn std::fmt::Display| Error::Usage(e.to_string());
     let mut files = proof_files(&ranges).map_err(|e| usage(&e))?;
     let mut edits = Vec::new();
-    for r in &ranges {
+    let mut edited = BTreeMap::new();
+    for (i, r) in ranges.iter().enumerate() {
         let file = &files[&r.proofs];
         let (Err(Unproven::BoundsDiffer(_)), Some(proof)) = (file.status(r), file.current(r))
         else {
@@ -207,24 +213,33 @@ fn write_back(ranges: Vec<Range>, list: impl Fn() -> Result<Vec<Range>>) -> Resu
                     r.describe(),
                     rewrite::found_range(proof)
                 );
+                edited.insert(i, edit.subject.clone());
                 edits.push(edit);
             }
             Err(e) => println!("{e} (not written back)"),
         }
     }
-    if edits.is_empty() {
+    rewrite::apply(&edits).map_err(|e| usage(&e))?;
+    let known: BTreeSet<&PathBuf> = (ranges.iter())
+        .filter(|r| r.subject.is_entry())
+        .map(|r| &r.path)
+        .collect();
+    let mut merged = 0;
+    for path in known {
+        merged += rewrite::merge_equal_entries(path).map_err(|e| usage(&e))?;
+    }
+    if edits.is_empty() && merged == 0 {
         return Ok(ranges);
     }
-    rewrite::apply(&edits).map_err(|e| usage(&e))?;
     let after = list()?;
-    let carried = rewrite::carry(&ranges, &after, &mut files).map_err(|e| usage(&e))?;
+    let carried = rewrite::carry(&ranges, &edited, &after, &mut files);
     let all: Vec<&Range> = after.iter().collect();
     for (path, file) in &mut files {
         file.prune(&all);
         file.save(path).map_err(|e| usage(&e))?;
     }
     println!(
-        "ranges: {} range(s) written with the bounds their proofs found; {carried} proof(s) carried over",
+        "ranges: {} range(s) written with the bounds their proofs found, {merged} known entr(y/ies) merged into an equal one; {carried} proof(s) carried over",
         edits.len()
     );
     Ok(after)

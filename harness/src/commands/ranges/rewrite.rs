@@ -7,6 +7,7 @@ use super::enumerate::Range;
 use super::proof::{Edge, Proof, ProofFile};
 use super::subject::Subject;
 use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Why a range could not be written back.
@@ -41,6 +42,8 @@ pub struct Edit {
     /// 1-based.
     pub line: usize,
     pub to: String,
+    /// What the range is named by once rewritten.
+    pub subject: Subject,
 }
 
 /// The edit that writes `proof`'s releases where `range` is written in `text`.
@@ -52,7 +55,9 @@ pub fn edit(range: &Range, proof: &Proof, text: &str) -> Result<Edit, RewriteErr
     };
     let lines: Vec<&str> = text.lines().collect();
     let at = |n: usize| lines.get(n.wrapping_sub(1)).copied();
-    let (line, to) = match &range.subject {
+    let found = found_range(proof);
+    let mut subject = range.subject.clone();
+    let (line, to) = match &mut subject {
         Subject::Block(key) => {
             let old = at(range.line).unwrap_or_default();
             if old.matches(key.as_str()).count() != 1 {
@@ -62,8 +67,10 @@ pub fn edit(range: &Range, proof: &Proof, text: &str) -> Result<Edit, RewriteErr
                 ));
             }
             let dialect = key.split('@').next().unwrap_or(key);
-            let new_key = format!("{dialect}@{}", found_range(proof));
-            (range.line, old.replacen(key.as_str(), &new_key, 1))
+            let new_key = format!("{dialect}@{found}");
+            let to = old.replacen(key.as_str(), &new_key, 1);
+            *key = new_key;
+            (range.line, to)
         }
         Subject::Bound { field, version, .. } => {
             let old = at(range.line).unwrap_or_default();
@@ -81,31 +88,29 @@ pub fn edit(range: &Range, proof: &Proof, text: &str) -> Result<Edit, RewriteErr
                     format!("`{field}: {version}` is not on this line"),
                 ));
             }
-            (
-                range.line,
-                format!("{head}{}", rest.replacen(version.as_str(), new, 1)),
-            )
+            let to = format!("{head}{}", rest.replacen(version.as_str(), new, 1));
+            version.clone_from(new);
+            (range.line, to)
         }
-        Subject::Entry { .. } => {
-            let found = (range.line..)
+        Subject::Entry { versions, .. } => {
+            let line = (range.line..)
                 .take_while(|&n| n == range.line || at(n).is_some_and(|l| !l.starts_with("- ")))
                 .find(|&n| at(n).is_some_and(|l| l.trim_start().starts_with("versions:")));
-            let Some(n) = found else {
+            let Some(n) = line else {
                 return Err(fail(range.line, "the entry has no `versions:` line".into()));
             };
             let old = at(n).unwrap_or_default();
             let indent = &old[..old.len() - old.trim_start().len()];
             let comment = old.find(" #").map_or("", |c| &old[c..]);
-            (
-                n,
-                format!("{indent}versions: \"{}\"{comment}", found_range(proof)),
-            )
+            versions.clone_from(&found);
+            (n, format!("{indent}versions: \"{found}\"{comment}"))
         }
     };
     Ok(Edit {
         path: range.path.clone(),
         line,
         to,
+        subject,
     })
 }
 
@@ -132,52 +137,125 @@ pub fn apply(edits: &[Edit]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The proofs current in `files` for `before`, carried to `after` (the same ranges, listed
-/// again after the rewrite, in the same order): each under its new subject and hash.
+/// What names one range across a rewrite: its file, case, subject and (for an entry) the
+/// message it matches, which tells apart entries of one scenario, kind and range.
+type Key = (String, Option<String>, Subject, Option<String>);
+
+fn key(r: &Range, subject: &Subject) -> Key {
+    let message = (r.entry.as_ref()).and_then(|e| e.message.as_ref().map(|m| m.to_string()));
+    (r.file.clone(), r.case.clone(), subject.clone(), message)
+}
+
+/// The proofs current in `files` for `before`, carried to the ranges of `after` (listed
+/// again after the rewrite) that have none: each under its new subject and hash. `edited`
+/// gives, per index of `before`, the subject a rewritten range has now.
 pub fn carry(
     before: &[Range],
+    edited: &BTreeMap<usize, Subject>,
     after: &[Range],
     files: &mut BTreeMap<PathBuf, ProofFile>,
-) -> Result<usize, RewriteError> {
-    if before.len() != after.len() {
-        return Err(RewriteError {
-            file: "(ranges)".into(),
-            line: 0,
-            message: format!(
-                "{} ranges before the rewrite, {} after: proofs not carried",
-                before.len(),
-                after.len()
-            ),
-        });
-    }
-    let mut carried = Vec::new();
-    for (b, a) in before.iter().zip(after) {
-        if (&b.file, b.line, &b.case) != (&a.file, a.line, &a.case) {
-            return Err(RewriteError {
-                file: a.file.clone(),
-                line: a.line,
-                message: format!("listed as {}:{} before the rewrite", b.file, b.line),
-            });
+) -> usize {
+    let mut proven: BTreeMap<Key, Proof> = BTreeMap::new();
+    for (i, b) in before.iter().enumerate() {
+        if let Some(proof) = files.get(&b.proofs).and_then(|f| f.current(b)) {
+            let subject = edited.get(&i).unwrap_or(&b.subject);
+            proven.insert(key(b, subject), proof.clone());
         }
-        let Some(proof) = files.get(&b.proofs).and_then(|f| f.current(b)) else {
+    }
+    let mut carried = 0;
+    for a in after {
+        let Some(file) = files.get_mut(&a.proofs) else {
             continue;
         };
-        if proof.subject == a.subject && proof.hash == a.hash {
+        if file.current(a).is_some() {
             continue;
         }
-        let mut moved = proof.clone();
+        let Some(old) = proven.get(&key(a, &a.subject)) else {
+            continue;
+        };
+        let mut moved = old.clone();
         moved.subject = a.subject.clone();
         moved.hash = a.hash.clone();
-        carried.push((a.proofs.clone(), proof.clone(), moved));
+        file.proofs.retain(|p| p != old);
+        file.put(moved);
+        carried += 1;
     }
-    let n = carried.len();
-    for (path, old, proof) in carried {
-        if let Some(f) = files.get_mut(&path) {
-            f.proofs.retain(|p| *p != old);
-            f.put(proof);
+    carried
+}
+
+/// Merges the entries of a known-divergences file that a rewrite made equal (the same in
+/// everything but `observed`): the first keeps the releases all of them were observed on,
+/// the others go. Returns how many went.
+pub fn merge_equal_entries(path: &Path) -> std::io::Result<usize> {
+    let text = std::fs::read_to_string(path)?;
+    let Ok(values) = serde_yaml::from_str::<Vec<serde_yaml::Value>>(&text) else {
+        return Ok(0);
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let starts: Vec<usize> = (lines.iter().enumerate())
+        .filter(|(_, l)| l.starts_with("- "))
+        .map(|(n, _)| n)
+        .collect();
+    if starts.len() != values.len() {
+        return Ok(0);
+    }
+    let observed = |v: &serde_yaml::Value| -> Vec<String> {
+        let listed = v.get("observed").and_then(|o| o.as_sequence());
+        (listed.into_iter().flatten())
+            .map(|x| match x.as_str() {
+                Some(s) => s.to_string(),
+                None => serde_yaml::to_string(x)
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string(),
+            })
+            .collect()
+    };
+    let mut first_of: BTreeMap<String, usize> = BTreeMap::new();
+    let mut union: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    let mut gone: BTreeSet<usize> = BTreeSet::new();
+    for (i, v) in values.iter().enumerate() {
+        let mut same = v.clone();
+        if let serde_yaml::Value::Mapping(m) = &mut same {
+            m.remove("observed");
+        }
+        let id = serde_yaml::to_string(&same).unwrap_or_default();
+        match first_of.get(&id) {
+            None => {
+                first_of.insert(id, i);
+                union.insert(i, observed(v));
+            }
+            Some(&first) => {
+                union.entry(first).or_default().extend(observed(v));
+                gone.insert(i);
+            }
         }
     }
-    Ok(n)
+    if gone.is_empty() {
+        return Ok(0);
+    }
+    let end_of = |i: usize| starts.get(i + 1).copied().unwrap_or(lines.len());
+    let mut out: Vec<String> = lines[..starts[0]].iter().map(|l| l.to_string()).collect();
+    for (i, &start) in starts.iter().enumerate().filter(|(i, _)| !gone.contains(i)) {
+        let mut releases = union.get(&i).cloned().unwrap_or_default();
+        releases.sort_by_key(|v| crate::version_range::parse_version(v));
+        releases.dedup();
+        for line in &lines[start..end_of(i)] {
+            match line.trim_start().starts_with("observed:") {
+                true => {
+                    let indent = &line[..line.len() - line.trim_start().len()];
+                    out.push(format!("{indent}observed: [{}]", releases.join(", ")));
+                }
+                false => out.push(line.to_string()),
+            }
+        }
+    }
+    let mut body = out.join("\n");
+    if text.ends_with('\n') {
+        body.push('\n');
+    }
+    std::fs::write(path, body)?;
+    Ok(gone.len())
 }
 
 #[cfg(test)]
@@ -260,6 +338,31 @@ mod tests {
         let p = proof("2.1.305", r("2.1.304"), "2.1.332", Edge::NewestChecked);
         let e = edit(&range(bound, 3), &p, text).unwrap();
         assert_eq!((e.line, e.to.as_str()), (3, "    min_version: 2.1.305"));
+    }
+
+    #[test]
+    fn entries_a_rewrite_made_equal_are_merged_with_every_release_observed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("known.yaml");
+        let entry = |observed: &str, versions: &str| {
+            format!("- scenario: a\n  kind: exit_code\n  versions: \"{versions}\"\n  observed: [{observed}]\n  reason: r\n")
+        };
+        let text = format!(
+            "# head\n{}{}{}",
+            entry("2.1.74", ">=2.1.74"),
+            entry("2.1.330", ">=2.1.74"),
+            entry("2.1.90", "<2.1.100")
+        );
+        std::fs::write(&path, &text).unwrap();
+        assert_eq!(merge_equal_entries(&path).unwrap(), 1);
+        let merged = std::fs::read_to_string(&path).unwrap();
+        let want = format!(
+            "# head\n{}{}",
+            entry("2.1.74, 2.1.330", ">=2.1.74"),
+            entry("2.1.90", "<2.1.100")
+        );
+        assert_eq!(merged, want);
+        assert_eq!(merge_equal_entries(&path).unwrap(), 0);
     }
 
     #[test]

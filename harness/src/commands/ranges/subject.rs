@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// What a range belongs to, as a proof names it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Subject {
     /// A version block, by its key (`claude-code@<2.1.154`).

@@ -53,9 +53,9 @@ enum ProtocolCmd {
         #[arg(long)]
         out: Option<PathBuf>,
     },
-    /// Compare a release with the TypeScript Agent SDK's declared `SDKMessage` (a JSON
-    /// Schema made by ts-json-schema-generator in tools/sdk-types): kinds and keys printed
-    /// but not declared, declared types never printed.
+    /// Compare a release with the TypeScript Agent SDK's declared `StdoutMessage` (a JSON
+    /// Schema made by typescript-json-schema in tools/sdk-types): kinds and keys printed
+    /// but not declared, declared types and control requests never printed.
     Sdk {
         /// The SDK's schema (tools/sdk-types/README.md says how it is made).
         #[arg(long)]
@@ -155,6 +155,10 @@ impl ProtocolArgs {
                 show(
                     "declared keys of printed kinds no frame carried",
                     &c.unprinted_keys,
+                );
+                show(
+                    "control request subtypes declared (sent by either side) the CLI never sent",
+                    &c.unsent_requests,
                 );
                 Ok(Verdict::AllGood)
             }

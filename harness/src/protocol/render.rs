@@ -167,11 +167,15 @@ pub fn changes(inv: &Inventory) -> Vec<(Version, Vec<String>)> {
     for (i, r) in inv.releases.iter().enumerate().skip(1) {
         let previous = &inv.releases[i - 1];
         let mut lines = Vec::new();
-        let mut unrun = 0;
+        let mut unrun = Vec::new();
         for (kind, k) in &inv.kinds {
             let ran = &running[kind];
             if !ran.contains(r) {
-                unrun += usize::from(k.seen.iter().any(|s| s < r));
+                // Judged at the next release that runs it, if any: said once, here, where
+                // the release before printed it.
+                if k.seen.contains(previous) {
+                    unrun.push(format!("`{kind}`"));
+                }
                 continue;
             }
             let Some(before) = ran.iter().rfind(|x| *x < r) else {
@@ -213,9 +217,10 @@ pub fn changes(inv: &Inventory) -> Vec<(Version, Vec<String>)> {
                 }
             }
         }
-        if unrun > 0 {
+        if !unrun.is_empty() {
             lines.push(format!(
-                "not run here: {unrun} kind(s) seen earlier (no scenario printing them ran on {r}); their changes are listed at the next release that ran them"
+                "not judged here: {} (printed by {previous}; no scenario printing them ran on {r}); a change is listed at the next release that runs them",
+                unrun.join(", ")
             ));
         }
         out.push((r.clone(), lines));
@@ -564,5 +569,44 @@ fn every(key: &KeyEntry) -> String {
     } else {
         let list: Vec<String> = key.every.iter().map(|r| r.to_string()).collect();
         format!("on {}", list.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Observed;
+
+    #[test]
+    fn a_release_lists_only_its_changes_and_a_kind_not_run_is_named_once() {
+        let mut inv = Inventory::new("claude-code");
+        let (r1, r2, r3) = (
+            Version::new(2, 1, 1),
+            Version::new(2, 1, 2),
+            Version::new(2, 1, 3),
+        );
+        let old = json!({"type": "old_kind"});
+        let init = json!({"type": "system", "subtype": "init"});
+        let init_new = json!({"type": "system", "subtype": "init", "sandbox_enabled": true});
+        inv.add(&r1, &Observed::of("a/only-early", [&old], &[], []));
+        for (r, frame) in [(&r1, &init), (&r2, &init), (&r3, &init_new)] {
+            inv.add(r, &Observed::of("a/every", [frame], &[], []));
+        }
+        let changes = changes(&inv);
+        assert_eq!(
+            changes[0],
+            (
+                r2.clone(),
+                vec!["not judged here: `old_kind` (printed by 2.1.1; no scenario printing them ran on 2.1.2); a change is listed at the next release that runs them".to_string()]
+            )
+        );
+        assert_eq!(
+            changes[1],
+            (
+                r3.clone(),
+                vec!["added key `system/init.sandbox_enabled` (bool)".to_string()]
+            ),
+            "a kind not run since an earlier release is not named again"
+        );
     }
 }

@@ -69,6 +69,10 @@ enum ProtocolCmd {
     Doc {
         #[arg(long, default_value = "claude-code")]
         dialect: String,
+        /// Also write it as one HTML page with a search box here (`#q=WORDS` in its
+        /// address fills the box).
+        #[arg(long)]
+        html: Option<PathBuf>,
     },
 }
 
@@ -162,9 +166,15 @@ impl ProtocolArgs {
                 );
                 Ok(Verdict::AllGood)
             }
-            ProtocolCmd::Doc { dialect } => {
+            ProtocolCmd::Doc { dialect, html } => {
                 let inv = load(&root, &dialect)?;
-                write_doc(&root, &inv)?;
+                let page = write_doc(&root, &inv)?;
+                if let Some(path) = html {
+                    let title = format!("The {dialect} stream-json protocol, as printed");
+                    let text = streamcheck::protocol::html::page(&page, &title);
+                    write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
+                    println!("{}", path.display());
+                }
                 Ok(Verdict::AllGood)
             }
         }
@@ -225,11 +235,13 @@ fn write_from(root: &Path, dirs: &[PathBuf], add: bool) -> Result<Verdict> {
     Ok(Verdict::AllGood)
 }
 
-fn write_doc(root: &Path, inv: &Inventory) -> Result<()> {
+/// Writes the reference; its text.
+fn write_doc(root: &Path, inv: &Inventory) -> Result<String> {
     let page = render::page(root, inv).map_err(Error::Failed)?;
     let path = root.join(render::doc_file(&inv.dialect));
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
-    write_atomic(&path, page.as_bytes()).map_err(|e| Error::io(&path, e))
+    write_atomic(&path, page.as_bytes()).map_err(|e| Error::io(&path, e))?;
+    Ok(page)
 }

@@ -213,3 +213,52 @@ fn every_anchor_link_of_the_reference_resolves() {
     assert!(count > 100, "only {count} anchor links");
     assert!(broken.is_empty(), "{} broken: {broken:?}", broken.len());
 }
+
+/// The SDK's word in the reference: each key's literal values and doc comment from the
+/// committed SDK schema, and for every kind it declares that no scenario printed, a row
+/// saying so with how a scenario could show it (targets/claude-code/sdk/unobserved.yaml,
+/// which names no other kind).
+#[test]
+fn the_reference_carries_the_sdks_word_and_every_unobserved_kind_says_how_to_show_it() {
+    let (inv, _) = claude_code();
+    let page = std::fs::read_to_string(repo().join(render::doc_file("claude-code"))).unwrap();
+    let row = |key: &str, after: &str| -> String {
+        let start = page.find(&format!("## `{after}`")).unwrap();
+        (page[start..].lines())
+            .find(|l| l.starts_with(&format!("| `{key}` |")))
+            .unwrap_or_else(|| panic!("no row {key} under {after}"))
+            .to_string()
+    };
+    assert!(row("subtype", "result/success").ends_with("| one of `success` |"));
+    let sdk_text = std::fs::read_to_string(repo().join(schema::sdk_file("claude-code"))).unwrap();
+    let sdk_value: serde_json::Value = serde_json::from_str(&sdk_text).unwrap();
+    let sdk = Sdk::new(&sdk_value).unwrap();
+    let said = sdk.said("control_request/can_use_tool", "request.mcp_server");
+    let doc = said.doc.expect("the SDK documents request.mcp_server");
+    let first_words: String = doc.chars().take(40).collect();
+    assert!(
+        row("request.mcp_server", "control_request/can_use_tool").contains(&first_words),
+        "{first_words}"
+    );
+    let newest = inv.releases.last().unwrap();
+    let c = streamcheck::protocol::sdk::compare(&inv, newest, &sdk_value).unwrap();
+    assert!(!c.unprinted.is_empty());
+    let how_text =
+        std::fs::read_to_string(repo().join(render::unobserved_file("claude-code"))).unwrap();
+    let how: std::collections::BTreeMap<String, String> = serde_yaml::from_str(&how_text).unwrap();
+    let unprinted: std::collections::BTreeSet<&String> = c.unprinted.iter().collect();
+    let explained: std::collections::BTreeSet<&String> = how.keys().collect();
+    assert_eq!(
+        unprinted, explained,
+        "each kind declared and not observed says how a scenario could show it, and no other"
+    );
+    for kind in &c.unprinted {
+        let line = format!("| `{kind}` (declared by the SDK, not observed) |");
+        let found = page.lines().find(|l| l.starts_with(&line));
+        assert!(found.is_some_and(|l| l.contains(&how[kind])), "{kind}");
+    }
+    assert!(
+        page.contains("| `control_request/initialize` |"),
+        "a request only the client sends"
+    );
+}

@@ -53,9 +53,9 @@ enum ProtocolCmd {
         #[arg(long)]
         out: Option<PathBuf>,
     },
-    /// Compare a release with the TypeScript Agent SDK's declared `SDKMessage` (a JSON
-    /// Schema made by ts-json-schema-generator in tools/sdk-types): kinds and keys printed
-    /// but not declared, declared types never printed.
+    /// Compare a release with the TypeScript Agent SDK's declared `StdoutMessage` (a JSON
+    /// Schema made by typescript-json-schema in tools/sdk-types): kinds and keys printed
+    /// but not declared, declared types and control requests never printed.
     Sdk {
         /// The SDK's schema (tools/sdk-types/README.md says how it is made).
         #[arg(long)]
@@ -69,6 +69,10 @@ enum ProtocolCmd {
     Doc {
         #[arg(long, default_value = "claude-code")]
         dialect: String,
+        /// Also write it as one HTML page with a search box here (`#q=WORDS` in its
+        /// address fills the box).
+        #[arg(long)]
+        html: Option<PathBuf>,
     },
 }
 
@@ -156,11 +160,21 @@ impl ProtocolArgs {
                     "declared keys of printed kinds no frame carried",
                     &c.unprinted_keys,
                 );
+                show(
+                    "control request subtypes declared (sent by either side) the CLI never sent",
+                    &c.unsent_requests,
+                );
                 Ok(Verdict::AllGood)
             }
-            ProtocolCmd::Doc { dialect } => {
+            ProtocolCmd::Doc { dialect, html } => {
                 let inv = load(&root, &dialect)?;
-                write_doc(&root, &inv)?;
+                let page = write_doc(&root, &inv)?;
+                if let Some(path) = html {
+                    let title = format!("The {dialect} stream-json protocol, as printed");
+                    let text = streamcheck::protocol::html::page(&page, &title);
+                    write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
+                    println!("{}", path.display());
+                }
                 Ok(Verdict::AllGood)
             }
         }
@@ -221,11 +235,13 @@ fn write_from(root: &Path, dirs: &[PathBuf], add: bool) -> Result<Verdict> {
     Ok(Verdict::AllGood)
 }
 
-fn write_doc(root: &Path, inv: &Inventory) -> Result<()> {
+/// Writes the reference; its text.
+fn write_doc(root: &Path, inv: &Inventory) -> Result<String> {
     let page = render::page(root, inv).map_err(Error::Failed)?;
     let path = root.join(render::doc_file(&inv.dialect));
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
-    write_atomic(&path, page.as_bytes()).map_err(|e| Error::io(&path, e))
+    write_atomic(&path, page.as_bytes()).map_err(|e| Error::io(&path, e))?;
+    Ok(page)
 }

@@ -8,10 +8,12 @@
 //! - [`check`](mod@check): a trial against the inventory (findings), a run's findings grouped
 //! - [`parity`]: a re-implementation's parity table (`protocol = "parity"`)
 //! - [`render`]: the reference (`docs/protocol/<dialect>.md`)
+//! - [`html`]: the reference as an HTML page with a search box
 //! - [`schema`]: a release's JSON Schema
 //! - [`sdk`]: the Agent SDK's declared message types against the inventory
 
 pub mod check;
+pub mod html;
 pub mod inventory;
 pub mod observe;
 pub mod parity;

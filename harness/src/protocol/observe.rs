@@ -5,7 +5,9 @@
 //! file name used as a key) is `{*}`; tool inputs, MCP arguments, elicitation schemas and
 //! structured output (the scenario's data, not the CLI's protocol) are kept as their type
 //! only. A `user` frame's `tool_use_result` is a kind per tool (`tool_use_result[Bash]`):
-//! each tool's result has a shape of its own. A reply to a request the client invented
+//! each tool's result has a shape of its own; an object or array in it that is a copy of
+//! one in the call's input (a `ReportFindings` result echoing its findings) is the model's
+//! data echoed, kept as its type only. A reply to a request the client invented
 //! (no such request, no subtype, or one the CLI calls unsupported) is one kind,
 //! [`UNSUPPORTED_REPLY`], whatever the request was.
 
@@ -151,7 +153,7 @@ impl Observed {
         let printer = scenario_of(scenario).to_string();
         let mut o = Observed::default();
         o.ran.insert(scenario.to_string());
-        let mut tools: BTreeMap<String, String> = BTreeMap::new();
+        let mut tools: BTreeMap<String, (String, &Value)> = BTreeMap::new();
         for frame in frames {
             if !frame.is_object() {
                 continue;
@@ -175,18 +177,23 @@ impl Observed {
                     b.get("id").and_then(Value::as_str),
                     b.get("name").and_then(Value::as_str),
                 ) {
-                    tools.insert(id.to_string(), tool_group(name).to_string());
+                    let input = b.get("input").unwrap_or(&Value::Null);
+                    tools.insert(id.to_string(), (tool_group(name).to_string(), input));
                 }
             }
             let result = frame
                 .get("tool_use_result")
                 .filter(|r| ty == "user" && r.is_object());
             if let Some(result) = result {
-                let tool = (blocks.iter())
+                let call = (blocks.iter())
                     .find_map(|b| b.get("tool_use_id").and_then(Value::as_str))
-                    .and_then(|id| tools.get(id))
-                    .map_or("(unknown tool)", String::as_str);
-                o.count(&printer, tool_result_kind(tool), result, &[]);
+                    .and_then(|id| tools.get(id));
+                let tool = call.map_or("(unknown tool)", |(t, _)| t.as_str());
+                let mut echoed = Vec::new();
+                if let Some((_, input)) = call {
+                    composites(input, &mut echoed);
+                }
+                o.count_echoing(&printer, tool_result_kind(tool), result, &echoed);
             }
             let stops: &[&str] = match is_message {
                 true => &["message.content[]", "tool_use_result"],
@@ -208,6 +215,19 @@ impl Observed {
     }
 
     fn count(&mut self, scenario: &str, kind: String, v: &Value, stops: &[&str]) {
+        let k = self.kind(scenario, kind, v);
+        walk(v, "", &Walk { stops, echoed: &[] }, k);
+    }
+
+    /// A tool's result: `echoed`, the objects and arrays of the call's input, are kept
+    /// as their type only where the result holds a copy of one.
+    fn count_echoing(&mut self, scenario: &str, kind: String, v: &Value, echoed: &[&Value]) {
+        let k = self.kind(scenario, kind, v);
+        walk(v, "", &Walk { stops: &[], echoed }, k);
+    }
+
+    /// A kind's count with one more of it, printed by `scenario`.
+    fn kind(&mut self, scenario: &str, kind: String, v: &Value) -> &mut KindCount {
         let k = self.kinds.entry(kind).or_default();
         k.count += 1;
         if !k.by.contains(scenario) {
@@ -216,7 +236,7 @@ impl Observed {
         if k.example.is_none() {
             k.example = Some(v.clone());
         }
-        walk(v, "", stops, k);
+        k
     }
 
     fn lists_of(&mut self, scenario: &str, kind: &str, frame: &Value) {
@@ -280,8 +300,39 @@ fn tool_group(name: &str) -> &str {
     }
 }
 
-fn walk(v: &Value, path: &str, stops: &[&str], k: &mut KindCount) {
-    if stops.contains(&path) {
+/// The objects and arrays in a value (itself included).
+fn composites<'a>(v: &'a Value, out: &mut Vec<&'a Value>) {
+    let inner: Vec<&Value> = match v {
+        Value::Object(m) => m.values().collect(),
+        Value::Array(a) => a.iter().collect(),
+        _ => return,
+    };
+    out.push(v);
+    for x in inner {
+        composites(x, out);
+    }
+}
+
+/// Where a walk does not look inside: key paths (`stops`), and values equal to one of
+/// `echoed` (not empty ones: `{}` or `[]` is no copy of anything).
+struct Walk<'a> {
+    stops: &'a [&'a str],
+    echoed: &'a [&'a Value],
+}
+
+impl Walk<'_> {
+    fn opaque(&self, key: &str, v: &Value) -> bool {
+        let empty = match v {
+            Value::Object(m) => m.is_empty(),
+            Value::Array(a) => a.is_empty(),
+            _ => true,
+        };
+        OPAQUE.contains(&key) || (!empty && self.echoed.contains(&v))
+    }
+}
+
+fn walk(v: &Value, path: &str, w: &Walk, k: &mut KindCount) {
+    if w.stops.contains(&path) {
         return;
     }
     let join = |seg: &str| match path.is_empty() {
@@ -296,8 +347,8 @@ fn walk(v: &Value, path: &str, stops: &[&str], k: &mut KindCount) {
                 let e = k.keys.entry(p.clone()).or_default();
                 e.types.insert(json_type(x));
                 e.present += 1;
-                if !OPAQUE.contains(&key.as_str()) {
-                    walk(x, &p, stops, k);
+                if !w.opaque(key, x) {
+                    walk(x, &p, w, k);
                 }
             }
         }
@@ -307,7 +358,9 @@ fn walk(v: &Value, path: &str, stops: &[&str], k: &mut KindCount) {
                 let e = k.keys.entry(p.clone()).or_default();
                 e.types.insert(json_type(x));
                 e.present += 1;
-                walk(x, &p, stops, k);
+                if !w.opaque("", x) {
+                    walk(x, &p, w, k);
+                }
             }
         }
         _ => {}
@@ -500,5 +553,36 @@ mod tests {
         assert!(!o.kinds["user"].keys.contains_key("tool_use_result.stdout"));
         assert_eq!(o.kinds["user"].by, BTreeSet::from(["s/x".to_string()]));
         assert_eq!(o.ran, BTreeSet::from(["s/x[a]".to_string()]));
+    }
+
+    #[test]
+    fn what_a_tool_result_copies_from_the_calls_input_is_kept_as_its_type_only() {
+        let finding = json!({"file": "a.rs", "failure_scenario": "len 0"});
+        let frames = [
+            json!({"type": "assistant", "message": {"content": [{"type": "tool_use", "id": "t1", "name": "ReportFindings",
+                "input": {"level": "low", "findings": [finding.clone()], "empty": {}}}]}}),
+            json!({"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "t1"}]},
+                "tool_use_result": {"count": 1, "level": "low", "findings": [finding.clone()], "more": [finding, {"own": 1}],
+                    "empty": {}, "meta": {"kept": true}}}),
+        ];
+        let o = Observed::of("s/x", &frames, &[], []);
+        let keys: Vec<&str> = (o.kinds["tool_use_result[ReportFindings]"].keys.keys())
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "count",
+                "empty",
+                "findings",
+                "level",
+                "meta",
+                "meta.kept",
+                "more",
+                "more[]",
+                "more[].own"
+            ],
+            "a copied array or array item is its type only; a key of the result's own is kept"
+        );
     }
 }

@@ -3,6 +3,7 @@
 //! example from a real run). The JSON Schema of a release is [`super::schema`].
 
 use super::inventory::{Inventory, KeyEntry, Releases};
+use super::sdk::{Comparison, Sdk};
 use semver::Version;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -20,6 +21,15 @@ pub fn overview_file(dialect: &str) -> PathBuf {
     Path::new("targets")
         .join(dialect)
         .join("protocol-overview.md")
+}
+
+/// Per kind the SDK declares that no scenario makes the CLI print: the scenario that would
+/// show it, or why none can (hand-written; `protocol doc` puts it beside the kind).
+pub fn unobserved_file(dialect: &str) -> PathBuf {
+    Path::new("targets")
+        .join(dialect)
+        .join("sdk")
+        .join("unobserved.yaml")
 }
 
 pub fn doc_file(dialect: &str) -> PathBuf {
@@ -157,11 +167,15 @@ pub fn changes(inv: &Inventory) -> Vec<(Version, Vec<String>)> {
     for (i, r) in inv.releases.iter().enumerate().skip(1) {
         let previous = &inv.releases[i - 1];
         let mut lines = Vec::new();
-        let mut unrun = 0;
+        let mut unrun = Vec::new();
         for (kind, k) in &inv.kinds {
             let ran = &running[kind];
             if !ran.contains(r) {
-                unrun += usize::from(k.seen.iter().any(|s| s < r));
+                // Judged at the next release that runs it, if any: said once, here, where
+                // the release before printed it.
+                if k.seen.contains(previous) {
+                    unrun.push(format!("`{kind}`"));
+                }
                 continue;
             }
             let Some(before) = ran.iter().rfind(|x| *x < r) else {
@@ -203,9 +217,10 @@ pub fn changes(inv: &Inventory) -> Vec<(Version, Vec<String>)> {
                 }
             }
         }
-        if unrun > 0 {
+        if !unrun.is_empty() {
             lines.push(format!(
-                "not run here: {unrun} kind(s) seen earlier (no scenario printing them ran on {r}); their changes are listed at the next release that ran them"
+                "not judged here: {} (printed by {previous}; no scenario printing them ran on {r}); a change is listed at the next release that runs them",
+                unrun.join(", ")
             ));
         }
         out.push((r.clone(), lines));
@@ -225,25 +240,85 @@ pub fn page(root: &Path, inv: &Inventory) -> Result<String, String> {
         false => String::new(),
     };
     let sdk_path = root.join(super::schema::sdk_file(&inv.dialect));
-    let unobserved = match (sdk_path.exists(), inv.releases.last()) {
-        (true, Some(newest)) => {
-            let text = std::fs::read_to_string(&sdk_path)
-                .map_err(|e| format!("{}: {e}", sdk_path.display()))?;
-            let sdk: Value =
-                serde_json::from_str(&text).map_err(|e| format!("{}: {e}", sdk_path.display()))?;
-            super::sdk::compare(inv, newest, &sdk)
-                .map_err(|e| format!("{}: {e}", sdk_path.display()))?
-                .unprinted
-        }
-        _ => Vec::new(),
+    let (Some(newest), true) = (inv.releases.last(), sdk_path.exists()) else {
+        return Ok(doc(inv, &examples, &overview, None));
     };
-    Ok(doc(inv, &examples, &overview, &unobserved))
+    let at = |e: String| format!("{}: {e}", sdk_path.display());
+    let text = std::fs::read_to_string(&sdk_path).map_err(|e| at(e.to_string()))?;
+    let schema: Value = serde_json::from_str(&text).map_err(|e| at(e.to_string()))?;
+    let how_path = root.join(unobserved_file(&inv.dialect));
+    let how: BTreeMap<String, String> = match how_path.exists() {
+        true => {
+            let text = std::fs::read_to_string(&how_path)
+                .map_err(|e| format!("{}: {e}", how_path.display()))?;
+            serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", how_path.display()))?
+        }
+        false => BTreeMap::new(),
+    };
+    let word = SdkWord {
+        sdk: Sdk::new(&schema).map_err(at)?,
+        comparison: super::sdk::compare(inv, newest, &schema).map_err(at)?,
+        how,
+    };
+    Ok(doc(inv, &examples, &overview, Some(&word)))
 }
 
-/// The reference: generated, never edited by hand.
-/// `unobserved`: the kinds the SDK declares that no frame of the newest release built
-/// from matches ([`super::sdk::Comparison::unprinted`]).
-pub fn doc(inv: &Inventory, examples: &Examples, overview: &str, unobserved: &[String]) -> String {
+/// The SDK's word beside the inventory's: its declared types, how they compare with the
+/// newest release built from, and per kind it declares that no scenario printed how one
+/// could ([`unobserved_file`]).
+pub struct SdkWord<'a> {
+    pub sdk: Sdk<'a>,
+    pub comparison: Comparison,
+    pub how: BTreeMap<String, String>,
+}
+
+/// A doc comment's first sentence, on one line and safe in a table cell.
+fn first_sentence(doc: &str) -> String {
+    let flat = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+    // A sentence ends at `. ` before a capital, not after an abbreviation (`e.g. /voice`).
+    let end = (flat.match_indices(". "))
+        .map(|(i, _)| i + 1)
+        .find(|&i| {
+            let next_is_capital = flat[i + 1..].starts_with(|c: char| c.is_uppercase());
+            next_is_capital && !flat[..i].ends_with("e.g.") && !flat[..i].ends_with("i.e.")
+        })
+        .unwrap_or(flat.len());
+    let mut out: String = flat[..end].chars().take(DOC_CHARS).collect();
+    if out.len() < flat[..end].len() {
+        out.push('…');
+    }
+    out.replace('|', "\\|")
+}
+
+/// A doc comment in the reference is cut to this many characters.
+const DOC_CHARS: usize = 200;
+
+/// The SDK column of a key: its literal values and the first sentence of its doc comment.
+fn sdk_cell(word: Option<&SdkWord>, kind: &str, path: &str) -> String {
+    let Some(w) = word else {
+        return String::new();
+    };
+    let said = w.sdk.said(kind, path);
+    let mut parts = Vec::new();
+    if !said.literals.is_empty() {
+        let list: Vec<String> = said.literals.iter().map(|l| format!("`{l}`")).collect();
+        parts.push(format!("one of {}", list.join(", ").replace('|', "\\|")));
+    }
+    if let Some(d) = said
+        .doc
+        .as_deref()
+        .map(first_sentence)
+        .filter(|d| !d.is_empty())
+    {
+        parts.push(d);
+    }
+    parts.join("; ")
+}
+
+/// The reference: generated, never edited by hand. `sdk`: the SDK's word (each key's doc
+/// comment and literals, the kinds it declares that no frame of the newest release built
+/// from matches).
+pub fn doc(inv: &Inventory, examples: &Examples, overview: &str, sdk: Option<&SdkWord>) -> String {
     let releases: Vec<String> = inv.releases.iter().map(|r| r.to_string()).collect();
     let mut s = String::new();
     let _ = writeln!(
@@ -289,9 +364,13 @@ pub fn doc(inv: &Inventory, examples: &Examples, overview: &str, unobserved: &[S
     for (kind, k) in &inv.kinds {
         let running = inv.releases_running(kind);
         let _ = writeln!(s, "\n## `{kind}`\n");
+        let (sdk_head, sdk_rule) = match sdk {
+            Some(_) => (" the SDK says |", "---|"),
+            None => ("", ""),
+        };
         let _ = writeln!(
             s,
-            "| key | type | every frame | first seen |\n|---|---|---|---|"
+            "| key | type | every frame | first seen |{sdk_head}\n|---|---|---|---|{sdk_rule}"
         );
         let mut shown_shared = Vec::new();
         for (path, key) in &k.keys {
@@ -300,8 +379,9 @@ pub fn doc(inv: &Inventory, examples: &Examples, overview: &str, unobserved: &[S
                     shown_shared.push(name);
                     let _ = writeln!(
                         s,
-                        "| `{name}.*` | see [`{name}`](#shared-{}) | | |",
-                        anchor(name)
+                        "| `{name}.*` | see [`{name}`](#shared-{}) | | |{}",
+                        anchor(name),
+                        if sdk.is_some() { " |" } else { "" }
                     );
                 }
                 continue;
@@ -312,13 +392,15 @@ pub fn doc(inv: &Inventory, examples: &Examples, overview: &str, unobserved: &[S
                 .unwrap_or_default();
             let _ = writeln!(
                 s,
-                "| `{path}` | {} | {} | {}{last} |",
+                "| `{path}` | {} | {} | {}{last} |{}",
                 types(inv, &running, key),
                 match super::observe::parent(path) {
                     Some(_) => every(key),
                     None => "-".into(),
                 },
-                first_seen(inv, &running, &seen)
+                first_seen(inv, &running, &seen),
+                sdk.map(|_| format!(" {} |", sdk_cell(sdk, kind, path)))
+                    .unwrap_or_default()
             );
         }
         if let Some((release, frame)) = examples.0.get(kind) {
@@ -326,19 +408,7 @@ pub fn doc(inv: &Inventory, examples: &Examples, overview: &str, unobserved: &[S
             let _ = writeln!(s, "\nExample ({release}):\n\n```json\n{text}\n```");
         }
     }
-    let _ = writeln!(
-        s,
-        "\n## Declared by the SDK, not observed\n\nMessage types the Agent SDK's `SDKMessage` \
-         (targets/{}/sdk/) declares that no scenario of the catalogue made the newest release built \
-         from print: no scenario triggers them yet, so their keys are the SDK's word only.\n",
-        inv.dialect
-    );
-    if unobserved.is_empty() {
-        let _ = writeln!(s, "None (or no SDK schema for this dialect).");
-    }
-    for kind in unobserved {
-        let _ = writeln!(s, "- `{kind}`: declared by the SDK, not observed");
-    }
+    s.push_str(&unobserved_section(inv, sdk));
     let _ = writeln!(s, "\n## Named lists\n");
     let all: Releases = inv.releases.iter().cloned().collect();
     for (list, names) in &inv.lists {
@@ -380,6 +450,51 @@ pub fn doc(inv: &Inventory, examples: &Examples, overview: &str, unobserved: &[S
     s
 }
 
+/// The kinds the SDK declares that no scenario made the newest release print, each with
+/// the SDK's doc comment and how a scenario could show it; the control requests it
+/// declares that the CLI never sent.
+fn unobserved_section(inv: &Inventory, sdk: Option<&SdkWord>) -> String {
+    let mut s = format!(
+        "\n## Declared by the SDK, not observed\n\nWhat the Agent SDK's `StdoutMessage` \
+         (targets/{}/sdk/) declares that no scenario of the catalogue made the newest release built \
+         from print: their keys are the SDK's word only.\n\n",
+        inv.dialect
+    );
+    let Some(w) = sdk else {
+        s.push_str("No SDK schema for this dialect.\n");
+        return s;
+    };
+    let doc = |kind: &str| {
+        let first = kind.split(", ").next().unwrap_or(kind);
+        w.sdk
+            .kind_doc(first)
+            .map(|d| first_sentence(&d))
+            .unwrap_or_default()
+    };
+    let _ = writeln!(
+        s,
+        "| kind | the SDK says | what would show it |\n|---|---|---|"
+    );
+    for kind in &w.comparison.unprinted {
+        let how = w.how.get(kind).map_or("", String::as_str);
+        let _ = writeln!(
+            s,
+            "| `{kind}` (declared by the SDK, not observed) | {} | {} |",
+            doc(kind),
+            how.replace('|', "\\|")
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\nControl requests the SDK declares that the CLI never sent (the client sends most of \
+         them; each one's doc comment says which side does):\n\n| request | the SDK says |\n|---|---|"
+    );
+    for kind in &w.comparison.unsent_requests {
+        let _ = writeln!(s, "| `{kind}` | {} |", doc(kind));
+    }
+    s
+}
+
 /// A heading's anchor as GitHub makes it: lowercase, spaces to `-`, other punctuation
 /// (but `_` and `-`) dropped.
 fn anchor(heading: &str) -> String {
@@ -403,7 +518,10 @@ fn shared_section(inv: &Inventory) -> String {
         let prefix = format!("{name}.");
         let most = (inv.kinds.iter())
             .max_by_key(|(_, k)| k.keys.keys().filter(|p| p.starts_with(&prefix)).count());
-        let Some((kind, k)) = most else { continue };
+        let Some((kind, k)) = most.filter(|(_, k)| k.keys.keys().any(|p| p.starts_with(&prefix)))
+        else {
+            continue;
+        };
         let running = inv.releases_running(kind);
         let carriers: Vec<String> = (inv.kinds.iter())
             .filter(|(_, k)| k.keys.keys().any(|p| p.starts_with(&prefix)))
@@ -451,5 +569,44 @@ fn every(key: &KeyEntry) -> String {
     } else {
         let list: Vec<String> = key.every.iter().map(|r| r.to_string()).collect();
         format!("on {}", list.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Observed;
+
+    #[test]
+    fn a_release_lists_only_its_changes_and_a_kind_not_run_is_named_once() {
+        let mut inv = Inventory::new("claude-code");
+        let (r1, r2, r3) = (
+            Version::new(2, 1, 1),
+            Version::new(2, 1, 2),
+            Version::new(2, 1, 3),
+        );
+        let old = json!({"type": "old_kind"});
+        let init = json!({"type": "system", "subtype": "init"});
+        let init_new = json!({"type": "system", "subtype": "init", "sandbox_enabled": true});
+        inv.add(&r1, &Observed::of("a/only-early", [&old], &[], []));
+        for (r, frame) in [(&r1, &init), (&r2, &init), (&r3, &init_new)] {
+            inv.add(r, &Observed::of("a/every", [frame], &[], []));
+        }
+        let changes = changes(&inv);
+        assert_eq!(
+            changes[0],
+            (
+                r2.clone(),
+                vec!["not judged here: `old_kind` (printed by 2.1.1; no scenario printing them ran on 2.1.2); a change is listed at the next release that runs them".to_string()]
+            )
+        );
+        assert_eq!(
+            changes[1],
+            (
+                r3.clone(),
+                vec!["added key `system/init.sandbox_enabled` (bool)".to_string()]
+            ),
+            "a kind not run since an earlier release is not named again"
+        );
     }
 }

@@ -1,11 +1,11 @@
 //! A second opinion from the SDK's own types: the JSON Schema of the TypeScript Agent
-//! SDK's `SDKMessage` (generated from its `sdk.d.ts` by ts-json-schema-generator, see
+//! SDK's `StdoutMessage` (everything the CLI writes: the `SDKMessage`s and the control
+//! messages; generated from its `sdk.d.ts` by typescript-json-schema, see
 //! `tools/sdk-types/`) against what the inventory says a release prints: frame kinds and
-//! key paths the CLI printed that the types do not declare, and the message types they
-//! declare that no scenario made the CLI print, and the keys they declare that no frame
-//! of a printed kind carried. `$ref`s are percent-decoded (`Record%3Cstring%2CX%3E`).
-//! Control messages are not `SDKMessage`s and are left out: ts-json-schema-generator
-//! cannot make a schema of the SDK's control types (`SDKControlRequest`, error TSJ-106).
+//! key paths the CLI printed that the types do not declare, the message types and control
+//! request subtypes they declare that no scenario made the CLI print, and the keys they
+//! declare that no frame of a printed kind carried; and per key the SDK's doc comment and
+//! literal values. `$ref`s are percent-decoded (`Record%3Cstring%2CX%3E`).
 
 use super::inventory::Inventory;
 use semver::Version;
@@ -23,6 +23,49 @@ pub struct Comparison {
     pub unprinted: Vec<String>,
     /// `kind: key` declared at the top of a printed kind's types that no frame carried.
     pub unprinted_keys: Vec<String>,
+    /// `control_request/<subtype>` the SDK declares (sent by either side: each one's doc
+    /// comment says which) that the CLI never sent.
+    pub unsent_requests: Vec<String>,
+}
+
+/// Where a kind is one member of a union inside its frame: the key path of the union,
+/// the key telling its members apart and the kind's value of it (`assistant[text]`:
+/// `message.content[]`, `type`, `text`; `control_request/can_use_tool`: `request`,
+/// `subtype`, `can_use_tool`).
+struct Narrow<'k> {
+    at: &'static str,
+    key: &'static str,
+    value: &'k str,
+}
+
+fn narrow(kind: &str) -> Option<Narrow<'_>> {
+    let (ty, sub, block) = split_kind(kind);
+    if let Some(b) = block {
+        return Some(Narrow {
+            at: "message.content[]",
+            key: "type",
+            value: b,
+        });
+    }
+    let sub = sub?;
+    match ty {
+        "control_request" => Some(Narrow {
+            at: "request",
+            key: "subtype",
+            value: sub,
+        }),
+        "control_response" => Some(Narrow {
+            at: "response",
+            key: "subtype",
+            value: sub.rsplit('/').next().unwrap_or(sub),
+        }),
+        "stream_event" => Some(Narrow {
+            at: "event",
+            key: "type",
+            value: sub,
+        }),
+        _ => None,
+    }
 }
 
 /// The schema's object types reachable through `$ref`, `anyOf`, `oneOf` and `allOf`.
@@ -31,12 +74,7 @@ fn objects<'a>(root: &'a Value, v: &'a Value, out: &mut Vec<&'a Value>, depth: u
         return;
     }
     if let Some(r) = v.get("$ref").and_then(Value::as_str) {
-        let pointer = r.strip_prefix('#').map(|p| {
-            percent_encoding::percent_decode_str(p)
-                .decode_utf8_lossy()
-                .into_owned()
-        });
-        if let Some(t) = pointer.as_deref().and_then(|p| root.pointer(p)) {
+        if let Some(t) = resolve(root, r) {
             objects(root, t, out, depth + 1);
         }
         return;
@@ -53,6 +91,22 @@ fn objects<'a>(root: &'a Value, v: &'a Value, out: &mut Vec<&'a Value>, depth: u
     if !branched {
         out.push(v);
     }
+}
+
+/// What a `$ref` names. A definition's name is percent-decoded whole: a `/` in it
+/// (`%2F`, as in `io.modelcontextprotocol/related-task`) is part of the name.
+fn resolve<'a>(root: &'a Value, r: &str) -> Option<&'a Value> {
+    let decode = |p: &str| {
+        percent_encoding::percent_decode_str(p)
+            .decode_utf8_lossy()
+            .into_owned()
+    };
+    for defs in ["definitions", "$defs"] {
+        if let Some(name) = r.strip_prefix(&format!("#/{defs}/")) {
+            return root.get(defs)?.get(decode(name));
+        }
+    }
+    root.pointer(&decode(r.strip_prefix('#')?))
 }
 
 /// The values a property may have as a constant (`const` or `enum`).
@@ -90,7 +144,7 @@ fn at<'a>(
     root: &'a Value,
     nodes: Vec<&'a Value>,
     path: &str,
-    block: Option<&str>,
+    narrow: Option<&Narrow>,
 ) -> Option<Vec<&'a Value>> {
     let mut nodes = nodes;
     let segs: Vec<&str> = path.split('.').collect();
@@ -132,14 +186,14 @@ fn at<'a>(
             }
             next = items;
         }
-        // A content block kind: the items of `message.content` of its type only.
-        if let (Some(bt), true) = (block, i == 1 && *seg == "content[]") {
+        // The kind's own member of the union there only.
+        if let Some(n) = narrow.filter(|n| segs[..=i].join(".") == n.at) {
             let mut objs = Vec::new();
-            for n in &next {
-                objects(root, n, &mut objs, 0);
+            for x in &next {
+                objects(root, x, &mut objs, 0);
             }
             let typed: Vec<&Value> = (objs.iter().copied())
-                .filter(|o| constants(o, "type").is_some_and(|c| c.contains(bt)))
+                .filter(|o| constants(o, n.key).is_some_and(|c| c.contains(n.value)))
                 .collect();
             next = typed;
         }
@@ -172,7 +226,8 @@ fn split_kind(kind: &str) -> (&str, Option<&str>, Option<&str>) {
 }
 
 impl<'a> Sdk<'a> {
-    /// `schema`: ts-json-schema-generator's output for `SDKMessage`.
+    /// `schema`: typescript-json-schema's output for `StdoutMessage` (or any union of
+    /// message types).
     pub fn new(schema: &'a Value) -> Result<Sdk<'a>, String> {
         let mut members = Vec::new();
         objects(schema, schema, &mut members, 0);
@@ -195,13 +250,13 @@ impl<'a> Sdk<'a> {
     /// The declared types (their index) a printed kind is one of.
     fn members(&self, kind: &str) -> Vec<(usize, &'a Value)> {
         let (ty, sub, _) = split_kind(kind);
-        if kind.starts_with("control_") || kind.starts_with("tool_use_result[") {
+        if kind.starts_with("tool_use_result[") {
             return Vec::new();
         }
         (self.declared.iter().enumerate())
             .filter(|(_, (t, s, _))| {
                 t == ty
-                    && (ty == "stream_event"
+                    && (matches!(ty, "stream_event" | "control_request" | "control_response")
                         || s.as_ref()
                             .is_none_or(|s| sub.is_some_and(|x| s.contains(x))))
             })
@@ -217,6 +272,7 @@ impl<'a> Sdk<'a> {
             return false;
         }
         let (_, _, block) = split_kind(kind);
+        let narrow = narrow(kind);
         let full = match block {
             Some(_) => format!("message.content[].{path}"),
             None => path.to_string(),
@@ -231,7 +287,7 @@ impl<'a> Sdk<'a> {
             let nodes: Vec<&Value> = members.iter().map(|(_, m)| *m).collect();
             let parents = match parent.is_empty() {
                 true => Some(nodes),
-                false => at(self.schema, nodes, &parent, block),
+                false => at(self.schema, nodes, &parent, narrow.as_ref()),
             };
             let Some(parents) = parents.filter(|p| !p.is_empty()) else {
                 return false;
@@ -249,7 +305,7 @@ impl<'a> Sdk<'a> {
     }
 }
 
-/// `schema` (ts-json-schema-generator's output for `SDKMessage`) against `inv` at `release`.
+/// `schema` (typescript-json-schema's output for `StdoutMessage`) against `inv` at `release`.
 pub fn compare(inv: &Inventory, release: &Version, schema: &Value) -> Result<Comparison, String> {
     let view = inv
         .view(release)
@@ -258,20 +314,19 @@ pub fn compare(inv: &Inventory, release: &Version, schema: &Value) -> Result<Com
     let mut c = Comparison::default();
     let mut matched: BTreeSet<usize> = BTreeSet::new();
     for (kind, k) in &inv.kinds {
-        if !view.iter().any(|r| k.seen.contains(r))
-            || kind.starts_with("control_")
-            || kind.starts_with("tool_use_result[")
-        {
+        if !view.iter().any(|r| k.seen.contains(r)) || kind.starts_with("tool_use_result[") {
             continue;
         }
         let (_, _, block) = split_kind(kind);
+        let narrow = narrow(kind);
         let mine = sdk.members(kind);
-        if mine.is_empty() {
+        let nodes: Vec<&Value> = mine.iter().map(|(_, m)| *m).collect();
+        let own = |n: &Narrow| at(schema, nodes.clone(), n.at, Some(n));
+        if mine.is_empty() || narrow.as_ref().and_then(own).is_some_and(|o| o.is_empty()) {
             c.undeclared_kinds.push(kind.clone());
             continue;
         }
         matched.extend(mine.iter().map(|(i, _)| *i));
-        let nodes: Vec<&Value> = mine.iter().map(|(_, m)| *m).collect();
         let printed = |path: &str| {
             (k.keys.get(path)).is_some_and(|key| view.iter().any(|r| key.seen().contains(r)))
         };
@@ -305,7 +360,7 @@ pub fn compare(inv: &Inventory, release: &Version, schema: &Value) -> Result<Com
                 Some(_) => format!("message.content[].{path}"),
                 None => path.clone(),
             };
-            if at(schema, nodes.clone(), &full, block).is_some_and(|n| n.is_empty()) {
+            if at(schema, nodes.clone(), &full, narrow.as_ref()).is_some_and(|n| n.is_empty()) {
                 c.undeclared_keys.push(format!("{kind}: {path}"));
                 reported.push(path.clone());
             }
@@ -327,7 +382,101 @@ pub fn compare(inv: &Inventory, release: &Version, schema: &Value) -> Result<Com
     }
     c.unprinted.sort();
     c.unprinted.dedup();
+    let requests: Vec<&Value> = (sdk.declared.iter())
+        .filter(|(t, _, _)| t == "control_request")
+        .map(|(_, _, m)| *m)
+        .collect();
+    let mut declared = Vec::new();
+    for n in at(schema, requests, "request", None).unwrap_or_default() {
+        objects(schema, n, &mut declared, 0);
+    }
+    let sent = |sub: &str| {
+        let kind = format!("control_request/{sub}");
+        (inv.kinds.get(&kind)).is_some_and(|k| view.iter().any(|r| k.seen.contains(r)))
+    };
+    c.unsent_requests = (declared.iter())
+        .filter_map(|o| constants(o, "subtype"))
+        .flatten()
+        .filter(|sub| !sent(sub))
+        .map(|sub| format!("control_request/{sub}"))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
     Ok(c)
+}
+
+/// What the SDK says of one key: its doc comment and, when it is a union of literals,
+/// the literals.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Said {
+    pub doc: Option<String>,
+    pub literals: Vec<String>,
+}
+
+impl Sdk<'_> {
+    /// The SDK's doc comment of a declared kind (`system/init`; a control request by its
+    /// request's type: `control_request/initialize`).
+    pub fn kind_doc(&self, kind: &str) -> Option<String> {
+        let nodes: Vec<&Value> = self.members(kind).iter().map(|(_, m)| *m).collect();
+        let nodes = match narrow(kind) {
+            Some(n) => at(self.schema, nodes, n.at, Some(&n))?,
+            None => nodes,
+        };
+        let doc = (nodes.iter()).find_map(|n| n.get("description").and_then(Value::as_str));
+        doc.map(str::to_string)
+    }
+
+    /// The SDK's doc comment and literal values of `path` in `kind` (none when it does
+    /// not declare the kind or the key, or declares it in an open object).
+    pub fn said(&self, kind: &str, path: &str) -> Said {
+        let members = self.members(kind);
+        let (_, _, block) = split_kind(kind);
+        let narrow = narrow(kind);
+        let full = match block {
+            Some(_) => format!("message.content[].{path}"),
+            None => path.to_string(),
+        };
+        let nodes: Vec<&Value> = members.iter().map(|(_, m)| *m).collect();
+        let found = match nodes.is_empty() {
+            true => None,
+            false => at(self.schema, nodes, &full, narrow.as_ref()),
+        };
+        let Some(found) = found.filter(|f| !f.is_empty()) else {
+            return Said::default();
+        };
+        let mut said = Said::default();
+        let mut literals = BTreeSet::new();
+        let mut open = false;
+        for n in found {
+            let doc = n
+                .get("description")
+                .or_else(|| resolve(self.schema, n.get("$ref")?.as_str()?)?.get("description"));
+            if said.doc.is_none() {
+                said.doc = doc.and_then(Value::as_str).map(str::to_string);
+            }
+            let mut objs = Vec::new();
+            objects(self.schema, n, &mut objs, 0);
+            for o in objs {
+                let values: Vec<&Value> = match (o.get("const"), o.get("enum")) {
+                    (Some(c), _) => vec![c],
+                    (None, Some(Value::Array(e))) => e.iter().collect(),
+                    _ if o.get("type") == Some(&Value::String("null".into())) => vec![],
+                    _ => {
+                        open = true;
+                        vec![]
+                    }
+                };
+                literals.extend(values.into_iter().map(|v| match v {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                }));
+            }
+        }
+        if !open {
+            said.literals = literals.into_iter().collect();
+        }
+        said
+    }
 }
 
 #[cfg(test)]
@@ -400,5 +549,55 @@ mod tests {
         assert!(sdk.requires("result/success", "modelUsage.{*}.costUSD"));
         assert!(!sdk.requires("result/success", "subtype"));
         assert!(!sdk.requires("system/init", "type"), "not declared");
+    }
+
+    #[test]
+    fn control_messages_are_compared_by_their_requests_subtype_and_keys_carry_the_sdks_word() {
+        let schema = json!({"anyOf": [{"$ref": "#/definitions/Req"}, {"$ref": "#/definitions/Resp"}], "definitions": {
+            "Req": {"type": "object", "required": ["type", "request"], "properties": {
+                "type": {"const": "control_request"}, "request_id": {"type": "string"},
+                "request": {"anyOf": [{"$ref": "#/definitions/CanUse"}, {"$ref": "#/definitions/Init"}]}}},
+            "CanUse": {"type": "object", "required": ["subtype", "tool_name"], "properties": {
+                "subtype": {"const": "can_use_tool"},
+                "tool_name": {"type": "string", "description": "The tool asking."},
+                "mode": {"description": "How.", "anyOf": [{"const": "a"}, {"enum": ["b", "c"]}, {"type": "null"}]}}},
+            "Init": {"type": "object", "properties": {"subtype": {"const": "initialize"}, "hooks": {"type": "object"}}},
+            "Resp": {"type": "object", "properties": {"type": {"const": "control_response"},
+                "response": {"anyOf": [{"$ref": "#/definitions/Ok"}, {"$ref": "#/definitions/Err%2Fx"}]}}},
+            "Ok": {"type": "object", "properties": {"subtype": {"const": "success"}, "response": {"type": "object"}}},
+            "Err/x": {"type": "object", "properties": {"subtype": {"const": "error"}, "request_id": {"type": "string"}, "error": {"type": "string"}}}
+        }});
+        let frames = [
+            json!({"type": "control_request", "request_id": "1", "request": {"subtype": "can_use_tool", "tool_name": "Bash", "mode": "a", "hooks": {}}}),
+            json!({"type": "control_request", "request_id": "2", "request": {"subtype": "nonsense"}}),
+            json!({"type": "control_response", "response": {"subtype": "error", "request_id": "9", "error": "x", "error_code": "y"}}),
+        ];
+        let mut inv = Inventory::new("claude-code");
+        let r = Version::new(2, 1, 1);
+        inv.add(&r, &Observed::of("s", &frames, &[], []));
+        let c = compare(&inv, &r, &schema).unwrap();
+        assert_eq!(c.undeclared_kinds, ["control_request/nonsense"]);
+        assert_eq!(
+            c.undeclared_keys,
+            [
+                "control_request/can_use_tool: request.hooks",
+                "control_response/(unsupported request)/error: response.error_code"
+            ],
+            "a key of another request subtype is not declared for this one; a `/` in a definition's name is part of it"
+        );
+        assert_eq!(c.unsent_requests, ["control_request/initialize"]);
+        let sdk = Sdk::new(&schema).unwrap();
+        assert!(sdk.requires("control_request/can_use_tool", "request.tool_name"));
+        assert!(!sdk.requires("control_request/can_use_tool", "request_id"));
+        let said = sdk.said("control_request/can_use_tool", "request.mode");
+        assert_eq!(said.doc.as_deref(), Some("How."));
+        assert_eq!(said.literals, ["a", "b", "c"]);
+        let said = sdk.said("control_request/can_use_tool", "request.tool_name");
+        assert_eq!(said.doc.as_deref(), Some("The tool asking."));
+        assert!(said.literals.is_empty(), "an open string has no literals");
+        assert_eq!(
+            sdk.said("control_request/initialize", "request.tool_name"),
+            Said::default()
+        );
     }
 }

@@ -8,6 +8,9 @@
 //! - [`check`](mod@check): a trial against the inventory (findings), a run's findings grouped
 //! - [`parity`]: a re-implementation's parity table (`protocol = "parity"`)
 //! - [`render`]: the reference (`docs/protocol/<dialect>.md`)
+//! - [`requests`]: what a trial sent to the model API, as the request inventory
+//!   (`targets/<dialect>/requests.yaml`) counts it; [`requests_render`]: its part of the
+//!   reference
 //! - [`schema`]: a release's JSON Schema
 //! - [`sdk`]: the Agent SDK's declared message types against the inventory
 
@@ -16,9 +19,11 @@ pub mod inventory;
 pub mod observe;
 pub mod parity;
 pub mod render;
+pub mod requests;
+pub mod requests_render;
 pub mod schema;
 pub mod sdk;
 
-pub use check::{Change, Finding, Policy, What};
+pub use check::{Change, Direction, Finding, Policy, What};
 pub use inventory::Inventory;
 pub use observe::Observed;

@@ -107,7 +107,7 @@ fn listed(rs: &[&Version]) -> String {
 /// ran a scenario printing the kind): `2.1.74 or earlier` for the first of them, else
 /// `after 2.1.290, by 2.1.309` (not bisected), each with the releases before it that did
 /// not run the kind (`not run on 2.1.291`).
-fn first_seen(inv: &Inventory, running: &Releases, seen: &Releases) -> String {
+pub(super) fn first_seen(inv: &Inventory, running: &Releases, seen: &Releases) -> String {
     let Some(first) = seen.first() else {
         return "-".into();
     };
@@ -128,7 +128,7 @@ fn first_seen(inv: &Inventory, running: &Releases, seen: &Releases) -> String {
 /// Where a set of releases ends when it is not the newest release built from: `last seen
 /// 2.1.290, gone by 2.1.309` where a later release ran the kind, else `last seen 2.1.290;
 /// not run on 2.1.309, 2.1.330`.
-fn last_seen(inv: &Inventory, running: &Releases, seen: &Releases) -> Option<String> {
+pub(super) fn last_seen(inv: &Inventory, running: &Releases, seen: &Releases) -> Option<String> {
     let last = seen.last()?;
     if inv.releases.last() == Some(last) {
         return None;
@@ -237,7 +237,10 @@ pub fn page(root: &Path, inv: &Inventory) -> Result<String, String> {
         }
         _ => Vec::new(),
     };
-    Ok(doc(inv, &examples, &overview, &unobserved))
+    let requests = super::requests::load(root, &inv.dialect);
+    let requests = (*requests).as_ref().map_err(Clone::clone)?;
+    Ok(doc(inv, &examples, &overview, &unobserved)
+        + &super::requests_render::part(requests.as_ref()))
 }
 
 /// The reference: generated, never edited by hand.
@@ -382,7 +385,7 @@ pub fn doc(inv: &Inventory, examples: &Examples, overview: &str, unobserved: &[S
 
 /// A heading's anchor as GitHub makes it: lowercase, spaces to `-`, other punctuation
 /// (but `_` and `-`) dropped.
-fn anchor(heading: &str) -> String {
+pub(super) fn anchor(heading: &str) -> String {
     (heading.chars())
         .filter(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | ' '))
         .map(|c| if c == ' ' { '-' } else { c })
@@ -431,7 +434,7 @@ fn shared_section(inv: &Inventory) -> String {
     s
 }
 
-fn types(inv: &Inventory, running: &Releases, key: &KeyEntry) -> String {
+pub(super) fn types(inv: &Inventory, running: &Releases, key: &KeyEntry) -> String {
     let seen = key.seen();
     let parts: Vec<String> = (key.types.iter())
         .map(|(t, during)| match during == &seen {
@@ -442,7 +445,7 @@ fn types(inv: &Inventory, running: &Releases, key: &KeyEntry) -> String {
     parts.join(" \\| ")
 }
 
-fn every(key: &KeyEntry) -> String {
+pub(super) fn every(key: &KeyEntry) -> String {
     let seen = key.seen();
     if key.every.is_empty() {
         "no".into()

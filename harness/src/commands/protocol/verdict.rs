@@ -188,6 +188,7 @@ mod tests {
     fn scenario_failures_and_protocol_changes_are_told_apart_each_change_once() {
         let gone = Finding {
             change: Change::Gone,
+            direction: Default::default(),
             what: What::Key {
                 kind: "assistant".into(),
                 path: "uuid".into(),
@@ -196,6 +197,7 @@ mod tests {
         };
         let new = Finding {
             change: Change::New,
+            direction: Default::default(),
             what: What::Key {
                 kind: "system/init".into(),
                 path: "sandbox_enabled".into(),

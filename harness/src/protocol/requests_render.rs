@@ -144,7 +144,8 @@ fn tool_lists(
 }
 
 /// Per release, the names added to and removed from each list since the release before it
-/// that ran a scenario sending the list's kind (a tool's keywords: any kind).
+/// that ran a scenario sending the list's kind (a tool's keywords: any kind, where the tool
+/// was sent on both).
 fn name_changes(inv: &Inventory) -> BTreeMap<Version, Vec<String>> {
     let any_kind: Releases = (inv.kinds.keys())
         .flat_map(|k| inv.releases_running(k))
@@ -167,6 +168,12 @@ fn name_changes(inv: &Inventory) -> BTreeMap<Version, Vec<String>> {
                 true => String::new(),
                 false => format!(" (after {before}: not run in between)"),
             };
+            // A tool's keywords change only where the tool was sent on both: a tool added
+            // or removed is one line in its tools list.
+            let sent = |x: &Version| names.values().any(|n| n.seen.contains(x));
+            if kind_of_list(list).is_none() && !(sent(before) && sent(r)) {
+                continue;
+            }
             for (name, n) in names {
                 let line = match (n.seen.contains(before), n.seen.contains(r)) {
                     (false, true) => format!("added {what} `{name}`{since}"),
@@ -193,5 +200,55 @@ fn describe(list: &str) -> String {
         "tools" => format!("tool of `{of}`:"),
         "input_schema" => format!("keyword of `{of}`'s input_schema:"),
         _ => list.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+    use stub_api::{Answer, JournalEntry};
+
+    fn sent(tools: Value) -> super::super::observe::Observed {
+        let body = json!({"model": "m", "stream": true, "messages": [], "tools": tools});
+        let entry = JournalEntry::new(
+            0,
+            "POST".into(),
+            "/v1/messages".into(),
+            None,
+            Default::default(),
+            body.to_string(),
+            None,
+            0,
+            Answer::Step { step: 0, repeat: 0 },
+            200,
+        );
+        requests::observe("s/a", [&entry])
+    }
+
+    #[test]
+    fn a_removed_tool_is_one_line_and_a_kept_tools_new_keyword_is_named() {
+        let schema = |extra: Option<&str>| {
+            let mut s = json!({"type": "object", "properties": {"n": {"type": "number"}}});
+            if let Some(word) = extra {
+                s["properties"]["n"][word] = json!(1);
+            }
+            s
+        };
+        let mut inv = Inventory::new("claude-code");
+        let old = json!([{"name": "Old", "input_schema": schema(None)}, {"name": "Kept", "input_schema": schema(None)}]);
+        let new = json!([{"name": "Kept", "input_schema": schema(Some("minimum"))}]);
+        inv.add(&Version::new(2, 1, 1), &sent(old));
+        inv.add(&Version::new(2, 1, 2), &sent(new));
+        let lines = &name_changes(&inv)[&Version::new(2, 1, 2)];
+        assert_eq!(
+            lines,
+            &[
+                "added keyword of `Kept`'s input_schema: `minimum`",
+                "removed tool of `POST /v1/messages`: `Old`",
+            ]
+        );
+        assert!(part(Some(&inv))
+            .contains("| `Kept` | `minimum` (after 2.1.1, by 2.1.2), `properties`, `type` |"));
     }
 }

@@ -6,7 +6,7 @@ mod common;
 
 use common::{repo, streamcheck, text};
 use streamcheck::protocol::sdk::Sdk;
-use streamcheck::protocol::{inventory, render, requests, schema, Inventory};
+use streamcheck::protocol::{inventory, render, requests, requests_render, schema, Inventory};
 
 fn claude_code() -> (Inventory, render::Examples) {
     let root = repo();
@@ -22,7 +22,7 @@ fn the_committed_reference_is_what_the_inventory_generates() {
     let path = repo().join(render::doc_file("claude-code"));
     let committed = std::fs::read_to_string(&path).unwrap();
     assert!(
-        committed == render::page(&repo(), &inv).unwrap(),
+        committed == requests_render::page(&repo(), &inv).unwrap(),
         "{} is not what `streamcheck protocol doc` writes from the inventory: run it",
         path.display()
     );

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use streamcheck::commands::protocol::build::Runs;
 use streamcheck::error::{Error, Result};
 use streamcheck::protocol::sdk::Sdk;
-use streamcheck::protocol::{check, inventory, render, requests, schema, Inventory, Policy};
+use streamcheck::protocol::{
+    check, inventory, render, requests, requests_render, schema, Inventory, Policy,
+};
 use streamcheck::report::write_atomic;
 
 #[derive(clap::Args)]
@@ -238,7 +240,7 @@ fn write_from(root: &Path, dirs: &[PathBuf], add: bool) -> Result<Verdict> {
 }
 
 fn write_doc(root: &Path, inv: &Inventory) -> Result<()> {
-    let page = render::page(root, inv).map_err(Error::Failed)?;
+    let page = requests_render::page(root, inv).map_err(Error::Failed)?;
     let path = root.join(render::doc_file(&inv.dialect));
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;

@@ -9,8 +9,8 @@
 //! - [`parity`]: a re-implementation's parity table (`protocol = "parity"`)
 //! - [`render`]: the reference (`docs/protocol/<dialect>.md`)
 //! - [`requests`]: what a trial sent to the model API, as the request inventory
-//!   (`targets/<dialect>/requests.yaml`) counts it; [`requests_render`]: its part of the
-//!   reference
+//!   (`targets/<dialect>/requests.yaml`) counts it; [`requests_render`]: the reference page
+//!   (`render`'s) with its Requests part
 //! - [`schema`]: a release's JSON Schema
 //! - [`sdk`]: the Agent SDK's declared message types against the inventory
 

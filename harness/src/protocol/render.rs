@@ -237,10 +237,7 @@ pub fn page(root: &Path, inv: &Inventory) -> Result<String, String> {
         }
         _ => Vec::new(),
     };
-    let requests = super::requests::load(root, &inv.dialect);
-    let requests = (*requests).as_ref().map_err(Clone::clone)?;
-    Ok(doc(inv, &examples, &overview, &unobserved)
-        + &super::requests_render::part(requests.as_ref()))
+    Ok(doc(inv, &examples, &overview, &unobserved))
 }
 
 /// The reference: generated, never edited by hand.

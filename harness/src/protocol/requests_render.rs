@@ -1,4 +1,4 @@
-//! The "Requests" part of the reference: the request inventory
+//! The reference page ([`super::render::page`]) with its "Requests" part: the request inventory
 //! (`targets/<dialect>/requests.yaml`) as tables, per request kind its key paths, header
 //! names, `anthropic-beta` flags and query parameters, the tools sent with their
 //! `input_schema` keywords, and what changed from release to release.
@@ -9,6 +9,16 @@ use super::requests::{self, kind_of_list};
 use semver::Version;
 use std::collections::BTreeMap;
 use std::fmt::Write;
+use std::path::Path;
+
+/// The whole reference of `inv`'s dialect as `protocol doc` writes it: the frames
+/// ([`super::render::page`]) and then the Requests part from the project at `root`.
+pub fn page(root: &Path, inv: &Inventory) -> Result<String, String> {
+    let frames = super::render::page(root, inv)?;
+    let sent = requests::load(root, &inv.dialect);
+    let sent = (*sent).as_ref().map_err(Clone::clone)?;
+    Ok(frames + &part(sent.as_ref()))
+}
 
 /// The part, appended to the page; `None`: the dialect has no request inventory.
 pub fn part(inv: Option<&Inventory>) -> String {

@@ -212,4 +212,11 @@ fn a_verdict_tells_a_protocol_change_from_a_change_to_what_the_scenarios_pin() {
     );
     let pending = std::fs::read_to_string(reports.join("protocol.yaml")).unwrap();
     streamcheck::protocol::Inventory::parse(&pending).unwrap();
+    let sent = std::fs::read_to_string(reports.join("requests.yaml")).unwrap();
+    let sent = streamcheck::protocol::Inventory::parse(&sent).unwrap();
+    assert!(
+        sent.kinds.contains_key("POST /v1/messages"),
+        "the request inventory with this run added: {:?}",
+        sent.kinds.keys()
+    );
 }

@@ -7,7 +7,7 @@ mod common;
 use common::repo;
 use regex::Regex;
 use std::path::{Path, PathBuf};
-use streamcheck::protocol::{html, inventory, render, Inventory};
+use streamcheck::protocol::{html, inventory, requests_render, Inventory};
 
 /// Debian's chromium; the test fails (never passes silently) without it.
 fn chromium() -> PathBuf {
@@ -57,7 +57,7 @@ fn dom(page: &Path, fragment: &str) -> String {
 fn html_page(dir: &Path) -> PathBuf {
     let root = repo();
     let inv = Inventory::load(&root.join(inventory::file_of("claude-code"))).unwrap();
-    let markdown = render::page(&root, &inv).unwrap();
+    let markdown = requests_render::page(&root, &inv).unwrap();
     let page = dir.join("reference.html");
     std::fs::write(&page, html::page(&markdown, "reference")).unwrap();
     page

@@ -8,7 +8,7 @@
 mod common;
 
 use common::repo;
-use streamcheck::protocol::{inventory, render, schema, Inventory};
+use streamcheck::protocol::{inventory, render, requests_render, schema, Inventory};
 
 const DIALECTS: [&str; 2] = ["caliban", "qwen-code"];
 
@@ -27,7 +27,7 @@ fn each_committed_reference_is_what_its_inventory_generates() {
         let path = repo().join(render::doc_file(dialect));
         let committed = std::fs::read_to_string(&path).unwrap();
         assert!(
-            committed == render::page(&repo(), &inv).unwrap(),
+            committed == requests_render::page(&repo(), &inv).unwrap(),
             "{} is not what `streamcheck protocol doc --dialect {dialect}` writes from the inventory: run it",
             path.display()
         );

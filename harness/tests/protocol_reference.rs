@@ -6,7 +6,7 @@ mod common;
 
 use common::{repo, streamcheck, text};
 use streamcheck::protocol::sdk::Sdk;
-use streamcheck::protocol::{inventory, render, schema, Inventory};
+use streamcheck::protocol::{inventory, render, requests, requests_render, schema, Inventory};
 
 fn claude_code() -> (Inventory, render::Examples) {
     let root = repo();
@@ -22,7 +22,7 @@ fn the_committed_reference_is_what_the_inventory_generates() {
     let path = repo().join(render::doc_file("claude-code"));
     let committed = std::fs::read_to_string(&path).unwrap();
     assert!(
-        committed == render::page(&repo(), &inv).unwrap(),
+        committed == requests_render::page(&repo(), &inv).unwrap(),
         "{} is not what `streamcheck protocol doc` writes from the inventory: run it",
         path.display()
     );
@@ -39,6 +39,23 @@ fn the_committed_inventory_is_written_as_it_reads() {
         committed,
         "a hand edit would be lost on the next `protocol add`"
     );
+}
+
+#[test]
+fn the_committed_request_inventory_is_written_as_it_reads_and_holds_the_turn() {
+    let path = repo().join(requests::file_of("claude-code"));
+    let committed = std::fs::read_to_string(&path).unwrap();
+    let inv = Inventory::parse(&committed).unwrap();
+    assert_eq!(
+        requests::to_yaml(&inv),
+        committed,
+        "a hand edit would be lost on the next `protocol add`"
+    );
+    let turn = &inv.kinds["POST /v1/messages"];
+    for key in ["model", "messages", "tools", "stream"] {
+        assert!(turn.keys[key].every == turn.seen, "{key}");
+    }
+    assert!(inv.lists["tools[POST /v1/messages]"].contains_key("Bash"));
 }
 
 fn schema_of(release: &semver::Version) -> serde_json::Value {

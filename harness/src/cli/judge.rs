@@ -11,7 +11,7 @@ use std::time::Instant;
 use streamcheck::commands::drift::pending::open_one;
 use streamcheck::commands::protocol::{build::Runs, verdict};
 use streamcheck::error::{Error, Result};
-use streamcheck::protocol::{inventory, Inventory, Policy};
+use streamcheck::protocol::{inventory, requests, Inventory, Policy};
 use streamcheck::report::{write_atomic, ReportWriter};
 use streamcheck::runner::{RunOptions, Status};
 use streamcheck::suite;
@@ -115,6 +115,22 @@ impl VerdictArgs {
             };
             let pending = dir.join("protocol.yaml");
             write_atomic(&pending, after.to_yaml().as_bytes())
+                .map_err(|e| Error::io(&pending, e))?;
+            let requests_path = root.join(requests::file_of(key));
+            let sent_before = match requests_path.exists() {
+                true => Some(Inventory::load(&requests_path).map_err(Error::Failed)?),
+                false => None,
+            };
+            let sent = runs.request_inventory(key, sent_before.clone());
+            v.pending_requests = match &sent_before {
+                Some(b) => verdict::Verdict::inventory_lines(b, &sent),
+                None => vec![format!(
+                    "(no request inventory yet: all of {})",
+                    requests::file_of(key).display()
+                )],
+            };
+            let pending = dir.join("requests.yaml");
+            write_atomic(&pending, requests::to_yaml(&sent).as_bytes())
                 .map_err(|e| Error::io(&pending, e))?;
         }
         v.duration_ms = started.elapsed().as_millis() as u64;

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use streamcheck::commands::protocol::build::Runs;
 use streamcheck::error::{Error, Result};
 use streamcheck::protocol::sdk::Sdk;
-use streamcheck::protocol::{check, inventory, render, schema, Inventory, Policy};
+use streamcheck::protocol::{
+    check, inventory, render, requests, requests_render, schema, Inventory, Policy,
+};
 use streamcheck::report::write_atomic;
 
 #[derive(clap::Args)]
@@ -206,12 +208,16 @@ fn write_from(root: &Path, dirs: &[PathBuf], add: bool) -> Result<Verdict> {
     }
     for dialect in runs.by.keys() {
         let path = root.join(inventory::file_of(dialect));
-        let base = match add && path.exists() {
-            true => Some(Inventory::load(&path).map_err(Error::Failed)?),
-            false => None,
+        let requests_path = root.join(requests::file_of(dialect));
+        let base = |path: &Path| match add && path.exists() {
+            true => Inventory::load(path).map(Some).map_err(Error::Failed),
+            false => Ok(None),
         };
-        let inv = runs.inventory(dialect, base);
+        let inv = runs.inventory(dialect, base(&path)?);
+        let sent = runs.request_inventory(dialect, base(&requests_path)?);
         write_atomic(&path, inv.to_yaml().as_bytes()).map_err(|e| Error::io(&path, e))?;
+        write_atomic(&requests_path, requests::to_yaml(&sent).as_bytes())
+            .map_err(|e| Error::io(&requests_path, e))?;
         let examples_path = root.join(render::examples_file(dialect));
         let mut examples = match add {
             true => render::Examples::load(&examples_path).map_err(Error::Failed)?,
@@ -231,13 +237,25 @@ fn write_from(root: &Path, dirs: &[PathBuf], add: bool) -> Result<Verdict> {
             releases.join(", "),
             runs.trials
         );
+        println!(
+            "{}: {} request kinds, {} key paths, {} tool schemas",
+            requests_path
+                .strip_prefix(root)
+                .unwrap_or(&requests_path)
+                .display(),
+            sent.kinds.len(),
+            sent.key_paths(),
+            (sent.lists.keys())
+                .filter(|l| l.starts_with("input_schema["))
+                .count()
+        );
     }
     Ok(Verdict::AllGood)
 }
 
 /// Writes the reference; its text.
 fn write_doc(root: &Path, inv: &Inventory) -> Result<String> {
-    let page = render::page(root, inv).map_err(Error::Failed)?;
+    let page = requests_render::page(root, inv).map_err(Error::Failed)?;
     let path = root.join(render::doc_file(&inv.dialect));
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;

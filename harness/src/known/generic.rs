@@ -10,7 +10,7 @@
 //! too.
 
 use crate::divergence::Kind;
-use crate::protocol::check::{Change, Finding, What};
+use crate::protocol::check::{Change, Direction, Finding, What};
 
 /// The symptom slot's stand-ins.
 const G: &str = "zz-generic";
@@ -310,12 +310,18 @@ pub fn messages(kind: Kind) -> Box<dyn Iterator<Item = String>> {
             ];
             let findings = [Change::New, Change::Gone, Change::Unchecked].into_iter().flat_map(
                 move |change| {
-                    whats.clone().into_iter().map(move |what| Finding { change, what }.to_string())
+                    let whats = whats.clone();
+                    [Direction::Printed, Direction::Request].into_iter().flat_map(move |direction| {
+                        whats.clone().into_iter().map(move |what| {
+                            Finding { direction, ..Finding::new(change, what) }.to_string()
+                        })
+                    })
                 },
             );
-            Box::new(
-                findings.chain([format!("the protocol inventory does not load: {G}")]),
-            )
+            Box::new(findings.chain([
+                format!("the protocol inventory does not load: {G}"),
+                format!("the request inventory does not load: {G}"),
+            ]))
         }
     }
 }

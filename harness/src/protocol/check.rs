@@ -70,14 +70,42 @@ pub enum What {
     },
 }
 
+/// Which way a finding's protocol goes: what the CLI printed, or what it sent to the model
+/// API (the request inventory, `targets/<dialect>/requests.yaml`).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    #[default]
+    Printed,
+    Request,
+}
+
+impl Direction {
+    fn is_printed(&self) -> bool {
+        *self == Direction::Printed
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Finding {
     pub change: Change,
     #[serde(flatten)]
     pub what: What,
+    #[serde(default, skip_serializing_if = "Direction::is_printed")]
+    pub direction: Direction,
 }
 
 impl Finding {
+    pub fn new(change: Change, what: What) -> Finding {
+        Finding {
+            change,
+            what,
+            direction: Direction::Printed,
+        }
+    }
+
     /// Whether it fails the trial under `policy`.
     pub fn fails(&self, policy: Policy) -> bool {
         match (self.change, policy) {
@@ -102,27 +130,45 @@ impl fmt::Display for Finding {
             Change::Gone => "gone:",
             Change::Unchecked => "not checked:",
         };
+        let request = self.direction == Direction::Request;
+        let (kind_noun, key_noun, carrier, lister) = match request {
+            false => ("frame kind", "key", "", "printed"),
+            true => ("request kind", "request key", " request", "sent"),
+        };
+        let list_of = |list: &str| match request {
+            false => list.to_string(),
+            true => format!("request {list}"),
+        };
         let at = |kind: &str, path: &str| format!("`{kind}.{path}`");
         match &self.what {
-            What::Kind { kind } => write!(f, "{change} frame kind `{kind}`"),
+            What::Kind { kind } => write!(f, "{change} {kind_noun} `{kind}`"),
             What::Key { kind, path, types } if self.change == Change::Unchecked => {
                 write!(
                     f,
-                    "not checked here: key {} ({}) is missing, but the releases the inventory answers with did not all run this scenario printing `{kind}`",
+                    "not checked here: {key_noun} {} ({}) is missing, but the releases the inventory answers with did not all run this scenario {}ing `{kind}`",
                     at(kind, path),
-                    types.join("|")
+                    types.join("|"),
+                    match request {
+                        false => "print",
+                        true => "send",
+                    }
                 )
             }
             What::Key { kind, path, types } if self.change == Change::Gone => {
                 write!(
                     f,
-                    "gone key {} ({}; every `{kind}` carried it)",
+                    "gone {key_noun} {} ({}; every `{kind}`{carrier} carried it)",
                     at(kind, path),
                     types.join("|")
                 )
             }
             What::Key { kind, path, types } => {
-                write!(f, "{change} key {} ({})", at(kind, path), types.join("|"))
+                write!(
+                    f,
+                    "{change} {key_noun} {} ({})",
+                    at(kind, path),
+                    types.join("|")
+                )
             }
             What::Type {
                 kind,
@@ -131,7 +177,11 @@ impl fmt::Display for Finding {
                 known,
             } => write!(
                 f,
-                "{change} type of {}: {} (the inventory has {})",
+                "{change} type of {}{}: {} (the inventory has {})",
+                match request {
+                    false => "",
+                    true => "request key ",
+                },
                 at(kind, path),
                 types.join("|"),
                 known.join("|")
@@ -141,13 +191,23 @@ impl fmt::Display for Finding {
                 name,
                 by: Some(by),
             } => {
-                write!(f, "gone name `{name}` from {list} ({by} printed it)")
+                write!(
+                    f,
+                    "gone name `{name}` from {} ({by} {lister} it)",
+                    list_of(list)
+                )
             }
             What::Name {
                 list,
                 name,
                 by: None,
-            } => write!(f, "{change} name `{name}` in {list}"),
+            } => write!(f, "{change} name `{name}` in {}", list_of(list)),
+            What::Inventory { file, from: None } if request => {
+                write!(
+                    f,
+                    "not checked: no request inventory for this dialect ({file})"
+                )
+            }
             What::Inventory { file, from: None } => write!(f, "not checked: no inventory ({file})"),
             What::Inventory {
                 file,
@@ -169,21 +229,18 @@ pub fn check(
 ) -> Vec<Finding> {
     let Some(at) = inv.view(release) else {
         let from = inv.releases.first().map(|r| format!("{} {r}", inv.dialect));
-        return vec![Finding {
-            change: Change::Unchecked,
-            what: What::Inventory {
+        return vec![Finding::new(
+            Change::Unchecked,
+            What::Inventory {
                 file: file.to_string(),
                 from,
             },
-        }];
+        )];
     };
     let any = |s: &Releases| at.iter().any(|r| s.contains(r));
     let all = |s: &Releases| at.iter().all(|r| s.contains(r));
     let mut out = Vec::new();
-    let new = |what| Finding {
-        change: Change::New,
-        what,
-    };
+    let new = |what| Finding::new(Change::New, what);
     for (kind, count) in &observed.kinds {
         let Some(entry) = inv.kinds.get(kind).filter(|e| any(&e.seen)) else {
             out.push(new(What::Kind { kind: kind.clone() }));
@@ -228,17 +285,18 @@ pub fn check(
         for (path, key) in &entry.keys {
             let missing = count.every(path) == Some(false);
             if missing && all(&key.every) {
-                out.push(Finding {
-                    change: match looked {
-                        true => Change::Gone,
-                        false => Change::Unchecked,
-                    },
-                    what: What::Key {
+                let change = match looked {
+                    true => Change::Gone,
+                    false => Change::Unchecked,
+                };
+                out.push(Finding::new(
+                    change,
+                    What::Key {
                         kind: kind.clone(),
                         path: path.clone(),
                         types: key.types.keys().cloned().collect(),
                     },
-                });
+                ));
             }
         }
     }
@@ -260,14 +318,14 @@ pub fn check(
         for (name, entry) in names.into_iter().flatten() {
             let witness = entry.witnesses.contains(scenario) && all(&entry.seen);
             if witness && by.contains_key(scenario) && !printed.contains(name) {
-                out.push(Finding {
-                    change: Change::Gone,
-                    what: What::Name {
+                out.push(Finding::new(
+                    Change::Gone,
+                    What::Name {
                         list: list.clone(),
                         name: name.clone(),
                         by: Some(scenario.to_string()),
                     },
-                });
+                ));
             }
         }
     }
@@ -327,12 +385,12 @@ mod tests {
             json!({"type": "system", "subtype": "init", "tools": ["Bash", "Read"], "uuid": "u"}),
             json!({"type": "result", "subtype": "success", "uuid": "u", "n": 1, "usage": {"a": 1}}),
         ];
-        inv.add(&v("2.1.1"), &Observed::of("s/a", &frames, &[], []));
+        inv.add(&v("2.1.1"), &Observed::of("s/a", &frames, &[]));
         inv
     }
 
     fn findings(frames: &[Value]) -> Vec<String> {
-        let o = Observed::of("s/a", frames, &[], []);
+        let o = Observed::of("s/a", frames, &[]);
         check(
             &inventory(),
             "targets/claude-code/protocol.yaml",
@@ -377,21 +435,17 @@ mod tests {
             false => json!({"type": "result", "subtype": "success"}),
         };
         let mut inv = Inventory::new("claude-code");
-        inv.add(
-            &v("2.1.1"),
-            &Observed::of("s/a[x=1]", &[result(true)], &[], []),
-        );
-        let mut later = Observed::of("s/a[x=1]", &[result(true)], &[], []);
+        inv.add(&v("2.1.1"), &Observed::of("s/a[x=1]", &[result(true)], &[]));
+        let mut later = Observed::of("s/a[x=1]", &[result(true)], &[]);
         later.merge(&Observed::of(
             "s/b",
             &[json!({"type": "system", "subtype": "init"})],
             &[],
-            [],
         ));
         inv.add(&v("2.1.5"), &later);
-        inv.add(&v("2.1.9"), &Observed::of("s/c", &[result(true)], &[], []));
+        inv.add(&v("2.1.9"), &Observed::of("s/c", &[result(true)], &[]));
         let changes = |trial: &str, release: &str| -> Vec<(Change, String)> {
-            let o = Observed::of(trial, &[result(false)], &[], []);
+            let o = Observed::of(trial, &[result(false)], &[]);
             check(&inv, "p.yaml", &v(release), trial, &o)
                 .into_iter()
                 .map(|f| (f.change, f.to_string()))
@@ -424,6 +478,7 @@ mod tests {
         );
         assert!(!Finding {
             change: unrun[0].0,
+            direction: Default::default(),
             what: What::Kind { kind: "k".into() }
         }
         .fails(Policy::Strict));
@@ -431,7 +486,7 @@ mod tests {
 
     #[test]
     fn a_release_before_the_inventory_is_not_checked_and_says_so() {
-        let o = Observed::of("s/a", &[json!({"type": "x"})], &[], []);
+        let o = Observed::of("s/a", &[json!({"type": "x"})], &[]);
         let f = check(
             &inventory(),
             "targets/claude-code/protocol.yaml",
@@ -453,10 +508,12 @@ mod tests {
     fn a_finding_in_many_trials_is_one_line_gone_first() {
         let new = Finding {
             change: Change::New,
+            direction: Default::default(),
             what: What::Kind { kind: "k".into() },
         };
         let gone = Finding {
             change: Change::Gone,
+            direction: Default::default(),
             what: What::Key {
                 kind: "result".into(),
                 path: "uuid".into(),

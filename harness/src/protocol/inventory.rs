@@ -31,9 +31,14 @@ type Loaded = Arc<Result<Option<Inventory>, String>>;
 /// A dialect's inventory in the project at `root` (`None`: it has none), read once per
 /// process while the file is unchanged.
 pub fn load(root: &Path, dialect: &str) -> Loaded {
+    load_at(root.join(file_of(dialect)))
+}
+
+/// The inventory in the file at `path` (`None`: there is none), read once per process
+/// while the file is unchanged.
+pub fn load_at(path: PathBuf) -> Loaded {
     type Cache = Mutex<HashMap<PathBuf, (Option<SystemTime>, Loaded)>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
-    let path = root.join(file_of(dialect));
     let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
     let mut cache = CACHE
         .get_or_init(Default::default)
@@ -342,11 +347,7 @@ impl Inventory {
 
     /// The file: one line per key and per name.
     pub fn to_yaml(&self) -> String {
-        let spans = Spans(&self.releases);
-        let q = |s: &str| serde_json::to_string(s).expect("a string");
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
+        self.to_yaml_headed(&format!(
             "# The {} protocol as printed: every frame kind, key path (JSON types) and named list\n\
              # seen in the scenario catalogue's runs. Written by `streamcheck protocol build|add`;\n\
              # a span `A..B` is the releases built from that lie in it, `A..` from A on; no span: all of them.\n\
@@ -354,7 +355,15 @@ impl Inventory {
              # printed a kind (`by_all_but`: every scenario that ran but these). A key's first and last\n\
              # seen count only releases that ran a scenario printing its kind.",
             self.dialect
-        );
+        ))
+    }
+
+    /// The file under `header` (comment lines saying what it holds).
+    pub fn to_yaml_headed(&self, header: &str) -> String {
+        let spans = Spans(&self.releases);
+        let q = |s: &str| serde_json::to_string(s).expect("a string");
+        let mut out = String::new();
+        let _ = writeln!(out, "{header}");
         let _ = writeln!(out, "format_version: {FORMAT_VERSION}");
         let _ = writeln!(out, "dialect: {}", self.dialect);
         let releases: Vec<String> = self.releases.iter().map(|r| q(&r.to_string())).collect();
@@ -559,7 +568,7 @@ mod tests {
     }
 
     fn obs(scenario: &str, frames: &[serde_json::Value]) -> Observed {
-        Observed::of(scenario, frames, &[], [])
+        Observed::of(scenario, frames, &[])
     }
 
     #[test]

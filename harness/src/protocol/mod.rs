@@ -9,6 +9,9 @@
 //! - [`parity`]: a re-implementation's parity table (`protocol = "parity"`)
 //! - [`render`]: the reference (`docs/protocol/<dialect>.md`)
 //! - [`html`]: the reference as an HTML page with a search box
+//! - [`requests`]: what a trial sent to the model API, as the request inventory
+//!   (`targets/<dialect>/requests.yaml`) counts it; [`requests_render`]: the reference page
+//!   (`render`'s) with its Requests part
 //! - [`schema`]: a release's JSON Schema
 //! - [`sdk`]: the Agent SDK's declared message types against the inventory
 
@@ -18,9 +21,11 @@ pub mod inventory;
 pub mod observe;
 pub mod parity;
 pub mod render;
+pub mod requests;
+pub mod requests_render;
 pub mod schema;
 pub mod sdk;
 
-pub use check::{Change, Finding, Policy, What};
+pub use check::{Change, Direction, Finding, Policy, What};
 pub use inventory::Inventory;
 pub use observe::Observed;

@@ -68,9 +68,6 @@ pub const LISTS: &[(&str, &str, &str)] = &[
 /// The longest name a named list keeps.
 pub const NAME_CHARS: usize = 100;
 
-/// The list of tool names in the requests the CLI sent to the API.
-pub const REQUEST_TOOLS: &str = "request.tools";
-
 /// Per key path (`message.usage.input_tokens`, arrays as `[]`): its JSON types and how
 /// many times it was there.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -141,13 +138,13 @@ pub struct Observed {
 }
 
 impl Observed {
-    /// One trial's output: its frames, the lines the client wrote (the requests a
-    /// `control_response` answers) and the bodies of the requests the CLI sent.
+    /// One trial's output: its frames and the lines the client wrote (the requests a
+    /// `control_response` answers). What it sent to the model API is the request
+    /// inventory's ([`super::requests`]).
     pub fn of<'a>(
         scenario: &str,
         frames: impl IntoIterator<Item = &'a Value>,
         written: &[String],
-        requests: impl IntoIterator<Item = &'a Value>,
     ) -> Observed {
         let asked = asked(written);
         let printer = scenario_of(scenario).to_string();
@@ -201,20 +198,10 @@ impl Observed {
             };
             o.count(&printer, kind, frame, stops);
         }
-        for body in requests {
-            if let Some(Value::Array(tools)) = body.get("tools") {
-                let names = tools
-                    .iter()
-                    .filter_map(|t| t.get("name").and_then(Value::as_str))
-                    .filter(|n| !n.starts_with("mcp__"))
-                    .map(str::to_string);
-                o.add_names(REQUEST_TOOLS, scenario, names);
-            }
-        }
         o
     }
 
-    fn count(&mut self, scenario: &str, kind: String, v: &Value, stops: &[&str]) {
+    pub(crate) fn count(&mut self, scenario: &str, kind: String, v: &Value, stops: &[&str]) {
         let k = self.kind(scenario, kind, v);
         walk(v, "", &Walk { stops, echoed: &[] }, k);
     }
@@ -264,7 +251,12 @@ impl Observed {
 
     /// A name longer than [`NAME_CHARS`] is the scenario's data echoed (a bogus mode or
     /// tool of 20,000 characters), not a name of the protocol: left out.
-    fn add_names(&mut self, list: &str, scenario: &str, names: impl IntoIterator<Item = String>) {
+    pub(crate) fn add_names(
+        &mut self,
+        list: &str,
+        scenario: &str,
+        names: impl IntoIterator<Item = String>,
+    ) {
         (self.lists.entry(list.to_string()).or_default())
             .entry(scenario.to_string())
             .or_default()
@@ -457,8 +449,7 @@ mod tests {
             r#"{"type":"control_request","request_id":"r1","request":{"subtype":"initialize"}}"#
                 .to_string(),
         ];
-        let body = json!({"tools": [{"name": "Read"}, {"name": "mcp__s__t"}]});
-        let o = Observed::of("s/x", &frames, &written, [&body]);
+        let o = Observed::of("s/x", &frames, &written);
         let kinds: Vec<&str> = o.kinds.keys().map(String::as_str).collect();
         assert_eq!(
             kinds,
@@ -491,10 +482,6 @@ mod tests {
             o.lists["init.tools"]["s/x"],
             BTreeSet::from(["Bash".to_string()])
         );
-        assert_eq!(
-            o.lists[REQUEST_TOOLS]["s/x"],
-            BTreeSet::from(["Read".to_string()])
-        );
     }
 
     #[test]
@@ -521,7 +508,7 @@ mod tests {
             w("r3", ""),
             w("r4", "set_model"),
         ];
-        let o = Observed::of("s/x[a]", &frames, &written, []);
+        let o = Observed::of("s/x[a]", &frames, &written);
         let kinds: Vec<&str> = o.kinds.keys().map(String::as_str).collect();
         assert_eq!(
             kinds,

@@ -155,6 +155,7 @@ mod tests {
     fn key(change: Change, kind: &str, path: &str) -> Finding {
         Finding {
             change,
+            direction: Default::default(),
             what: What::Key {
                 kind: kind.into(),
                 path: path.into(),
@@ -169,6 +170,7 @@ mod tests {
         let new = key(Change::New, "result/success", "mycli_version");
         let retyped = Finding {
             change: Change::New,
+            direction: Default::default(),
             what: What::Type {
                 kind: "result/success".into(),
                 path: "num_turns".into(),

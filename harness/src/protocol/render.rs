@@ -117,7 +117,7 @@ fn listed(rs: &[&Version]) -> String {
 /// ran a scenario printing the kind): `2.1.74 or earlier` for the first of them, else
 /// `after 2.1.290, by 2.1.309` (not bisected), each with the releases before it that did
 /// not run the kind (`not run on 2.1.291`).
-fn first_seen(inv: &Inventory, running: &Releases, seen: &Releases) -> String {
+pub(super) fn first_seen(inv: &Inventory, running: &Releases, seen: &Releases) -> String {
     let Some(first) = seen.first() else {
         return "-".into();
     };
@@ -138,7 +138,7 @@ fn first_seen(inv: &Inventory, running: &Releases, seen: &Releases) -> String {
 /// Where a set of releases ends when it is not the newest release built from: `last seen
 /// 2.1.290, gone by 2.1.309` where a later release ran the kind, else `last seen 2.1.290;
 /// not run on 2.1.309, 2.1.330`.
-fn last_seen(inv: &Inventory, running: &Releases, seen: &Releases) -> Option<String> {
+pub(super) fn last_seen(inv: &Inventory, running: &Releases, seen: &Releases) -> Option<String> {
     let last = seen.last()?;
     if inv.releases.last() == Some(last) {
         return None;
@@ -497,7 +497,7 @@ fn unobserved_section(inv: &Inventory, sdk: Option<&SdkWord>) -> String {
 
 /// A heading's anchor as GitHub makes it: lowercase, spaces to `-`, other punctuation
 /// (but `_` and `-`) dropped.
-fn anchor(heading: &str) -> String {
+pub(super) fn anchor(heading: &str) -> String {
     (heading.chars())
         .filter(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | ' '))
         .map(|c| if c == ' ' { '-' } else { c })
@@ -549,7 +549,7 @@ fn shared_section(inv: &Inventory) -> String {
     s
 }
 
-fn types(inv: &Inventory, running: &Releases, key: &KeyEntry) -> String {
+pub(super) fn types(inv: &Inventory, running: &Releases, key: &KeyEntry) -> String {
     let seen = key.seen();
     let parts: Vec<String> = (key.types.iter())
         .map(|(t, during)| match during == &seen {
@@ -560,7 +560,7 @@ fn types(inv: &Inventory, running: &Releases, key: &KeyEntry) -> String {
     parts.join(" \\| ")
 }
 
-fn every(key: &KeyEntry) -> String {
+pub(super) fn every(key: &KeyEntry) -> String {
     let seen = key.seen();
     if key.every.is_empty() {
         "no".into()

@@ -2,9 +2,9 @@
 //! its dialect's inventory, and a run's findings grouped.
 
 use crate::divergence::{Divergence, Kind};
-use crate::protocol::check::{self, Change, Finding, Policy, What};
+use crate::protocol::check::{self, Change, Direction, Finding, Policy, What};
 use crate::protocol::observe::Observed;
-use crate::protocol::{inventory, parity};
+use crate::protocol::{inventory, parity, requests};
 use crate::runner::trial::Trial;
 use std::path::Path;
 
@@ -27,26 +27,27 @@ pub fn other_output(command_line: &str) -> bool {
     })
 }
 
-/// What one trial printed: its frames, the client's lines and the API requests.
+/// What one trial printed: its frames and the client's lines.
 pub fn observed(trial: &Trial) -> Observed {
     let written: Vec<String> = (trial.client.iter())
         .flat_map(|c| c.written.iter().map(|(_, l)| l.clone()))
-        .collect();
-    let bodies: Vec<&serde_json::Value> = (trial.journal.iter())
-        .filter(|e| e.is_messages_request())
-        .map(|e| e.body())
         .collect();
     Observed::of(
         &trial.scenario,
         trial.output.frames.iter().map(|f| &f.value),
         &written,
-        bodies,
     )
 }
 
-/// Checks a finished run of a trial against its dialect's inventory at the release it is
-/// held to: the findings go to `trial.protocol`, those `policy` fails on become
-/// divergences. An inventory that does not load fails the trial.
+/// What one trial sent to the model API (every request the stub journaled).
+pub fn requested(trial: &Trial) -> Observed {
+    requests::observe(&trial.scenario, &trial.journal)
+}
+
+/// Checks a finished run of a trial against its dialect's inventories at the release it is
+/// held to, what it printed and what it sent to the model API: the findings go to
+/// `trial.protocol`, those `policy` fails on become divergences. An inventory that does
+/// not load fails the trial.
 pub fn check_trial(policy: Policy, root: &Path, trial: &mut Trial) {
     let Some(dialect) = trial.dialect.filter(|_| policy != Policy::Off) else {
         return;
@@ -56,38 +57,57 @@ pub fn check_trial(policy: Policy, root: &Path, trial: &mut Trial) {
         return;
     }
     let key = dialect.conventions().expect_key();
-    let file = inventory::file_of(key).display().to_string();
-    let findings = match &*inventory::load(root, key) {
-        Err(e) => {
-            trial.divergences.push(Divergence::new(
-                Kind::Protocol,
-                format!("the protocol inventory does not load: {e}"),
-            ));
-            return;
-        }
-        Ok(None) => vec![Finding {
-            change: Change::Unchecked,
-            what: What::Inventory { file, from: None },
-        }],
-        Ok(Some(inv)) => match semver::Version::parse(trial.expect_version()) {
-            Ok(release) => check::check(inv, &file, &release, &trial.scenario, &observed(trial)),
-            Err(_) => vec![Finding {
-                change: Change::Unchecked,
-                what: What::Inventory {
-                    file,
-                    from: Some(format!("releases, not `{}`", trial.expect_version())),
-                },
-            }],
-        },
-    };
-    for f in &findings {
-        if f.fails(policy) {
-            trial
-                .divergences
-                .push(Divergence::new(Kind::Protocol, f.to_string()));
+    let printed = (
+        Direction::Printed,
+        inventory::file_of(key),
+        inventory::load(root, key),
+        observed(trial),
+    );
+    let sent = (
+        Direction::Request,
+        requests::file_of(key),
+        requests::load(root, key),
+        requested(trial),
+    );
+    for (direction, file, loaded, observed) in [printed, sent] {
+        let file = file.display().to_string();
+        let findings = match &*loaded {
+            Err(e) => {
+                let which = match direction {
+                    Direction::Printed => "protocol",
+                    Direction::Request => "request",
+                };
+                trial.divergences.push(Divergence::new(
+                    Kind::Protocol,
+                    format!("the {which} inventory does not load: {e}"),
+                ));
+                continue;
+            }
+            Ok(None) => vec![Finding::new(
+                Change::Unchecked,
+                What::Inventory { file, from: None },
+            )],
+            Ok(Some(inv)) => match semver::Version::parse(trial.expect_version()) {
+                Ok(release) => check::check(inv, &file, &release, &trial.scenario, &observed),
+                Err(_) => vec![Finding::new(
+                    Change::Unchecked,
+                    What::Inventory {
+                        file,
+                        from: Some(format!("releases, not `{}`", trial.expect_version())),
+                    },
+                )],
+            },
+        };
+        for mut f in findings {
+            f.direction = direction;
+            if f.fails(policy) {
+                trial
+                    .divergences
+                    .push(Divergence::new(Kind::Protocol, f.to_string()));
+            }
+            trial.protocol.push(f);
         }
     }
-    trial.protocol.extend(findings);
 }
 
 /// Each trial's name in a run's protocol lines: its scenario, with its target when the run
@@ -134,7 +154,151 @@ pub fn parity_table(trials: &[Trial]) -> Vec<parity::Row> {
 
 #[cfg(test)]
 mod tests {
-    use super::other_output;
+    use super::*;
+    use crate::dialect::Dialect;
+    use crate::protocol::Inventory;
+    use serde_json::{json, Value};
+    use stub_api::{Answer, JournalEntry};
+
+    fn request(body: &Value) -> JournalEntry {
+        let headers = [
+            ("anthropic-beta", "claude-code-20250219"),
+            ("x-api-key", "[redacted]"),
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .into();
+        JournalEntry::new(
+            0,
+            "POST".into(),
+            "/v1/messages".into(),
+            Some("beta=true".into()),
+            headers,
+            body.to_string(),
+            None,
+            0,
+            Answer::Step { step: 0, repeat: 0 },
+            200,
+        )
+    }
+
+    /// A turn carrying Bash and an MCP fixture tool whose schema `lookup` gives.
+    fn turn(lookup: Value) -> Value {
+        json!({
+            "model": "m", "stream": true, "max_tokens": 8, "metadata": {"user_id": "u"},
+            "messages": [{"role": "user", "content": "hi"}],
+            "tools": [
+                {"name": "Bash", "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}},
+                {"name": "mcp__fixture__lookup", "input_schema": lookup}
+            ]
+        })
+    }
+
+    fn lookup() -> Value {
+        json!({"type": "object", "properties": {"q": {"type": "string"}}})
+    }
+
+    fn trial(dialect: Dialect, body: &Value) -> Trial {
+        let mut t = Trial::blank("mcp/lookup", "claude-code", "2.1.330");
+        t.dialect = Some(dialect);
+        t.journal = vec![request(body)];
+        t
+    }
+
+    /// A project whose Claude Code request inventory holds what `turn(lookup())` sends on
+    /// 2.1.330 (and no frame inventory).
+    fn project() -> tempfile::TempDir {
+        let root = tempfile::tempdir().unwrap();
+        let base = trial(Dialect::ClaudeCode, &turn(lookup()));
+        let mut inv = Inventory::new("claude-code");
+        inv.add(&semver::Version::new(2, 1, 330), &requested(&base));
+        let file = root.path().join(requests::file_of("claude-code"));
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, requests::to_yaml(&inv)).unwrap();
+        root
+    }
+
+    /// The request findings of `body` checked under `policy`, and the trial's divergences.
+    fn checked(
+        root: &Path,
+        dialect: Dialect,
+        body: &Value,
+        policy: Policy,
+    ) -> (Vec<String>, Vec<String>) {
+        let mut t = trial(dialect, body);
+        check_trial(policy, root, &mut t);
+        let findings = (t.protocol.iter())
+            .filter(|f| f.direction == Direction::Request)
+            .map(|f| f.to_string())
+            .collect();
+        let divergences = t.divergences.iter().map(|d| d.message.clone()).collect();
+        (findings, divergences)
+    }
+
+    #[test]
+    fn the_same_requests_are_no_finding_and_one_mcp_tools_schema_change_is_named_once() {
+        let root = project();
+        let (same, failed) = checked(
+            root.path(),
+            Dialect::ClaudeCode,
+            &turn(lookup()),
+            Policy::Strict,
+        );
+        assert_eq!((same, failed), (vec![], vec![]));
+        let mut changed = lookup();
+        changed["properties"]["q"]["pattern"] = json!("^[a-z]+$");
+        let body = turn(changed);
+        let (findings, failed) = checked(root.path(), Dialect::ClaudeCode, &body, Policy::Report);
+        assert_eq!(
+            findings,
+            ["new name `pattern` in request input_schema[mcp__*]"]
+        );
+        assert!(failed.is_empty(), "new is reported: {failed:?}");
+        let (_, failed) = checked(root.path(), Dialect::ClaudeCode, &body, Policy::Strict);
+        assert_eq!(
+            failed,
+            ["new name `pattern` in request input_schema[mcp__*]"]
+        );
+    }
+
+    #[test]
+    fn a_gone_request_key_fails_and_strict_fails_on_a_new_one() {
+        let root = project();
+        let mut gone = turn(lookup());
+        gone.as_object_mut().unwrap().remove("metadata");
+        let (findings, failed) = checked(root.path(), Dialect::ClaudeCode, &gone, Policy::Report);
+        let message = "gone request key `POST /v1/messages.metadata` (object; every `POST /v1/messages` request carried it)";
+        assert_eq!(findings, [message]);
+        assert_eq!(failed, [message]);
+        let mut new = turn(lookup());
+        new["speed"] = json!("fast");
+        let (findings, failed) = checked(root.path(), Dialect::ClaudeCode, &new, Policy::Report);
+        assert_eq!(
+            findings,
+            ["new request key `POST /v1/messages.speed` (string)"]
+        );
+        assert!(failed.is_empty());
+        let (_, failed) = checked(root.path(), Dialect::ClaudeCode, &new, Policy::Strict);
+        assert_eq!(
+            failed,
+            ["new request key `POST /v1/messages.speed` (string)"]
+        );
+    }
+
+    #[test]
+    fn a_dialect_without_a_request_inventory_is_not_checked_and_says_so() {
+        let root = project();
+        let (findings, failed) = checked(
+            root.path(),
+            Dialect::Caliban,
+            &turn(lookup()),
+            Policy::Strict,
+        );
+        assert_eq!(
+            findings,
+            ["not checked: no request inventory for this dialect (targets/caliban/requests.yaml)"]
+        );
+        assert!(failed.is_empty(), "{failed:?}");
+    }
 
     #[test]
     fn only_a_command_asking_for_other_output_is_left_out() {

@@ -372,7 +372,7 @@ fn the_protocol_inventory_catches_a_key_added_or_dropped_and_a_new_frame_type() 
     let mut inv = Inventory::new("claude-code");
     inv.add(
         &semver::Version::new(1, 0, 0),
-        &Observed::of("t/x", &frames, &[], []),
+        &Observed::of("t/x", &frames, &[]),
     );
     let file = root.path().join(inventory::file_of("claude-code"));
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();

@@ -15,6 +15,8 @@ use std::path::Path;
 #[derive(Debug, Default)]
 pub struct Runs {
     pub by: BTreeMap<String, BTreeMap<Version, Observed>>,
+    /// What they sent to the model API: per dialect, per release.
+    pub sent: BTreeMap<String, BTreeMap<Version, Observed>>,
     /// Per dialect, per kind: an example from the newest release that printed it, with
     /// the trial's sandbox paths written `$WORKSPACE`/`$HOME`.
     pub examples: BTreeMap<String, BTreeMap<String, (Version, Value)>>,
@@ -75,17 +77,34 @@ impl Runs {
             .entry(release.clone())
             .or_default()
             .merge(&o);
+        (self.sent.entry(dialect.to_string()).or_default())
+            .entry(release.clone())
+            .or_default()
+            .merge(&crate::runner::protocol::requested(trial));
         self.trials += 1;
     }
 
     /// The dialect's inventory: `base` (or an empty one) with every release added.
     pub fn inventory(&self, dialect: &str, base: Option<Inventory>) -> Inventory {
-        let mut inv = base.unwrap_or_else(|| Inventory::new(dialect));
-        for (release, o) in self.by.get(dialect).into_iter().flatten() {
-            inv.add(release, o);
-        }
-        inv
+        built(&self.by, dialect, base)
     }
+
+    /// The dialect's request inventory: `base` (or an empty one) with every release added.
+    pub fn request_inventory(&self, dialect: &str, base: Option<Inventory>) -> Inventory {
+        built(&self.sent, dialect, base)
+    }
+}
+
+fn built(
+    by: &BTreeMap<String, BTreeMap<Version, Observed>>,
+    dialect: &str,
+    base: Option<Inventory>,
+) -> Inventory {
+    let mut inv = base.unwrap_or_else(|| Inventory::new(dialect));
+    for (release, o) in by.get(dialect).into_iter().flatten() {
+        inv.add(release, o);
+    }
+    inv
 }
 
 /// Per trial (scenario, target) of a run folder, its command line (`results.json`). A run

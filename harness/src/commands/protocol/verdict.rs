@@ -29,6 +29,9 @@ pub struct Verdict {
     pub pending_blocks: Vec<String>,
     /// The inventory lines `protocol add` would write that are not in it now.
     pub pending_inventory: Vec<String>,
+    /// The same for the request inventory (`requests.yaml`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending_requests: Vec<String>,
     pub duration_ms: u64,
     pub trials: usize,
 }
@@ -61,6 +64,7 @@ pub fn classify(
         unchecked: Vec::new(),
         pending_blocks: Vec::new(),
         pending_inventory: Vec::new(),
+        pending_requests: Vec::new(),
         duration_ms: 0,
         trials: trials.len(),
     };
@@ -153,12 +157,18 @@ impl Verdict {
         for (f, t) in &self.unchecked {
             let _ = writeln!(s, "- {}", line(f, t));
         }
-        if !self.pending_inventory.is_empty() {
+        for (pending, file, what) in [
+            (&self.pending_inventory, "protocol.yaml", "inventory"),
+            (&self.pending_requests, "requests.yaml", "request inventory"),
+        ] {
+            if pending.is_empty() {
+                continue;
+            }
             let _ = writeln!(
                 s,
-                "\n## Pending inventory entries\n\nWhat `streamcheck protocol add` of this run would write (written beside this report as `protocol.yaml`); lines new or changed:\n\n```yaml"
+                "\n## Pending {what} entries\n\nWhat `streamcheck protocol add` of this run would write (written beside this report as `{file}`); lines new or changed:\n\n```yaml"
             );
-            for l in &self.pending_inventory {
+            for l in pending {
                 let _ = writeln!(s, "{l}");
             }
             let _ = writeln!(s, "```");
@@ -188,6 +198,7 @@ mod tests {
     fn scenario_failures_and_protocol_changes_are_told_apart_each_change_once() {
         let gone = Finding {
             change: Change::Gone,
+            direction: Default::default(),
             what: What::Key {
                 kind: "assistant".into(),
                 path: "uuid".into(),
@@ -196,6 +207,7 @@ mod tests {
         };
         let new = Finding {
             change: Change::New,
+            direction: Default::default(),
             what: What::Key {
                 kind: "system/init".into(),
                 path: "sandbox_enabled".into(),

@@ -1,7 +1,8 @@
 //! The MCP fixture server (`fixtures/mcp-server/server.mjs`, started by the
 //! scenarios in `scenarios/mcp/`) answers the MCP handshake, lists its tools and runs
 //! them over stdio. It is installed into the cache first, as `run` installs it: a fixture
-//! that cannot be installed fails the test, naming why.
+//! that cannot be installed fails the test, naming why. `session-server.mjs` beside it
+//! serves the MCP session matrix (scenarios/edges/mcp-session.yaml).
 
 mod common;
 
@@ -33,11 +34,16 @@ impl Server {
     }
 
     fn start_with(extra: &[&str]) -> Server {
+        let mut args = vec!["--name", "fixture-test"];
+        args.extend_from_slice(extra);
+        Self::start_script("server.mjs", &args)
+    }
+
+    fn start_script(script: &str, args: &[&str]) -> Server {
         let dir = server_dir();
         let mut child = Command::new("node")
-            .arg(dir.join("server.mjs"))
-            .args(["--name", "fixture-test"])
-            .args(extra)
+            .arg(dir.join(script))
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -124,6 +130,50 @@ fn fixture_server_answers_the_handshake_lists_and_runs_its_tools() {
     );
     let fail = server.call(4, "tools/call", json!({"name": "fail", "arguments": {}}));
     assert_eq!(fail["result"]["isError"], true, "{fail}");
+}
+
+/// The session server (`session-server.mjs`, scenarios/edges/mcp-session.yaml) over stdio:
+/// `probe N` counts the calls of one process, --mode changes only the first call.
+#[test]
+fn session_server_counts_its_calls_and_misbehaves_only_in_the_first() {
+    let handshake = |server: &mut Server| {
+        let init = server.call(
+            1,
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "streamcheck-test", "version": "0"}}),
+        );
+        assert_eq!(init["result"]["serverInfo"]["name"], "session", "{init}");
+        server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    };
+    let probe = json!({"name": "probe", "arguments": {}});
+
+    let mut normal = Server::start_script("session-server.mjs", &["--mode", "normal"]);
+    handshake(&mut normal);
+    let first = normal.call(2, "tools/call", probe.clone());
+    assert_eq!(first["result"]["content"][0]["text"], "probe 1", "{first}");
+    let second = normal.call(3, "tools/call", probe.clone());
+    assert_eq!(
+        second["result"]["content"][0]["text"], "probe 2",
+        "{second}"
+    );
+
+    let mut error = Server::start_script("session-server.mjs", &["--mode", "error"]);
+    handshake(&mut error);
+    let first = error.call(2, "tools/call", probe.clone());
+    assert_eq!(first["result"]["isError"], true, "{first}");
+    let second = error.call(3, "tools/call", probe.clone());
+    assert_eq!(second["result"]["isError"], Value::Null, "{second}");
+
+    let mut exits = Server::start_script("session-server.mjs", &["--mode", "exit-after"]);
+    handshake(&mut exits);
+    let first = exits.call(2, "tools/call", probe);
+    assert_eq!(first["result"]["content"][0]["text"], "probe 1", "{first}");
+    let status = exits
+        .child
+        .wait()
+        .expect("the server exits after its answer");
+    assert!(status.success(), "{status}");
 }
 
 #[test]

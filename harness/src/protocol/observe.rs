@@ -552,7 +552,7 @@ mod tests {
                 "tool_use_result": {"count": 1, "level": "low", "findings": [finding.clone()], "more": [finding, {"own": 1}],
                     "empty": {}, "meta": {"kept": true}}}),
         ];
-        let o = Observed::of("s/x", &frames, &[], []);
+        let o = Observed::of("s/x", &frames, &[]);
         let keys: Vec<&str> = (o.kinds["tool_use_result[ReportFindings]"].keys.keys())
             .map(String::as_str)
             .collect();

@@ -588,9 +588,9 @@ mod tests {
         let old = json!({"type": "old_kind"});
         let init = json!({"type": "system", "subtype": "init"});
         let init_new = json!({"type": "system", "subtype": "init", "sandbox_enabled": true});
-        inv.add(&r1, &Observed::of("a/only-early", [&old], &[], []));
+        inv.add(&r1, &Observed::of("a/only-early", [&old], &[]));
         for (r, frame) in [(&r1, &init), (&r2, &init), (&r3, &init_new)] {
-            inv.add(r, &Observed::of("a/every", [frame], &[], []));
+            inv.add(r, &Observed::of("a/every", [frame], &[]));
         }
         let changes = changes(&inv);
         assert_eq!(

@@ -574,7 +574,7 @@ mod tests {
         ];
         let mut inv = Inventory::new("claude-code");
         let r = Version::new(2, 1, 1);
-        inv.add(&r, &Observed::of("s", &frames, &[], []));
+        inv.add(&r, &Observed::of("s", &frames, &[]));
         let c = compare(&inv, &r, &schema).unwrap();
         assert_eq!(c.undeclared_kinds, ["control_request/nonsense"]);
         assert_eq!(

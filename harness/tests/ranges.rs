@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// Per scenario (FAKE_MODE), the exit code of version 1.0.`minor`: `a` and `w` exit 3
 /// from 1.0.4 on, `k` exits 5 on 1.0.2 to 1.0.4 (a regression), `t` exits 3 on 1.0.3,
-/// 1.0.4 and from 1.0.8 on (it changed twice before 1.0.8), 0 elsewhere.
+/// 1.0.4 and from 1.0.8 on (it changed twice before 1.0.8), 0 elsewhere; `s` hangs.
 const FAKE: &str = r#"#!/bin/sh
 if [ "$1" = "--version" ]; then echo "1.0.MINOR (Fake)"; exit 0; fi
 echo "1.0.MINOR $FAKE_MODE" >> LOG
@@ -20,6 +20,7 @@ case "$FAKE_MODE" in
   a|w) [ $M -ge 4 ] && C=3 ;;
   k) [ $M -ge 2 ] && [ $M -le 4 ] && C=5 ;;
   t) if [ $M -ge 8 ] || { [ $M -ge 3 ] && [ $M -le 4 ]; }; then C=3; fi ;;
+  s) sleep 600 ;;
 esac
 [ $C -eq 0 ] && E=false || E=true
 echo '{"type":"system","subtype":"init","session_id":"s"}'
@@ -350,4 +351,56 @@ fn a_projects_own_ranges_are_listed_from_its_files_and_proven_beside_its_known_l
         "the catalogue's proofs are not touched"
     );
     assert_eq!(run("--check").0, Some(0));
+}
+
+#[test]
+fn a_stop_request_ends_the_whole_search_not_only_the_run_under_way() {
+    let f = fixture();
+    write(
+        &f.root.join("scenarios/demo/s.yaml"),
+        &scenario("s", 0, Some(("<1.0.4", 0))),
+    );
+    let path = format!("{}:{}", f.bin.display(), std::env::var("PATH").unwrap());
+    // One job: the releases of the first round go in two runs, so a search that only
+    // stopped the run under way would start the next one.
+    let bin = assert_cmd::cargo::cargo_bin("streamcheck");
+    let mut child = std::process::Command::new(bin)
+        .arg("--root")
+        .arg(&f.root)
+        .args(["ranges", "--prove", "--jobs", "1", "--versions", PUBLISHED])
+        .args(["--filter", "demo/s", "--report-dir"])
+        .arg(f.root.join("report"))
+        .env("STREAMCHECK_CACHE", &f.cache)
+        .env("PATH", path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = || probes(&f);
+    let wait = |done: &dyn Fn() -> bool| {
+        for _ in 0..1200 {
+            if done() {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        false
+    };
+    assert!(wait(&|| started() == 1), "the first trial never started");
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let mut status = None;
+    for _ in 0..1200 {
+        status = child.try_wait().unwrap();
+        if status.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let ended = status.is_some();
+    if !ended {
+        let _ = child.kill();
+    }
+    assert!(ended, "ranges --prove went on after SIGTERM");
+    assert!(!status.unwrap().success());
+    assert_eq!(started(), 1, "a release was run after the stop request");
 }

@@ -139,7 +139,7 @@ impl<'a> Prober<'a> {
             };
             let targets: Vec<_> = installed.iter().map(|(_, _, t)| Ok(t.clone())).collect();
             let mut trials = Vec::new();
-            suite::run_and_report(
+            let reported = suite::run_and_report(
                 &dir,
                 selected,
                 &targets,
@@ -149,6 +149,13 @@ impl<'a> Prober<'a> {
                 |t, _| trials.push(t.clone()),
             )
             .await?;
+            // Ctrl-C or SIGTERM ended the run: the whole search stops, not just this run.
+            if !reported.end.finished() {
+                return Err(crate::error::Error::Failed(format!(
+                    "interrupted: the search stops (the trials that finished are in {})",
+                    dir.display()
+                )));
+            }
             self.done.trials += trials.len();
             for (slot, version) in results.iter_mut().zip(versions) {
                 if slot.is_some() {

@@ -348,19 +348,7 @@ pub fn doc(inv: &Inventory, examples: &Examples, overview: &str, sdk: Option<&Sd
         s,
         "## Frame kinds\n\n| kind | keys | first seen |\n|---|---|---|"
     );
-    for (kind, k) in &inv.kinds {
-        let running = inv.releases_running(kind);
-        let last = last_seen(inv, &running, &k.seen)
-            .map(|l| format!(" ({l})"))
-            .unwrap_or_default();
-        let _ = writeln!(
-            s,
-            "| [`{kind}`](#{}) | {} | {}{last} |",
-            anchor(kind),
-            k.keys.len(),
-            first_seen(inv, &running, &k.seen)
-        );
-    }
+    kind_rows(&mut s, inv, "");
     for (kind, k) in &inv.kinds {
         let running = inv.releases_running(kind);
         let _ = writeln!(s, "\n## `{kind}`\n");
@@ -569,6 +557,24 @@ pub(super) fn every(key: &KeyEntry) -> String {
     } else {
         let list: Vec<String> = key.every.iter().map(|r| r.to_string()).collect();
         format!("on {}", list.join(", "))
+    }
+}
+
+/// One row per kind of `inv`: a link to its section (anchors prefixed `prefix`), its key
+/// count and where it was first and last seen.
+pub(super) fn kind_rows(s: &mut String, inv: &Inventory, prefix: &str) {
+    for (kind, k) in &inv.kinds {
+        let running = inv.releases_running(kind);
+        let last = last_seen(inv, &running, &k.seen)
+            .map(|l| format!(" ({l})"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "| [`{kind}`](#{prefix}{}) | {} | {}{last} |",
+            anchor(kind),
+            k.keys.len(),
+            first_seen(inv, &running, &k.seen)
+        );
     }
 }
 

@@ -4,7 +4,7 @@
 //! `input_schema` keywords, and what changed from release to release.
 
 use super::inventory::{Inventory, Releases};
-use super::render::{anchor, changes, every, first_seen, last_seen, types};
+use super::render::{changes, every, first_seen, last_seen, types};
 use super::requests::{self, kind_of_list};
 use semver::Version;
 use std::collections::BTreeMap;
@@ -44,19 +44,7 @@ pub fn part(inv: Option<&Inventory>) -> String {
         releases.join(", ")
     );
     let _ = writeln!(s, "| request kind | keys | first seen |\n|---|---|---|");
-    for (kind, k) in &inv.kinds {
-        let running = inv.releases_running(kind);
-        let last = last_seen(inv, &running, &k.seen)
-            .map(|l| format!(" ({l})"))
-            .unwrap_or_default();
-        let _ = writeln!(
-            s,
-            "| [`{kind}`](#request-{}) | {} | {}{last} |",
-            anchor(kind),
-            k.keys.len(),
-            first_seen(inv, &running, &k.seen)
-        );
-    }
+    super::render::kind_rows(&mut s, inv, "request-");
     for (kind, k) in &inv.kinds {
         let running = inv.releases_running(kind);
         let _ = writeln!(

@@ -342,6 +342,20 @@ fn every_dialects_data_files_in_the_repository_load() {
                 .unwrap_or_else(|e| panic!("{key}: {e}"));
             checked.push(inventory.display().to_string());
         }
+        let requests = streamcheck::protocol::requests::file_of(key);
+        if root.join(&requests).exists() {
+            let loaded = streamcheck::protocol::requests::load(&root, key);
+            if let Err(e) = loaded.as_ref() {
+                panic!("{key}: {e}");
+            }
+            checked.push(requests.display().to_string());
+        }
+        let unobserved = streamcheck::protocol::render::unobserved_file(key);
+        if root.join(&unobserved).exists() {
+            streamcheck::protocol::render::load_unobserved(&root, key)
+                .unwrap_or_else(|e| panic!("{key}: {e}"));
+            checked.push(unobserved.display().to_string());
+        }
     }
     // The client profiles are compiled in: reading them all parses each.
     for name in streamcheck::client::profile::all().keys() {

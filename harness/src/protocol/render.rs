@@ -32,6 +32,17 @@ pub fn unobserved_file(dialect: &str) -> PathBuf {
         .join("unobserved.yaml")
 }
 
+/// The dialect's [`unobserved_file`], kind to how it could be shown; none where missing.
+pub fn load_unobserved(root: &Path, dialect: &str) -> Result<BTreeMap<String, String>, String> {
+    let path = root.join(unobserved_file(dialect));
+    let at = |e: String| format!("{}: {e}", path.display());
+    match std::fs::read_to_string(&path) {
+        Ok(text) => serde_yaml::from_str(&text).map_err(|e| at(e.to_string())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
+        Err(e) => Err(at(e.to_string())),
+    }
+}
+
 pub fn doc_file(dialect: &str) -> PathBuf {
     Path::new("docs/protocol").join(format!("{dialect}.md"))
 }
@@ -246,19 +257,10 @@ pub fn page(root: &Path, inv: &Inventory) -> Result<String, String> {
     let at = |e: String| format!("{}: {e}", sdk_path.display());
     let text = std::fs::read_to_string(&sdk_path).map_err(|e| at(e.to_string()))?;
     let schema: Value = serde_json::from_str(&text).map_err(|e| at(e.to_string()))?;
-    let how_path = root.join(unobserved_file(&inv.dialect));
-    let how: BTreeMap<String, String> = match how_path.exists() {
-        true => {
-            let text = std::fs::read_to_string(&how_path)
-                .map_err(|e| format!("{}: {e}", how_path.display()))?;
-            serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", how_path.display()))?
-        }
-        false => BTreeMap::new(),
-    };
     let word = SdkWord {
         sdk: Sdk::new(&schema).map_err(at)?,
         comparison: super::sdk::compare(inv, newest, &schema).map_err(at)?,
-        how,
+        how: load_unobserved(root, &inv.dialect)?,
     };
     Ok(doc(inv, &examples, &overview, Some(&word)))
 }

@@ -11,11 +11,13 @@ use std::path::{Path, PathBuf};
 /// Per scenario (FAKE_MODE), the exit code of version 1.0.`minor`: `a` and `w` exit 3
 /// from 1.0.4 on, `k` exits 5 on 1.0.2 to 1.0.4 (a regression), `t` exits 3 on 1.0.3,
 /// 1.0.4 and from 1.0.8 on (it changed twice before 1.0.8), 0 elsewhere; `s` hangs.
+/// Every mode's result says `old` up to 1.0.5 and `new` from 1.0.6 on.
 const FAKE: &str = r#"#!/bin/sh
 if [ "$1" = "--version" ]; then echo "1.0.MINOR (Fake)"; exit 0; fi
 echo "1.0.MINOR $FAKE_MODE" >> LOG
 M=MINOR
 C=0
+R=old; [ $M -ge 6 ] && R=new
 case "$FAKE_MODE" in
   a|w) [ $M -ge 4 ] && C=3 ;;
   k) [ $M -ge 2 ] && [ $M -le 4 ] && C=5 ;;
@@ -24,7 +26,7 @@ case "$FAKE_MODE" in
 esac
 [ $C -eq 0 ] && E=false || E=true
 echo '{"type":"system","subtype":"init","session_id":"s"}'
-echo '{"type":"result","subtype":"success","is_error":'$E',"result":"done","session_id":"s"}'
+echo '{"type":"result","subtype":"success","is_error":'$E',"result":"'$R'","session_id":"s"}'
 exit $C
 "#;
 
@@ -225,6 +227,21 @@ fn a_range_written_too_wide_is_searched_and_its_proof_says_where_it_ends() {
     assert_eq!(code, 0, "{text}");
     assert_eq!(ranges(&f, "--prove", &["demo/w"]).0, 0);
     assert_eq!(probes(&f), before, "nothing left to prove runs nothing");
+
+    // The scenario gone, its proof proves no range: a filtered write keeps it (it may
+    // prove a range outside the filter), an unfiltered one drops it.
+    std::fs::remove_file(f.root.join("scenarios/demo/w.yaml")).unwrap();
+    let proofs = f.root.join("targets/claude-code/ranges.yaml");
+    ranges(&f, "--write", &["demo/a"]);
+    assert!(std::fs::read_to_string(&proofs)
+        .unwrap()
+        .contains("demo/w.yaml"));
+    let (_, text) = ranges(&f, "--write", &[]);
+    assert!(text.contains("1 proof(s) of no range dropped"), "{text}");
+    assert!(!std::fs::read_to_string(&proofs)
+        .unwrap()
+        .contains("demo/w.yaml"));
+    assert_eq!(probes(&f), before, "--write runs nothing");
 }
 
 #[test]
@@ -277,6 +294,21 @@ fn a_range_written_too_narrow_is_searched_past_its_bounds_to_where_the_behaviour
     );
     let (code, text) = ranges(&f, "--check", &["demo/n", "demo/k"]);
     assert_eq!(code, 0, "{text}");
+}
+
+#[test]
+fn releases_both_neighbouring_blocks_accept_belong_to_the_older_block() {
+    let f = fixture();
+    // The block pins the result `old` (up to 1.0.5); the general expectation pins only that
+    // there is a result, so 1.0.3 and 1.0.4 on either side of the written bound pass both.
+    let text = scenario("a", 0, None).replace("env: {FAKE_MODE: a}", "env: {FAKE_MODE: b}")
+        + "  \"claude-code@<1.0.4\":\n    frames: [{type: system, subtype: init}, {type: result, result: old}]\n";
+    write(&f.root.join("scenarios/demo/b.yaml"), &text);
+    let (code, out) = ranges(&f, "--prove", &["demo/b"]);
+    assert!(out.contains("claude-code@<1.0.4: proven: 1.0.0 to 1.0.5 behave as written, first published below and 1.0.6 above do not"), "{out}");
+    assert_eq!(code, 0, "{out}");
+    let b = std::fs::read_to_string(f.root.join("scenarios/demo/b.yaml")).unwrap();
+    assert!(b.contains("\"claude-code@<1.0.6\":"), "{b}");
 }
 
 #[test]

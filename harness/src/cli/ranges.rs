@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 use streamcheck::commands::bisect::ProbeOptions;
 use streamcheck::commands::ranges::prove::{self, ProveOptions};
-use streamcheck::commands::ranges::{self, proof_files, rewrite, Proof, Range, Sources, Unproven};
+use streamcheck::commands::ranges::{
+    self, proof_files, rewrite, Proof, ProofFile, Range, Sources, Unproven,
+};
 use streamcheck::dialect::{Dialect, NpmPin};
 use streamcheck::error::{Error, Result};
 use streamcheck::install::supported::Versions;
@@ -82,7 +84,8 @@ impl RangesArgs {
                 if self.prove {
                     self.prove(&ctx, &ranges)?;
                 }
-                let ranges = write_back(ranges, list)?;
+                let whole = self.select.filters.is_empty() && self.select.shard.is_none();
+                let ranges = write_back(ranges, list, whole)?;
                 let rest = ranges::check(&ranges).map_err(|e| Error::Usage(e.to_string()))?;
                 Ok(ctx.verdict(Verdict::divergence_if(!rest.unproven.is_empty())))
             }
@@ -191,8 +194,13 @@ impl RangesArgs {
 }
 
 /// Writes each range whose proof found other bounds with the bounds found, carries the
-/// proofs over the rewrite, and lists the ranges again.
-fn write_back(ranges: Vec<Range>, list: impl Fn() -> Result<Vec<Range>>) -> Result<Vec<Range>> {
+/// proofs over the rewrite, and lists the ranges again. Over the `whole` project (no
+/// filter, no shard), proofs of no range are dropped.
+fn write_back(
+    ranges: Vec<Range>,
+    list: impl Fn() -> Result<Vec<Range>>,
+    whole: bool,
+) -> Result<Vec<Range>> {
     let usage = |e: &dyn std::fmt::Display| Error::Usage(e.to_string());
     let mut files = proof_files(&ranges).map_err(|e| usage(&e))?;
     let mut edits = Vec::new();
@@ -228,7 +236,21 @@ fn write_back(ranges: Vec<Range>, list: impl Fn() -> Result<Vec<Range>>) -> Resu
     for path in known {
         merged += rewrite::merge_equal_entries(path).map_err(|e| usage(&e))?;
     }
+    let orphans = |files: &mut BTreeMap<PathBuf, ProofFile>, all: &[&Range]| -> Result<()> {
+        if !whole {
+            return Ok(());
+        }
+        for (path, file) in files {
+            let dropped = file.drop_orphans(all);
+            if dropped > 0 {
+                file.save(path).map_err(|e| usage(&e))?;
+                println!("{}: {dropped} proof(s) of no range dropped", path.display());
+            }
+        }
+        Ok(())
+    };
     if edits.is_empty() && merged == 0 {
+        orphans(&mut files, &ranges.iter().collect::<Vec<_>>())?;
         return Ok(ranges);
     }
     let after = list()?;
@@ -238,6 +260,7 @@ fn write_back(ranges: Vec<Range>, list: impl Fn() -> Result<Vec<Range>>) -> Resu
         file.prune(&all);
         file.save(path).map_err(|e| usage(&e))?;
     }
+    orphans(&mut files, &all)?;
     println!(
         "ranges: {} range(s) written with the bounds their proofs found, {merged} known entr(y/ies) merged into an equal one; {carried} proof(s) carried over",
         edits.len()

@@ -223,6 +223,14 @@ impl ProofFile {
         self.proofs.push(proof);
     }
 
+    /// Drops the proofs that prove none of `ranges` (every range of the project: a range
+    /// removed or written differently leaves its proof behind); how many.
+    pub fn drop_orphans(&mut self, ranges: &[&Range]) -> usize {
+        let before = self.proofs.len();
+        self.proofs.retain(|p| ranges.iter().any(|r| p.proves(r)));
+        before - self.proofs.len()
+    }
+
     /// Drops the stale proofs of `ranges`: those of their range whose content none of them has now.
     pub fn prune(&mut self, ranges: &[&Range]) {
         self.proofs.retain(|p| {

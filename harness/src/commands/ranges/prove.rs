@@ -4,7 +4,8 @@
 //! fails the neighbouring expectation, the release beyond does the opposite; inside a
 //! known entry's range the entry matches a divergence of the trial, beyond it none does.
 //! When the release just inside a bound behaves as the outside, the bound is searched
-//! over the range's releases with `bisect`'s search. Every trial is one of (scenario,
+//! over the range's releases with `bisect`'s search. A release that two neighbouring
+//! blocks both accept belongs to the older one ([`older_owns_both`]). Every trial is one of (scenario,
 //! release), run once per run and shared by every range that asks for it.
 
 use super::enumerate::Range;
@@ -195,7 +196,19 @@ impl Prover<'_> {
             // Nothing beyond: only whether it behaves as the block says counts.
             (true, None) => Some(Divergence::new(Kind::HarnessError, "no release beyond")),
         };
-        seen(against_in, against_out)
+        older_owns_both(seen(against_in, against_out), side)
+    }
+}
+
+/// A release both neighbouring blocks accept belongs to the older block: the boundary
+/// between two blocks is the first release the older one fails. Beyond a block's upper
+/// bound the neighbour is newer, so there "both" is "behaves as written"; below its lower
+/// bound the neighbour is older, so there "both" is "behaves as beyond".
+fn older_owns_both(seen: Seen, side: Side) -> Seen {
+    match (seen, side) {
+        (Seen::Both, Side::Upper) => Seen::New,
+        (Seen::Both, Side::Lower) => Seen::Old,
+        (other, _) => other,
     }
 }
 

@@ -263,6 +263,23 @@ impl KnownList {
             .collect()
     }
 
+    /// The entries for `scenario` (one id; a case's id names its own), each with its
+    /// `versions` range left out.
+    pub fn rangeless(&self, scenario: &str) -> KnownList {
+        let entries = (self.entries.iter())
+            .filter(|e| e.scenario == scenario)
+            .map(|e| Entry {
+                versions: None,
+                ..e.clone()
+            })
+            .collect();
+        KnownList {
+            file: self.file.clone(),
+            entries,
+            findings: self.findings.clone(),
+        }
+    }
+
     /// Marks each of `divergences` that an entry names as known, and says which entries
     /// for this trial matched none (stale).
     pub fn judge(

@@ -312,6 +312,25 @@ fn releases_both_neighbouring_blocks_accept_belong_to_the_older_block() {
 }
 
 #[test]
+fn a_known_bug_at_a_blocks_bound_does_not_hide_which_block_a_release_gets() {
+    let f = fixture();
+    // `k`'s result says `old` up to 1.0.5, and it exits 5 on 1.0.2 to 1.0.4 (a known
+    // entry): the block is written to end at 1.0.3, where the bug hides both expectations.
+    let text = scenario("k", 0, None).replace(
+        "{type: result}]",
+        "{type: result, result: new}]",
+    ) + "  \"claude-code@<1.0.3\":\n    frames: [{type: system, subtype: init}, {type: result, result: old}]\n";
+    write(&f.root.join("scenarios/demo/kb.yaml"), &text);
+    write(
+        &f.root.join("targets/claude-code/known-divergences.yaml"),
+        &format!("{KNOWN}{}", KNOWN.replace("demo/k\n", "demo/kb\n")),
+    );
+    let (code, out) = ranges(&f, "--prove", &["demo/kb"]);
+    assert!(out.contains("claude-code@<1.0.3: proven: 1.0.0 to 1.0.5 behave as written, first published below and 1.0.6 above do not"), "{out}");
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
 fn a_behaviour_that_changes_twice_inside_a_range_is_reported_not_proven() {
     let f = fixture();
     let (code, text) = ranges(&f, "--prove", &["demo/t"]);

@@ -8,6 +8,7 @@ use crate::divergence::{Divergence, Kind};
 use crate::error::Result;
 use crate::install::supported::{self, Versions};
 use crate::install::{self, Project, Source, Target, TargetSpec};
+use crate::known::{KnownList, Ran};
 use crate::plan::Planner;
 use crate::runner::{check, LetThrough, RunOptions, Status, Trial};
 use crate::scenario::Scenario;
@@ -265,12 +266,40 @@ pub fn against(
     held_to: &str,
     planner: &Planner,
 ) -> Option<Divergence> {
+    against_seeing_through(trial, scenario, held_to, planner, None)
+}
+
+/// [`against`], except that a divergence one of `known`'s entries names (whatever its
+/// range) does not count: which expectation a release gets is judged apart from the
+/// known bugs it shows.
+pub fn against_seeing_through(
+    trial: &Trial,
+    scenario: &Scenario,
+    held_to: &str,
+    planner: &Planner,
+    known: Option<&KnownList>,
+) -> Option<Divergence> {
     let replanned = check::replanned(planner, scenario, trial, held_to);
-    match replanned.map(|run| check::run(&run, trial)) {
-        Ok(found) => found.into_iter().next(),
-        Err(e) => Some(Divergence::new(
-            Kind::HarnessError,
-            format!("cannot check it against {held_to}'s expectation: {e}"),
-        )),
+    let mut found = match replanned.map(|run| check::run(&run, trial)) {
+        Ok(found) => found,
+        Err(e) => {
+            return Some(Divergence::new(
+                Kind::HarnessError,
+                format!("cannot check it against {held_to}'s expectation: {e}"),
+            ))
+        }
+    };
+    if let Some(known) = known {
+        let rangeless = known.rangeless(&trial.scenario);
+        let printed: Vec<&serde_json::Value> =
+            trial.output.frames.iter().map(|f| &f.value).collect();
+        let ran = Ran {
+            name: &trial.target,
+            dialect: trial.dialect.map_or("", |d| d.conventions().expect_key()),
+            version: &trial.target_version,
+            printed: &printed,
+        };
+        rangeless.judge(&trial.scenario, &ran, &mut found);
     }
+    found.into_iter().find(|d| d.known.is_none())
 }

@@ -5,7 +5,9 @@
 //! known entry's range the entry matches a divergence of the trial, beyond it none does.
 //! When the release just inside a bound behaves as the outside, the bound is searched
 //! over the range's releases with `bisect`'s search. A release that two neighbouring
-//! blocks both accept belongs to the older one ([`older_owns_both`]). Every trial is one of (scenario,
+//! blocks both accept belongs to the older one ([`older_owns_both`]), and a divergence a
+//! known entry names, whatever its range, does not count in judging which block a release
+//! gets (a known bug inside a block's range is the entry's to prove, not the block's). Every trial is one of (scenario,
 //! release), run once per run and shared by every range that asks for it.
 
 use super::enumerate::Range;
@@ -82,6 +84,8 @@ type Ran1 = std::result::Result<Trial, (String, bool)>;
 struct Prover<'a> {
     prober: Prober<'a>,
     planner: &'a Planner,
+    /// The dialect's known entries: a block is judged apart from the known bugs a release shows.
+    known: KnownList,
     window: Vec<String>,
     trials: BTreeMap<(String, String), Ran1>,
     /// How many releases one run takes at most: enough to keep `jobs` trials going, few
@@ -174,8 +178,11 @@ impl Prover<'_> {
         let scenario = self.prober.scenario(&trial.scenario);
         // A `min_version`/`max_version` holds where the block, run regardless of the bound,
         // passes; beyond it the block does not.
+        let against = |held_to: &str| {
+            probe::against_seeing_through(trial, scenario, held_to, self.planner, Some(&self.known))
+        };
         if let Subject::Bound { .. } = &range.subject {
-            return match probe::against(trial, scenario, &self.window[at], self.planner) {
+            return match against(&self.window[at]) {
                 None => Seen::New,
                 Some(_) => Seen::Old,
             };
@@ -189,10 +196,10 @@ impl Prover<'_> {
             ),
         };
         let held_in = if member { at } else { inside };
-        let against_in = probe::against(trial, scenario, &self.window[held_in], self.planner);
+        let against_in = against(&self.window[held_in]);
         let against_out = match (member, outside) {
-            (false, _) => probe::against(trial, scenario, &self.window[at], self.planner),
-            (true, Some(o)) => probe::against(trial, scenario, &self.window[o], self.planner),
+            (false, _) => against(&self.window[at]),
+            (true, Some(o)) => against(&self.window[o]),
             // Nothing beyond: only whether it behaves as the block says counts.
             (true, None) => Some(Divergence::new(Kind::HarnessError, "no release beyond")),
         };
@@ -270,6 +277,10 @@ pub async fn prove(
     mut on_line: impl FnMut(&Range, &std::result::Result<Proof, String>),
 ) -> Result<Proved> {
     let planner = Planner::new(project).map_err(Error::Usage)?;
+    let known = match ranges.first() {
+        Some(r) => crate::install::load_known(project, r.dialect).map_err(Error::Usage)?,
+        None => KnownList::default(),
+    };
     let (window, first_edge) = window(opts);
     let scenarios = &unbounded(ranges, scenarios);
     let mut p = Prover {
@@ -278,6 +289,7 @@ pub async fn prove(
         window,
         trials: BTreeMap::new(),
         per_run: opts.probe.jobs.max(1) * 2,
+        known,
     };
     let spans: Vec<std::result::Result<Span, String>> = ranges
         .iter()

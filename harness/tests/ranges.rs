@@ -312,6 +312,19 @@ fn releases_both_neighbouring_blocks_accept_belong_to_the_older_block() {
 }
 
 #[test]
+fn a_block_that_pins_what_appears_owns_the_releases_the_block_before_also_accepts() {
+    let f = fixture();
+    // From 1.0.6 the result says `new`; the general expectation pins only that there is a
+    // result, so it accepts every release; the block pinning `new` is written from 1.0.4.
+    let text = scenario("b", 0, None)
+        + "  \"claude-code@>=1.0.4\":\n    frames: [{type: system, subtype: init}, {type: result, result: new}]\n";
+    write(&f.root.join("scenarios/demo/n.yaml"), &text);
+    let (code, out) = ranges(&f, "--prove", &["demo/n"]);
+    assert!(out.contains("claude-code@>=1.0.4: proven: 1.0.6 to 1.0.9 behave as written, 1.0.5 below and newest checked above do not"), "{out}");
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
 fn a_known_bug_at_a_blocks_bound_does_not_hide_which_block_a_release_gets() {
     let f = fixture();
     // `k`'s result says `old` up to 1.0.5, and it exits 5 on 1.0.2 to 1.0.4 (a known

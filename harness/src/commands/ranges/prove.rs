@@ -5,7 +5,7 @@
 //! known entry's range the entry matches a divergence of the trial, beyond it none does.
 //! When the release just inside a bound behaves as the outside, the bound is searched
 //! over the range's releases with `bisect`'s search. A release that two neighbouring
-//! blocks both accept belongs to the older one ([`older_owns_both`]), and a divergence a
+//! blocks both accept belongs to one of them ([`Owner`]), and a divergence a
 //! known entry names, whatever its range, does not count in judging which block a release
 //! gets (a known bug inside a block's range is the entry's to prove, not the block's). Every trial is one of (scenario,
 //! release), run once per run and shared by every range that asks for it.
@@ -72,6 +72,7 @@ enum Side {
 
 /// One range's releases: the window indices of those it holds (for a block, those that
 /// get this block), and the neighbours beyond its first and last.
+#[derive(Clone)]
 struct Span {
     members: Vec<usize>,
     below: Option<usize>,
@@ -82,6 +83,8 @@ struct Span {
 type Ran1 = std::result::Result<Trial, (String, bool)>;
 
 struct Prover<'a> {
+    /// Which of two neighbouring blocks a release both accept belongs to.
+    owner: Owner,
     prober: Prober<'a>,
     planner: &'a Planner,
     /// The dialect's known entries: a block is judged apart from the known bugs a release shows.
@@ -203,19 +206,31 @@ impl Prover<'_> {
             // Nothing beyond: only whether it behaves as the block says counts.
             (true, None) => Some(Divergence::new(Kind::HarnessError, "no release beyond")),
         };
-        older_owns_both(seen(against_in, against_out), side)
+        owned(seen(against_in, against_out), side, self.owner)
     }
 }
 
-/// A release both neighbouring blocks accept belongs to the older block: the boundary
-/// between two blocks is the first release the older one fails. Beyond a block's upper
-/// bound the neighbour is newer, so there "both" is "behaves as written"; below its lower
-/// bound the neighbour is older, so there "both" is "behaves as beyond".
-fn older_owns_both(seen: Seen, side: Side) -> Seen {
-    match (seen, side) {
-        (Seen::Both, Side::Upper) => Seen::New,
-        (Seen::Both, Side::Lower) => Seen::Old,
-        (other, _) => other,
+/// Which of two neighbouring blocks a release both accept belongs to. First the older:
+/// the boundary is the first release the older block fails (a behaviour the older block
+/// pins goes away). Where that proves nothing, the newer: the boundary is the first
+/// release that passes the newer block (a behaviour it pins appears, and the older block,
+/// pinning less, accepts it too).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Owner {
+    Older,
+    Newer,
+}
+
+/// `seen` with "both" resolved by `owner`: beyond a block's upper bound the neighbour is
+/// newer, below its lower bound older.
+fn owned(seen: Seen, side: Side, owner: Owner) -> Seen {
+    let written = match (side, owner) {
+        (Side::Upper, Owner::Older) | (Side::Lower, Owner::Newer) => Seen::New,
+        _ => Seen::Old,
+    };
+    match seen {
+        Seen::Both => written,
+        other => other,
     }
 }
 
@@ -284,6 +299,7 @@ pub async fn prove(
     let (window, first_edge) = window(opts);
     let scenarios = &unbounded(ranges, scenarios);
     let mut p = Prover {
+        owner: Owner::Older,
         prober: Prober::new(project, &opts.probe, scenarios),
         planner: &planner,
         window,
@@ -296,6 +312,40 @@ pub async fn prove(
         .map(|r| span(r, &p.window, scenarios))
         .collect();
 
+    let mut results = prove_pass(&mut p, ranges, &spans, opts, &first_edge).await?;
+    // A block the release before it also accepts throughout (it pins more than the block
+    // before, which pins less): the releases both accept are the newer block's.
+    let retry: Vec<usize> = (0..ranges.len())
+        .filter(|&i| results[i].is_err() && spans[i].is_ok() && ranges[i].entry.is_none())
+        .collect();
+    if !retry.is_empty() {
+        p.owner = Owner::Newer;
+        let again: Vec<Range> = retry.iter().map(|&i| ranges[i].clone()).collect();
+        let again_spans: Vec<_> = retry.iter().map(|&i| spans[i].clone()).collect();
+        let found = prove_pass(&mut p, &again, &again_spans, opts, &first_edge).await?;
+        for (i, result) in retry.into_iter().zip(found) {
+            if result.is_ok() {
+                results[i] = result;
+            }
+        }
+    }
+    for (r, result) in ranges.iter().zip(&results) {
+        on_line(r, result);
+    }
+    Ok(Proved {
+        results,
+        done: p.prober.done,
+    })
+}
+
+/// One search of every bound of `ranges`, under the prover's ownership convention.
+async fn prove_pass(
+    p: &mut Prover<'_>,
+    ranges: &[Range],
+    spans: &[std::result::Result<Span, String>],
+    opts: &ProveOptions,
+    first_edge: &Edge,
+) -> Result<Vec<std::result::Result<Proof, String>>> {
     // The releases on either side of each bound, and the sampled ones inside.
     let sampled = |s: &Span, window: &[String]| -> Vec<usize> {
         (s.members.iter().copied())
@@ -303,7 +353,7 @@ pub async fn prove(
             .collect()
     };
     let mut wanted: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
-    for (r, s) in ranges.iter().zip(&spans) {
+    for (r, s) in ranges.iter().zip(spans) {
         let Ok(s) = s else { continue };
         let edges = [
             Some(s.members[0]),
@@ -321,10 +371,10 @@ pub async fn prove(
     p.ensure(wanted).await?;
 
     let mut edged: Vec<(usize, Side, Edged)> = Vec::new();
-    for (i, (r, s)) in ranges.iter().zip(&spans).enumerate() {
+    for (i, (r, s)) in ranges.iter().zip(spans).enumerate() {
         let Ok(s) = s else { continue };
         for side in [Side::Lower, Side::Upper] {
-            edged.push((i, side, edge(&p, r, s, side, &first_edge)));
+            edged.push((i, side, edge(p, r, s, side, first_edge)));
         }
     }
     // Ranges that reach further than written: the outermost releases, then their searches.
@@ -344,7 +394,7 @@ pub async fn prove(
         let s = spans[i].as_ref().expect("edged spans exist");
         let e = match e {
             Edged::Further { beyond, outermost } => {
-                further(&p, &ranges[i], s, side, &first_edge, (beyond, outermost))
+                further(p, &ranges[i], s, side, first_edge, (beyond, outermost))
             }
             other => other,
         };
@@ -399,18 +449,14 @@ pub async fn prove(
     for (i, r) in ranges.iter().enumerate() {
         let result = match &spans[i] {
             Err(why) => Err(why.clone()),
-            Ok(s) => assemble(r, &bounds[i], &p).and_then(|proof| {
-                changed_inside(&p, r, s, &proof, &sampled(s, &p.window))?;
+            Ok(s) => assemble(r, &bounds[i], p).and_then(|proof| {
+                changed_inside(p, r, s, &proof, &sampled(s, &p.window))?;
                 Ok(proof)
             }),
         };
-        on_line(r, &result);
         results.push(result);
     }
-    Ok(Proved {
-        results,
-        done: p.prober.done,
-    })
+    Ok(results)
 }
 
 /// `scenarios`, with the `min_version` and `max_version` that `ranges` prove left out of

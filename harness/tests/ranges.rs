@@ -11,13 +11,15 @@ use std::path::{Path, PathBuf};
 /// Per scenario (FAKE_MODE), the exit code of version 1.0.`minor`: `a` and `w` exit 3
 /// from 1.0.4 on, `k` exits 5 on 1.0.2 to 1.0.4 (a regression), `t` exits 3 on 1.0.3,
 /// 1.0.4 and from 1.0.8 on (it changed twice before 1.0.8), 0 elsewhere; `s` hangs.
-/// Every mode's result says `old` up to 1.0.5 and `new` from 1.0.6 on.
+/// Every mode's result says `old` up to 1.0.5 and `new` from 1.0.6 on; `f` refuses
+/// `--newflag` before 1.0.4.
 const FAKE: &str = r#"#!/bin/sh
 if [ "$1" = "--version" ]; then echo "1.0.MINOR (Fake)"; exit 0; fi
 echo "1.0.MINOR $FAKE_MODE" >> LOG
 M=MINOR
 C=0
 R=old; [ $M -ge 6 ] && R=new
+if [ "$FAKE_MODE" = f ] && [ $M -lt 4 ]; then echo "error: unknown option '--newflag'" >&2; exit 1; fi
 case "$FAKE_MODE" in
   a|w) [ $M -ge 4 ] && C=3 ;;
   k) [ $M -ge 2 ] && [ $M -le 4 ] && C=5 ;;
@@ -321,6 +323,18 @@ fn a_block_that_pins_what_appears_owns_the_releases_the_block_before_also_accept
     write(&f.root.join("scenarios/demo/n.yaml"), &text);
     let (code, out) = ranges(&f, "--prove", &["demo/n"]);
     assert!(out.contains("claude-code@>=1.0.4: proven: 1.0.6 to 1.0.9 behave as written, 1.0.5 below and newest checked above do not"), "{out}");
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn a_skip_blocks_range_ends_where_its_reason_stops_holding() {
+    let f = fixture();
+    // `f` takes --newflag from 1.0.4; the skip block is written up to 1.0.6.
+    let text = scenario("f", 0, None).replace("prompt: go\n", "prompt: go\nargs: [--newflag]\n")
+        + "  \"claude-code@<1.0.6\":\n    skip: {flag_refused: --newflag, because: \"no --newflag before 1.0.4\"}\n";
+    write(&f.root.join("scenarios/demo/f.yaml"), &text);
+    let (code, out) = ranges(&f, "--prove", &["demo/f"]);
+    assert!(out.contains("claude-code@<1.0.6: proven: 1.0.0 to 1.0.3 behave as written, first published below and 1.0.4 above do not"), "{out}");
     assert_eq!(code, 0, "{out}");
 }
 

@@ -280,6 +280,20 @@ pub fn against_seeing_through(
     known: Option<&KnownList>,
 ) -> Option<Divergence> {
     let replanned = check::replanned(planner, scenario, trial, held_to);
+    // Held to a skip, a release behaves as written when its output confirms the skip's reason.
+    if let Ok(Some(skip)) = replanned.as_ref().map(|run| run.expect.skip.as_ref()) {
+        return crate::runner::skip::confirm(&skip.reason, trial)
+            .err()
+            .map(|shown| {
+                Divergence::new(
+                    Kind::SkipNoLongerHolds,
+                    format!(
+                        "{held_to}'s expectation skips it for \"{}\", but {shown}",
+                        skip.because
+                    ),
+                )
+            });
+    }
     let mut found = match replanned.map(|run| check::run(&run, trial)) {
         Ok(found) => found,
         Err(e) => {

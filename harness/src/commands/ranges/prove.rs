@@ -169,7 +169,13 @@ impl Prover<'_> {
     }
 
     fn judge(&self, range: &Range, span: &Span, at: usize, side: Side, trial: &Trial) -> Seen {
-        if let Some(why) = trial.status.did_not_run() {
+        // A skip the plan decided (a feature the release lacks) or an unavailable release
+        // did not run; a skip expectation's run, confirmed or not, is judged like any run.
+        let planned_skip = trial.skip_reason.is_some();
+        if let (Some(why), true) = (
+            trial.status.did_not_run(),
+            planned_skip || matches!(trial.status, Status::Unavailable(_)),
+        ) {
             return Seen::NotRun(format!("skipped: {why}"));
         }
         if let Some(entry) = &range.entry {

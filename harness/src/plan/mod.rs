@@ -8,8 +8,11 @@
 //! identity alone, so `audit` and `bisect` check saved output against the very plan the
 //! run would have made. The runner executes plans; it decides nothing.
 
+pub mod checks;
+pub mod describe;
 pub mod launch;
 mod options;
+pub mod stub;
 
 pub use options::{AsWritten, LetThrough, RunOptions};
 
@@ -26,7 +29,7 @@ use std::time::Duration;
 
 /// Which trial: a scenario on one target at one release, held to one release's
 /// expectation; in a multi-run scenario, one run of it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct TrialId {
     pub scenario: String,
     /// The target's name (`claude-code`, a `[targets.NAME]`, a command's file name).
@@ -40,6 +43,7 @@ pub struct TrialId {
     /// `conforms_to`, else its own version.
     pub printed_by: String,
     /// In a multi-run scenario: the run (1-based).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub run: Option<usize>,
 }
 
@@ -122,6 +126,11 @@ impl From<PlanError> for String {
         e.to_string()
     }
 }
+
+/// The requests a trial keeps in memory (approximate bytes): far above what any scenario
+/// sends (a turn's request carries the whole conversation, ~100 KB), far below what a CLI
+/// that asks again and again in a loop sends in a trial's timeout.
+pub const JOURNAL_BUDGET: usize = 16 * 1024 * 1024;
 
 /// The clocks of one run.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,7 +2,6 @@
 //! sandbox's paths as placeholders (`$WORKSPACE`, `$HOME`, `$TMPDIR`, `$STUB_URL`), as one
 //! value of a stable shape ([`FORMAT_VERSION`], documented in docs/plan.md).
 
-use super::launch::Sandbox;
 use super::{checks, Decision, RunOptions, SkipReason, TrialId, TrialPlan, JOURNAL_BUDGET};
 use crate::client::script::{Answer, Line, Responder, ResponderAction};
 use crate::client::session::ClosePolicy;
@@ -12,7 +11,6 @@ use crate::matcher::Mode;
 use crate::scenario::{Hang, SignalAt};
 use serde::Serialize;
 use serde_json::Value;
-use std::path::Path;
 
 /// The version of the shape below; raised when a field changes meaning or goes.
 pub const FORMAT_VERSION: u32 = 1;
@@ -177,7 +175,10 @@ pub fn describe(plan: &TrialPlan, target: &Target, opts: &RunOptions) -> Describ
     let multi = !plan.scenario.file.runs.is_empty();
     let runs = (plan.runs.iter().enumerate())
         .map(|(i, run)| {
-            let inv = target.invocation(&run.scenario, &run.expect, &placeholders());
+            let inv = match &run.launch {
+                Some(launch) => launch.shown(),
+                None => target.launch(&run.scenario, &run.expect).shown(),
+            };
             RunShown {
                 run: multi.then_some(i + 1),
                 command: CommandShown {
@@ -237,16 +238,6 @@ pub fn describe(plan: &TrialPlan, target: &Target, opts: &RunOptions) -> Describ
         known,
         strict_known: opts.strict_known,
         runs,
-    }
-}
-
-/// The sandbox before it exists: each of its paths a placeholder.
-fn placeholders() -> Sandbox<'static> {
-    Sandbox {
-        workspace: Path::new("$WORKSPACE"),
-        home: Path::new("$HOME"),
-        tmp: Path::new("$TMPDIR"),
-        base_url: "$STUB_URL",
     }
 }
 

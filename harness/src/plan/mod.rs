@@ -187,6 +187,9 @@ pub struct RunPlan {
     pub limits: Limits,
     /// What the protocol inventory's findings do to the trial.
     pub protocol: crate::protocol::check::Policy,
+    /// The process it starts, the sandbox's places still to fill in; `None` in a plan made
+    /// again from a finished trial's identity ([`Planner::replan`]), which does not run.
+    pub launch: Option<launch::Launch>,
 }
 
 impl RunPlan {
@@ -311,6 +314,9 @@ impl Planner {
         if plan.expect.skip.is_some() {
             plan.runs.truncate(1);
         }
+        for run in &mut plan.runs {
+            run.launch = Some(target.launch(&run.scenario, &run.expect));
+        }
         plan
     }
 
@@ -388,6 +394,7 @@ fn runs(
         scenario,
         expect,
         protocol,
+        launch: None,
     };
     if scenario.file.runs.is_empty() {
         return vec![one(scenario.clone(), expect.clone())];

@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::collections::HashSet;
 use stub_api::JournalEntry;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Invariant {
     /// stdout holds only JSON objects, one per line, UTF-8, each line ended.

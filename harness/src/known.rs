@@ -280,6 +280,14 @@ impl KnownList {
         }
     }
 
+    /// The entries about scenario `scenario` on `target`, in the list's order (the frames
+    /// it printed are not looked at: an entry's `printed` symptom is checked when judging).
+    pub fn for_trial(&self, scenario: &str, target: &Ran) -> Vec<&Entry> {
+        (self.entries.iter())
+            .filter(|e| e.is_for(scenario, target))
+            .collect()
+    }
+
     /// Marks each of `divergences` that an entry names as known, and says which entries
     /// for this trial matched none (stale).
     pub fn judge(
@@ -288,11 +296,7 @@ impl KnownList {
         target: &Ran,
         divergences: &mut [Divergence],
     ) -> Vec<&Entry> {
-        let entries: Vec<&Entry> = self
-            .entries
-            .iter()
-            .filter(|e| e.is_for(scenario, target))
-            .collect();
+        let entries = self.for_trial(scenario, target);
         // An entry whose printed symptom is missing hides nothing, and is stale.
         let showing: Vec<bool> = (entries.iter())
             .map(|e| e.shows_symptom(target.printed))

@@ -28,6 +28,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     Run(cli::run::RunArgs),
+    Plan(cli::plan::PlanArgs),
     List(cli::inspect::ListArgs),
     /// Validate every scenario file without running anything.
     Check,
@@ -76,6 +77,7 @@ fn dispatch(cli: Cli) -> Result<Verdict> {
     };
     match cli.command {
         Cmd::Run(args) => args.exec(&loc),
+        Cmd::Plan(args) => args.exec(&loc),
         Cmd::List(args) => args.exec(&loc),
         Cmd::Check => cli::inspect::check(&loc),
         Cmd::Init(args) => args.exec(&loc),

@@ -393,10 +393,15 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// A scenario written for other targets only is not a trial of this one.
     fn takes(&self, scenario: &Scenario, t: &Target) -> bool {
-        self.every_scenario || crate::plan::block(scenario, t.dialect, t.expect_version()).is_some()
+        self.every_scenario || is_trial(scenario, t)
     }
+}
+
+/// Whether `scenario` is a trial of `t` in a run: a scenario written for other targets
+/// only is not.
+pub fn is_trial(scenario: &Scenario, t: &Target) -> bool {
+    crate::plan::block(scenario, t.dialect, t.expect_version()).is_some()
 }
 
 /// A failed trial for a fault of the harness itself, never of the CLI.

@@ -18,6 +18,7 @@ pub mod init;
 pub mod inspect;
 pub mod install;
 pub mod judge;
+pub mod plan;
 pub mod protocol;
 pub mod provenance;
 pub mod ranges;

@@ -18,7 +18,8 @@ pub enum Io {
 }
 
 /// When stdin is closed once the conversation has no line left.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ClosePolicy {
     Immediately,
     /// Once this many `result` frames came.

@@ -1,5 +1,7 @@
-//! What a target offers (`features`) and the process one trial starts ([`Invocation`]):
-//! what every dialect shares, filled in by the dialect's own flags and environment.
+//! What a target offers (`features`) and the process one run starts: decided by the plan
+//! as a [`Launch`] (its environment naming the sandbox's places, [`Place`]), made an
+//! [`Invocation`] by the sandbox in one pass ([`Launch::fill`]). What every dialect shares,
+//! filled in by the dialect's own flags and environment.
 
 use crate::dialect::{Dialect, PrintMode};
 use crate::install::spec::{version_lt, Target, DUMMY_API_KEY};
@@ -54,6 +56,82 @@ pub struct Sandbox<'a> {
     pub base_url: &'a str,
 }
 
+/// A place of a run that exists only once its sandbox does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    Workspace,
+    Home,
+    Tmp,
+    /// The stub's address.
+    StubUrl,
+}
+
+impl Place {
+    /// How a plan shows it.
+    pub fn placeholder(self) -> &'static str {
+        match self {
+            Place::Workspace => "$WORKSPACE",
+            Place::Home => "$HOME",
+            Place::Tmp => "$TMPDIR",
+            Place::StubUrl => "$STUB_URL",
+        }
+    }
+
+    fn in_sandbox(self, sb: &Sandbox) -> String {
+        match self {
+            Place::Workspace => sb.workspace.display().to_string(),
+            Place::Home => sb.home.display().to_string(),
+            Place::Tmp => sb.tmp.display().to_string(),
+            Place::StubUrl => sb.base_url.to_string(),
+        }
+    }
+}
+
+/// One environment value of a [`Launch`]: as written, or a place and what follows it
+/// (`$HOME/.config`). Only the harness's own values name a place: a scenario's are text,
+/// whatever they contain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EnvValue {
+    Text(String),
+    At(Place, String),
+}
+
+/// The process a run starts, as its plan decides it before the sandbox exists.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub env: Vec<(String, EnvValue)>,
+    pub dialect: Dialect,
+}
+
+impl Launch {
+    /// The process, each place in its environment the sandbox's.
+    pub fn fill(&self, sb: &Sandbox) -> Invocation {
+        self.with(|place| place.in_sandbox(sb))
+    }
+
+    /// The process as a plan shows it: each place its placeholder (`$HOME`).
+    pub fn shown(&self) -> Invocation {
+        self.with(|place| place.placeholder().to_string())
+    }
+
+    fn with(&self, place: impl Fn(Place) -> String) -> Invocation {
+        let value = |v: &EnvValue| match v {
+            EnvValue::Text(text) => text.clone(),
+            EnvValue::At(at, rest) => format!("{}{rest}", place(*at)),
+        };
+        Invocation {
+            program: self.program.clone(),
+            args: self.args.clone(),
+            env: (self.env.iter())
+                .map(|(k, v)| (k.clone(), value(v)))
+                .collect(),
+            dialect: self.dialect,
+        }
+    }
+}
+
 impl Target {
     /// Skip reason, if this target cannot run `scenario` as expected by `expect` (a
     /// version or feature it lacks; a `skip:` is confirmed by running it, `runner::skip`).
@@ -103,13 +181,19 @@ impl Target {
         out
     }
 
-    /// The command line and a from-scratch environment for one trial.
+    /// The command line and a from-scratch environment for one trial in `sb`.
     pub fn invocation(
         &self,
         scenario: &Scenario,
         expect: &TargetExpect,
         sb: &Sandbox,
     ) -> Invocation {
+        self.launch(scenario, expect).fill(sb)
+    }
+
+    /// The command line and a from-scratch environment for one run, its sandbox's places
+    /// named.
+    pub fn launch(&self, scenario: &Scenario, expect: &TargetExpect) -> Launch {
         let file = &scenario.file;
         let d = self.dialect;
         let mut args = self.lead_args.clone();
@@ -134,19 +218,19 @@ impl Target {
             None => args.extend(d.conventions().translate_args(own, &self.tools)),
             Some(_) => args.extend(own.iter().cloned()),
         }
-        let mut env = self.base_env(sb);
+        let mut env = self.base_env();
         let sdk_env = profile.iter().flat_map(|(p, _)| &p.env);
         let target_env = self.env.iter().map(|(k, v)| (k, v)).chain(sdk_env);
         for (k, v) in target_env.chain(&file.env).chain(&expect.env) {
             env.retain(|(key, _)| key != k);
-            env.push((k.clone(), v.clone()));
+            env.push((k.clone(), EnvValue::Text(v.clone())));
         }
         // Whatever a scenario says, no trial may leave loopback.
         for (k, v) in d.conventions().forced_env() {
             env.retain(|(key, _)| key != k);
-            env.push((k.to_string(), v.to_string()));
+            env.push((k.to_string(), EnvValue::Text(v.to_string())));
         }
-        Invocation {
+        Launch {
             program: self.program.clone(),
             args,
             env,
@@ -155,23 +239,35 @@ impl Target {
     }
 
     /// The environment every trial of this dialect starts from, built from scratch.
-    fn base_env(&self, sb: &Sandbox) -> Vec<(String, String)> {
-        let mut env: Vec<(String, String)> = vec![
+    fn base_env(&self) -> Vec<(String, EnvValue)> {
+        let text = |s: &str| EnvValue::Text(s.to_string());
+        let path = std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
+        let mut env: Vec<(String, EnvValue)> = vec![
+            ("PATH".into(), EnvValue::Text(path)),
+            ("HOME".into(), EnvValue::At(Place::Home, String::new())),
+            ("TMPDIR".into(), EnvValue::At(Place::Tmp, String::new())),
+            ("LANG".into(), text("C.UTF-8")),
+            ("SHELL".into(), text("/bin/bash")),
+            ("TERM".into(), text("dumb")),
+            ("NO_COLOR".into(), text("1")),
+            ("USER".into(), text("streamcheck")),
             (
-                "PATH".into(),
-                std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into()),
+                "ANTHROPIC_BASE_URL".into(),
+                EnvValue::At(Place::StubUrl, String::new()),
             ),
-            ("HOME".into(), sb.home.display().to_string()),
-            ("TMPDIR".into(), sb.tmp.display().to_string()),
-            ("LANG".into(), "C.UTF-8".into()),
-            ("SHELL".into(), "/bin/bash".into()),
-            ("TERM".into(), "dumb".into()),
-            ("NO_COLOR".into(), "1".into()),
-            ("USER".into(), "streamcheck".into()),
-            ("ANTHROPIC_BASE_URL".into(), sb.base_url.to_string()),
-            ("ANTHROPIC_API_KEY".into(), DUMMY_API_KEY.into()),
+            ("ANTHROPIC_API_KEY".into(), text(DUMMY_API_KEY)),
         ];
-        env.extend(self.dialect.conventions().env(sb.home));
+        // The dialect's own variables under HOME, built from its placeholder: these values
+        // are the harness's, so a `$HOME` at their start is the place.
+        let home = Place::Home.placeholder();
+        let own = self.dialect.conventions().env(Path::new(home));
+        env.extend(own.into_iter().map(|(k, v)| {
+            let value = match v.strip_prefix(home) {
+                Some(rest) => EnvValue::At(Place::Home, rest.to_string()),
+                None => EnvValue::Text(v),
+            };
+            (k, value)
+        }));
         env
     }
 
@@ -301,6 +397,36 @@ mod tests {
             .filter_map(|l| l.strip_prefix("| `")?.split('`').next())
             .collect();
         assert_eq!(documented, set);
+    }
+
+    /// The plan names the sandbox's places; the sandbox fills in those and nothing else.
+    #[test]
+    fn the_sandbox_fills_in_only_the_places_the_harness_named() {
+        let scenario = Scenario::parse(
+            "description: d\nprompt: hi\nenv: {FOO: $HOME/x}\nexpect: {caliban: {}}\n",
+            Path::new("scenarios/x.yaml"),
+            Path::new("scenarios"),
+        )
+        .unwrap();
+        let expect = scenario.file.expect.values().next().unwrap();
+        let launch = target(Dialect::Caliban, ToolMap::default()).launch(&scenario, expect);
+        let shown = launch.shown();
+        assert_eq!(env(&shown, "HOME"), Some("$HOME"));
+        assert_eq!(env(&shown, "XDG_CONFIG_HOME"), Some("$HOME/.config"));
+        assert_eq!(env(&shown, "ANTHROPIC_BASE_URL"), Some("$STUB_URL"));
+        let sb = Sandbox {
+            workspace: Path::new("/w"),
+            home: Path::new("/h"),
+            tmp: Path::new("/t"),
+            base_url: "http://127.0.0.1:1",
+        };
+        let run = launch.fill(&sb);
+        assert_eq!(env(&run, "XDG_CONFIG_HOME"), Some("/h/.config"));
+        assert_eq!(env(&run, "TMPDIR"), Some("/t"));
+        assert_eq!(env(&run, "ANTHROPIC_BASE_URL"), Some("http://127.0.0.1:1"));
+        // What the scenario wrote is passed as written.
+        assert_eq!(env(&run, "FOO"), Some("$HOME/x"));
+        assert_eq!((run.program, run.args), (shown.program, shown.args));
     }
 
     #[test]

@@ -8,8 +8,11 @@
 //! identity alone, so `audit` and `bisect` check saved output against the very plan the
 //! run would have made. The runner executes plans; it decides nothing.
 
+pub mod checks;
+pub mod describe;
 pub mod launch;
 mod options;
+pub mod stub;
 
 pub use options::{AsWritten, LetThrough, RunOptions};
 
@@ -26,7 +29,7 @@ use std::time::Duration;
 
 /// Which trial: a scenario on one target at one release, held to one release's
 /// expectation; in a multi-run scenario, one run of it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct TrialId {
     pub scenario: String,
     /// The target's name (`claude-code`, a `[targets.NAME]`, a command's file name).
@@ -40,6 +43,7 @@ pub struct TrialId {
     /// `conforms_to`, else its own version.
     pub printed_by: String,
     /// In a multi-run scenario: the run (1-based).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub run: Option<usize>,
 }
 
@@ -123,6 +127,11 @@ impl From<PlanError> for String {
     }
 }
 
+/// The requests a trial keeps in memory (approximate bytes): far above what any scenario
+/// sends (a turn's request carries the whole conversation, ~100 KB), far below what a CLI
+/// that asks again and again in a loop sends in a trial's timeout.
+pub const JOURNAL_BUDGET: usize = 16 * 1024 * 1024;
+
 /// The clocks of one run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
@@ -178,6 +187,9 @@ pub struct RunPlan {
     pub limits: Limits,
     /// What the protocol inventory's findings do to the trial.
     pub protocol: crate::protocol::check::Policy,
+    /// The process it starts, the sandbox's places still to fill in; `None` in a plan made
+    /// again from a finished trial's identity ([`Planner::replan`]), which does not run.
+    pub launch: Option<launch::Launch>,
 }
 
 impl RunPlan {
@@ -302,6 +314,9 @@ impl Planner {
         if plan.expect.skip.is_some() {
             plan.runs.truncate(1);
         }
+        for run in &mut plan.runs {
+            run.launch = Some(target.launch(&run.scenario, &run.expect));
+        }
         plan
     }
 
@@ -379,6 +394,7 @@ fn runs(
         scenario,
         expect,
         protocol,
+        launch: None,
     };
     if scenario.file.runs.is_empty() {
         return vec![one(scenario.clone(), expect.clone())];

@@ -30,7 +30,7 @@ pub fn expectation(
         .chain(pinned_hang(expect, trial))
         .collect();
     if format != OutputFormat::Text {
-        let enabled = enabled_invariants(expect, format);
+        let enabled = crate::plan::checks::enabled_invariants(expect, format);
         let hung_after_result = trial.exit.termination == Termination::HungAfterResult;
         out.extend(invariants::check(
             &trial.output,
@@ -206,34 +206,6 @@ fn pinned_hang(expect: &TargetExpect, trial: &Trial) -> Option<Divergence> {
             format!("the CLI exited by itself ({}) where the expectation pins a hang after its last result (`hangs: after_result`): drop `hangs` and write its exit", trial.exit),
         )
     })
-}
-
-fn enabled_invariants(expect: &TargetExpect, format: OutputFormat) -> Vec<Invariant> {
-    let skip = expect
-        .invariants
-        .as_ref()
-        .map(|o| o.skip.as_slice())
-        .unwrap_or(&[]);
-    let pinned = |i: &Invariant| {
-        *i == Invariant::ExitsAfterResult && expect.hangs == Some(Hang::AfterResult)
-    };
-    let mut enabled: Vec<Invariant> = Invariant::ALL
-        .into_iter()
-        .filter(|i| !skip.contains(i) && !pinned(i))
-        .collect();
-    if format == OutputFormat::Json {
-        enabled.retain(|i| {
-            matches!(
-                i,
-                Invariant::NdjsonOnly
-                    | Invariant::ExitsAfterResult
-                    | Invariant::ExitCodeMatchesResult
-                    | Invariant::SessionMatchesRequest
-                    | Invariant::NoReplacementCharacter
-            )
-        });
-    }
-    enabled
 }
 
 /// Whether U+FFFD is in what the scenario itself sends: the model's script, the prompt,

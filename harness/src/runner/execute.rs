@@ -58,7 +58,13 @@ async fn drive(
     target: &Target,
     trial: &mut Trial,
 ) -> Result<(), Divergence> {
-    let (scenario, expect) = (&run.scenario, &run.expect);
+    let scenario = &run.scenario;
+    let launch = run.launch.as_ref().ok_or_else(|| {
+        Divergence::new(
+            Kind::HarnessError,
+            "harness error (a bug in streamcheck, not in the CLI): a run planned without its launch (a plan made again from a finished trial) was run",
+        )
+    })?;
     trial.vars = sandbox.vars();
     target
         .prepare_home(&sandbox.home)
@@ -74,7 +80,7 @@ async fn drive(
         .map_err(|e| spawn_error(&format!("cannot start the stub: {e}")))?;
     let stub_started = Instant::now();
     let base_url = server.base_url();
-    let inv = target.invocation(scenario, expect, &sandbox.for_target(&base_url));
+    let inv = launch.fill(&sandbox.for_target(&base_url));
     trial.command_line = inv.display();
 
     let input = Input {

@@ -122,12 +122,10 @@ impl SandboxDir {
     /// as the target names them, and the built-in rule that answers the dialect's own side
     /// request (Claude Code's session title, Qwen Code's memory extraction).
     pub fn stub_script(&self, scenario: &Scenario, dialect: Dialect, tools: &ToolMap) -> Script {
-        let mut script = with_paths(&tools.translate(&scenario.file.stub), &self.vars());
-        let side = dialect.conventions().side_request_rule();
-        if let Some(rule) = side.filter(|r| !script.builtin_rules.contains(r)) {
-            script.builtin_rules.push(rule);
-        }
-        script
+        with_paths(
+            &crate::plan::stub::script(scenario, dialect, tools),
+            &self.vars(),
+        )
     }
 
     /// What a target's invocation needs of the sandbox, with the stub's address.

@@ -36,10 +36,8 @@ impl Status {
     }
 }
 
-/// The requests a trial keeps in memory (approximate bytes): far above what any scenario
-/// sends (a turn's request carries the whole conversation, ~100 KB), far below what a CLI
-/// that asks again and again in a loop sends in a trial's timeout.
-pub const JOURNAL_BUDGET: usize = 16 * 1024 * 1024;
+pub use crate::plan::JOURNAL_BUDGET;
+
 /// Everything one trial produced.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Trial {

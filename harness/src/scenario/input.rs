@@ -8,7 +8,7 @@ use serde_json::Value;
 pub use crate::dialect::OutputFormat;
 
 /// `{send: TERM, after_frames: 2}`: signal the CLI once it printed that many frames.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SignalAt {
     pub send: Signal,
@@ -16,7 +16,7 @@ pub struct SignalAt {
     pub after_frames: usize,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Signal {
     Term,

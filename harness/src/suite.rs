@@ -238,7 +238,7 @@ where
     Fut: std::future::Future<Output = Trial> + Send + 'static,
 {
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let (planned, handles) = launch(scenarios, targets, plan, tx, Arc::new(trial_fn));
+    let (planned, handles, permits) = launch(scenarios, targets, plan, tx, Arc::new(trial_fn));
     let mut end = RunEnd::Finished;
     let mut reported: HashSet<(String, String)> = HashSet::new();
     let stop = stop_requested();
@@ -257,6 +257,9 @@ where
             _ = &mut stop, if end == RunEnd::Finished => {
                 eprintln!("streamcheck: interrupted: stopping running trials, writing what finished");
                 end = RunEnd::Interrupted;
+                // Closed first: a trial waiting for a permit must not take the one an
+                // aborted trial frees and start its CLI.
+                permits.close();
                 for h in &handles {
                     h.abort();
                 }
@@ -298,7 +301,11 @@ fn launch<F, Fut>(
     plan: Plan,
     tx: mpsc::UnboundedSender<Done>,
     trial_fn: Arc<F>,
-) -> (Vec<Planned>, Vec<tokio::task::JoinHandle<()>>)
+) -> (
+    Vec<Planned>,
+    Vec<tokio::task::JoinHandle<()>>,
+    Arc<Semaphore>,
+)
 where
     F: Fn(Arc<Scenario>, Target) -> Fut + Send + Sync + 'static,
     Fut: std::future::Future<Output = Trial> + Send + 'static,
@@ -348,7 +355,7 @@ where
             }));
         }
     }
-    (planned, handles)
+    (planned, handles, permits)
 }
 
 struct Planned {

@@ -279,3 +279,38 @@ fn the_reference_carries_the_sdks_word_and_every_unobserved_kind_says_how_to_sho
         "a request only the client sends"
     );
 }
+
+/// The committed inventory records an enum-like key's values, marks a free one open and
+/// never records a value the scenario chose; the reference shows them beside the SDK's
+/// literal union with what it declares and no run printed.
+#[test]
+fn the_reference_shows_observed_values_beside_the_sdks_literals() {
+    use streamcheck::protocol::observe::Values;
+    let (inv, _) = claude_code();
+    let key = |kind: &str, path: &str| inv.kinds[kind].keys[path].values.clone();
+    let Values::Tokens(stops) = key("assistant", "message.stop_reason") else {
+        panic!("message.stop_reason has no values recorded");
+    };
+    assert!(stops.contains("end_turn"), "{stops:?}");
+    assert_eq!(key("system/init", "session_id"), Values::Unrecorded);
+    assert_eq!(key("assistant[tool_use]", "name"), Values::Unrecorded);
+    assert_eq!(key("assistant[tool_use]", "input"), Values::Unrecorded);
+    assert_eq!(key("system/init", "claude_code_version"), Values::Open);
+    let page = std::fs::read_to_string(repo().join(render::doc_file("claude-code"))).unwrap();
+    let row = |key: &str, under: &str| -> String {
+        let start = page.find(&format!("## `{under}`")).unwrap();
+        (page[start..].lines())
+            .find(|l| l.starts_with(&format!("| `{key}` |")))
+            .unwrap_or_else(|| panic!("no row {key} under {under}"))
+            .to_string()
+    };
+    let stop = row("message.stop_reason", "assistant");
+    assert!(
+        stop.contains("| `end_turn` ")
+            && stop.contains("the SDK's, never observed: ")
+            && stop.contains("`max_tokens`")
+            && stop.contains("| one of "),
+        "{stop}"
+    );
+    assert!(row("claude_code_version", "system/init").contains("| open (more than 16"));
+}

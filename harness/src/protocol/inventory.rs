@@ -9,7 +9,7 @@
 //! a release says something only where that release ran a scenario printing its kind
 //! ([`Inventory::ran_kind`]); elsewhere the kind was not run there.
 
-use super::observe::Observed;
+use super::observe::{Observed, Values};
 use semver::Version;
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -57,8 +57,9 @@ pub fn load_at(path: PathBuf) -> Loaded {
     inv
 }
 
-/// The file format this build writes: 2 added what was looked at (`ran`, `by`).
-pub const FORMAT_VERSION: u32 = 2;
+/// The file format this build writes: 2 added what was looked at (`ran`, `by`), 3 the
+/// values of enum-like keys (`values`). An older file loads with no values recorded.
+pub const FORMAT_VERSION: u32 = 3;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Inventory {
@@ -91,6 +92,8 @@ pub struct KeyEntry {
     /// The releases on which every frame of the kind (every object the key sits in)
     /// carried it.
     pub every: Releases,
+    /// Its distinct values over every release, where it is enum-like.
+    pub values: Values,
 }
 
 impl KeyEntry {
@@ -138,6 +141,7 @@ impl Inventory {
             entry.by.extend(count.by.iter().cloned());
             for (path, k) in &count.keys {
                 let key = entry.keys.entry(path.clone()).or_default();
+                key.values.merge(&k.values);
                 for t in &k.types {
                     (key.types.entry(t.to_string()).or_default()).insert(release.clone());
                 }
@@ -328,7 +332,20 @@ impl Inventory {
                     Some(Every::All(true)) => key_seen.clone(),
                     Some(Every::Span(s)) => spans.parse(Some(&s)).map_err(at)?,
                 };
-                entry.keys.insert(path, KeyEntry { types, every });
+                let values = match key.values {
+                    None => Values::Unrecorded,
+                    Some(FileValues::List(v)) => Values::Tokens(v.into_iter().collect()),
+                    Some(FileValues::Open(o)) if o == "open" => Values::Open,
+                    Some(FileValues::Open(o)) => {
+                        return Err(at(format!("values: `{o}` is neither a list nor `open`")))
+                    }
+                };
+                let key = KeyEntry {
+                    types,
+                    every,
+                    values,
+                };
+                entry.keys.insert(path, key);
             }
             inv.kinds.insert(kind, entry);
         }
@@ -353,7 +370,8 @@ impl Inventory {
              # a span `A..B` is the releases built from that lie in it, `A..` from A on; no span: all of them.\n\
              # `ran`: each trial (stream-json output) and the releases it ran on; `by`: the scenarios that\n\
              # printed a kind (`by_all_but`: every scenario that ran but these). A key's first and last\n\
-             # seen count only releases that ran a scenario printing its kind.",
+             # seen count only releases that ran a scenario printing its kind. `values`: an enum-like key's\n\
+             # distinct values (`open`: more than 16, or not tokens); none where values are not recorded.",
             self.dialect
         ))
     }
@@ -427,6 +445,14 @@ impl Inventory {
                     let during = spans.write(&key.every).unwrap_or_default();
                     fields.push(format!("every: {}", q(&during)));
                 }
+                match &key.values {
+                    Values::Unrecorded => {}
+                    Values::Open => fields.push("values: open".into()),
+                    Values::Tokens(v) => {
+                        let v: Vec<String> = v.iter().map(|x| q(x)).collect();
+                        fields.push(format!("values: [{}]", v.join(", ")));
+                    }
+                }
                 let _ = writeln!(out, "      {}: {{{}}}", q(path), fields.join(", "));
             }
         }
@@ -484,6 +510,14 @@ struct FileKey {
     #[serde(default)]
     types: BTreeMap<String, String>,
     every: Option<Every>,
+    values: Option<FileValues>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum FileValues {
+    List(Vec<String>),
+    Open(String),
 }
 
 #[derive(Deserialize)]
@@ -657,5 +691,58 @@ mod tests {
         );
         let e = Inventory::parse("dialect: x\nreleases: [\"one\"]\n").unwrap_err();
         assert!(e.contains("releases: `one`"), "{e}");
+    }
+
+    #[test]
+    fn values_are_kept_sorted_read_back_and_an_older_file_loads_without_them() {
+        let mut inv = Inventory::new("claude-code");
+        let frame = |stop: &str| json!({"type": "result", "subtype": "success", "stop_reason": stop, "error": "a b"});
+        inv.add(&v("2.1.1"), &obs("s/a", &[frame("tool_use")]));
+        inv.add(&v("2.1.2"), &obs("s/a", &[frame("end_turn")]));
+        let yaml = inv.to_yaml();
+        assert!(
+            yaml.contains(
+                r#""stop_reason": {type: "string", every: true, values: ["end_turn", "tool_use"]}"#
+            ),
+            "{yaml}"
+        );
+        assert!(
+            yaml.contains(r#""error": {type: "string", every: true, values: open}"#),
+            "{yaml}"
+        );
+        assert!(yaml.contains("format_version: 3"), "{yaml}");
+        assert_eq!(Inventory::parse(&yaml).unwrap(), inv);
+        let older = yaml.replace("format_version: 3", "format_version: 2");
+        let older = older
+            .replace(r#", values: ["end_turn", "tool_use"]"#, "")
+            .replace(", values: open", "");
+        let read = Inventory::parse(&older).unwrap();
+        let keys = &read.kinds["result/success"].keys;
+        assert_eq!(
+            keys["stop_reason"].values,
+            Values::Unrecorded,
+            "format 2 recorded none"
+        );
+        assert_eq!(
+            keys["stop_reason"].types,
+            inv.kinds["result/success"].keys["stop_reason"].types
+        );
+        let e = Inventory::parse(&yaml.replace("values: open", "values: many")).unwrap_err();
+        assert!(
+            e.contains("kinds.result/success.keys.error") && e.contains("many"),
+            "{e}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let newer = dir.path().join("protocol.yaml");
+        std::fs::write(
+            &newer,
+            yaml.replace("format_version: 3", "format_version: 4"),
+        )
+        .unwrap();
+        let e = Inventory::load(&newer).unwrap_err();
+        assert!(
+            e.contains(&newer.display().to_string()) && e.contains("format_version 4"),
+            "{e}"
+        );
     }
 }

@@ -27,6 +27,101 @@ const OPAQUE: [&str; 6] = [
     "requested_schema",
 ];
 
+/// Keys whose string value the scenario or the stub chose (model and result text, a
+/// stub's payload, a prompt): never recorded as a value of the protocol, whatever it
+/// looks like; nor are those of keys ending in [`SCRIPTED_ENDINGS`].
+const SCRIPTED: [&str; 12] = [
+    "text",
+    "thinking",
+    "result",
+    "data",
+    "content",
+    "partial_json",
+    "signature",
+    "prompt",
+    "description",
+    "title",
+    "cwd",
+    "command",
+];
+
+/// Endings (lowercase) of keys naming what the scenario chose: a tool, server or hook
+/// (`tool_name`, `display_name`), a model (`resolvedModel`), a file (`requested_path`).
+const SCRIPTED_ENDINGS: [&str; 4] = ["name", "model", "path", "file"];
+
+/// Whether the value of `key` is the scenario's or the stub's choice.
+fn scripted(key: &str) -> bool {
+    let lower = key.to_ascii_lowercase();
+    SCRIPTED.contains(&key) || SCRIPTED_ENDINGS.iter().any(|e| lower.ends_with(e))
+}
+
+/// At most this many distinct values of a key are kept; past it the key is open.
+pub const MAX_VALUES: usize = 16;
+
+/// The longest value kept as a token.
+const TOKEN_CHARS: usize = 40;
+
+/// The string values a key was seen with, where it is enum-like.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum Values {
+    /// Not looked at: no string value, or one the inventory never records (an id, an
+    /// opaque key's, one the scenario chose).
+    #[default]
+    Unrecorded,
+    /// At most [`MAX_VALUES`] distinct tokens.
+    Tokens(BTreeSet<String>),
+    /// More than [`MAX_VALUES`] distinct values, or one that is not a token (free text,
+    /// an id, a number, a path).
+    Open,
+}
+
+impl Values {
+    pub fn add(&mut self, value: &str) {
+        match token(value) {
+            true => self.merge(&Values::Tokens(BTreeSet::from([value.to_string()]))),
+            false => *self = Values::Open,
+        }
+    }
+
+    pub fn merge(&mut self, other: &Values) {
+        match (&mut *self, other) {
+            (_, Values::Unrecorded) | (Values::Open, _) => {}
+            (Values::Unrecorded, o) => *self = o.clone(),
+            (_, Values::Open) => *self = Values::Open,
+            (Values::Tokens(mine), Values::Tokens(theirs)) => {
+                mine.extend(theirs.iter().cloned());
+                if mine.len() > MAX_VALUES {
+                    *self = Values::Open;
+                }
+            }
+        }
+    }
+}
+
+/// Whether a string looks like a token of the protocol (`success`, `end_turn`,
+/// `content_block_delta`): short, starting with a letter, of letters, digits and `_-.:`
+/// only, and not an id (a run of 5 digits, or digits mixed with both cases: base62).
+pub fn token(s: &str) -> bool {
+    let chars = s.chars().count();
+    let shaped = (1..=TOKEN_CHARS).contains(&chars)
+        && s.starts_with(|c: char| c.is_ascii_alphabetic())
+        && (s.chars()).all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'));
+    let has = |f: fn(&char) -> bool| s.chars().any(|c| f(&c));
+    let base62 =
+        has(char::is_ascii_digit) && has(char::is_ascii_uppercase) && has(char::is_ascii_lowercase);
+    let long_number = s
+        .split(|c: char| !c.is_ascii_digit())
+        .any(|run| run.len() >= 5);
+    shaped && !base62 && !long_number
+}
+
+/// Whether a key names an id (`id`, `session_id`, `uuid`, `toolUseId`): its values are
+/// never recorded.
+fn id_key(key: &str) -> bool {
+    let lower = key.to_ascii_lowercase();
+    lower == "id" || lower.ends_with("_id") || lower.ends_with("uuid") || key.ends_with("Id")
+}
+
 /// The kind of an error reply to a control request the CLI does not implement.
 pub const UNSUPPORTED_REPLY: &str = "control_response/(unsupported request)/error";
 
@@ -74,6 +169,7 @@ pub const NAME_CHARS: usize = 100;
 pub struct KeyCount {
     pub types: BTreeSet<&'static str>,
     pub present: u64,
+    pub values: Values,
 }
 
 /// Everything printed of one kind.
@@ -108,6 +204,7 @@ impl KindCount {
             let mine = self.keys.entry(p.clone()).or_default();
             mine.types.extend(&k.types);
             mine.present += k.present;
+            mine.values.merge(&k.values);
         }
         for (p, n) in &other.objects {
             *self.objects.entry(p.clone()).or_default() += n;
@@ -203,14 +300,25 @@ impl Observed {
 
     pub(crate) fn count(&mut self, scenario: &str, kind: String, v: &Value, stops: &[&str]) {
         let k = self.kind(scenario, kind, v);
-        walk(v, "", &Walk { stops, echoed: &[] }, k);
+        let w = Walk {
+            stops,
+            echoed: &[],
+            values: true,
+        };
+        walk(v, "", &w, k);
     }
 
     /// A tool's result: `echoed`, the objects and arrays of the call's input, are kept
-    /// as their type only where the result holds a copy of one.
+    /// as their type only where the result holds a copy of one; its values are the
+    /// tool's output, never recorded.
     fn count_echoing(&mut self, scenario: &str, kind: String, v: &Value, echoed: &[&Value]) {
         let k = self.kind(scenario, kind, v);
-        walk(v, "", &Walk { stops: &[], echoed }, k);
+        let w = Walk {
+            stops: &[],
+            echoed,
+            values: false,
+        };
+        walk(v, "", &w, k);
     }
 
     /// A kind's count with one more of it, printed by `scenario`.
@@ -306,10 +414,12 @@ fn composites<'a>(v: &'a Value, out: &mut Vec<&'a Value>) {
 }
 
 /// Where a walk does not look inside: key paths (`stops`), and values equal to one of
-/// `echoed` (not empty ones: `{}` or `[]` is no copy of anything).
+/// `echoed` (not empty ones: `{}` or `[]` is no copy of anything); `values`: whether
+/// string values of keys are recorded at all.
 struct Walk<'a> {
     stops: &'a [&'a str],
     echoed: &'a [&'a Value],
+    values: bool,
 }
 
 impl Walk<'_> {
@@ -320,6 +430,17 @@ impl Walk<'_> {
             _ => true,
         };
         OPAQUE.contains(&key) || (!empty && self.echoed.contains(&v))
+    }
+
+    /// The string value of `key` worth recording: not an opaque key's, an id's, one the
+    /// scenario chose or one under a key that is not an identifier.
+    fn value<'v>(&self, key: &str, v: &'v Value) -> Option<&'v str> {
+        let recorded = self.values
+            && !OPAQUE.contains(&key)
+            && !scripted(key)
+            && !id_key(key)
+            && segment(key) == key;
+        v.as_str().filter(|_| recorded)
     }
 }
 
@@ -339,6 +460,9 @@ fn walk(v: &Value, path: &str, w: &Walk, k: &mut KindCount) {
                 let e = k.keys.entry(p.clone()).or_default();
                 e.types.insert(json_type(x));
                 e.present += 1;
+                if let Some(value) = w.value(key, x) {
+                    e.values.add(value);
+                }
                 if !w.opaque(key, x) {
                     walk(x, &p, w, k);
                 }
@@ -571,5 +695,97 @@ mod tests {
             ],
             "a copied array or array item is its type only; a key of the result's own is kept"
         );
+    }
+
+    #[test]
+    fn an_enum_like_keys_tokens_are_recorded_and_ids_text_and_user_data_never() {
+        let result = |sub: &str, stop: &str| {
+            json!({"type": "result", "subtype": sub, "stop_reason": stop, "session_id": "9f1c2d3e-aaaa-bbbb-cccc-123456789abc",
+                "result": "done", "error": "Model 'x' not found", "request_id": "abc"})
+        };
+        let frames = [
+            result("success", "end_turn"),
+            result("success", "tool_use"),
+            json!({"type": "assistant", "message": {"role": "assistant", "model": "claude-x", "content": [
+                {"type": "text", "text": "ok"},
+                {"type": "tool_use", "id": "toolu_01AbC", "name": "Bash", "input": {"mode": "fast"}}]}}),
+            json!({"type": "control_request", "request_id": "r", "request": {"subtype": "can_use_tool", "tool_name": "Bash",
+                "input": {"kind": "x"}, "display_name": "Add", "requested_path": "a.txt", "toolUseId": "t1"}}),
+        ];
+        let o = Observed::of("s/x", &frames, &[]);
+        let keys = |kind: &str| &o.kinds[kind].keys;
+        let tokens = |v: &[&str]| Values::Tokens(v.iter().map(|s| s.to_string()).collect());
+        let result = keys("result/success");
+        assert_eq!(
+            result["stop_reason"].values,
+            tokens(&["end_turn", "tool_use"])
+        );
+        assert_eq!(result["subtype"].values, tokens(&["success"]));
+        assert_eq!(
+            result["error"].values,
+            Values::Open,
+            "free text is no token"
+        );
+        for never in ["session_id", "result", "request_id"] {
+            assert_eq!(result[never].values, Values::Unrecorded, "{never}");
+        }
+        assert_eq!(
+            keys("assistant")["message.role"].values,
+            tokens(&["assistant"])
+        );
+        assert_eq!(
+            keys("assistant")["message.model"].values,
+            Values::Unrecorded
+        );
+        assert_eq!(keys("assistant[text]")["text"].values, Values::Unrecorded);
+        let tool_use = keys("assistant[tool_use]");
+        assert_eq!(tool_use["type"].values, tokens(&["tool_use"]));
+        assert_eq!(tool_use["name"].values, Values::Unrecorded);
+        assert_eq!(tool_use["id"].values, Values::Unrecorded);
+        assert!(!tool_use.contains_key("input.mode"));
+        let request = keys("control_request/can_use_tool");
+        for never in [
+            "request.tool_name",
+            "request.display_name",
+            "request.requested_path",
+            "request.toolUseId",
+        ] {
+            assert_eq!(request[never].values, Values::Unrecorded, "{never}");
+        }
+    }
+
+    #[test]
+    fn past_the_most_values_or_at_one_that_is_no_token_a_key_is_open() {
+        let frames: Vec<Value> = (0..=MAX_VALUES)
+            .map(|i| json!({"type": "system", "subtype": "status", "status": format!("state_{}", (b'a' + i as u8) as char)}))
+            .collect();
+        let few = Observed::of("s/x", &frames[..MAX_VALUES], &[]);
+        assert!(
+            matches!(&few.kinds["system/status"].keys["status"].values, Values::Tokens(v) if v.len() == MAX_VALUES)
+        );
+        let all = Observed::of("s/x", &frames, &[]);
+        assert_eq!(
+            all.kinds["system/status"].keys["status"].values,
+            Values::Open
+        );
+        for not_token in [
+            "2.1.74",
+            "/tmp/a",
+            "two words",
+            "msg_01AbCdEf",
+            "req_123456",
+            "",
+        ] {
+            assert!(!token(not_token), "{not_token}");
+        }
+        for t in [
+            "end_turn",
+            "content_block_delta",
+            "ui.render",
+            "PreToolUse",
+            "local_agent",
+        ] {
+            assert!(token(t), "{t}");
+        }
     }
 }

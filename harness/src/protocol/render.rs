@@ -3,6 +3,7 @@
 //! example from a real run). The JSON Schema of a release is [`super::schema`].
 
 use super::inventory::{Inventory, KeyEntry, Releases};
+use super::observe::{Values, MAX_VALUES};
 use super::sdk::{Comparison, Sdk};
 use semver::Version;
 use serde_json::{json, Value};
@@ -289,7 +290,7 @@ fn first_sentence(doc: &str) -> String {
     if out.len() < flat[..end].len() {
         out.push('…');
     }
-    out.replace('|', "\\|")
+    out
 }
 
 /// A doc comment in the reference is cut to this many characters.
@@ -317,6 +318,36 @@ fn sdk_cell(word: Option<&SdkWord>, kind: &str, path: &str) -> String {
     parts.join("; ")
 }
 
+/// The observed values of a key beside the SDK's literals: the values, each one the SDK's
+/// literal union lacks flagged (a protocol finding), then the literals never observed.
+pub fn values_cell(word: Option<&SdkWord>, kind: &str, path: &str, key: &KeyEntry) -> String {
+    let literals = word
+        .map(|w| w.sdk.said(kind, path).literals)
+        .unwrap_or_default();
+    let code = |v: &[&String]| -> String {
+        let list: Vec<String> = v.iter().map(|x| format!("`{x}`")).collect();
+        list.join(" ")
+    };
+    let observed = match &key.values {
+        Values::Unrecorded => return String::new(),
+        Values::Open => return format!("open (more than {MAX_VALUES}, or not tokens)"),
+        Values::Tokens(v) => v,
+    };
+    let mut out = code(&observed.iter().collect::<Vec<_>>());
+    if literals.is_empty() {
+        return out;
+    }
+    let undeclared: Vec<&String> = observed.iter().filter(|v| !literals.contains(v)).collect();
+    let unobserved: Vec<&String> = literals.iter().filter(|l| !observed.contains(*l)).collect();
+    if !undeclared.is_empty() {
+        let _ = write!(out, "; **not in the SDK's union**: {}", code(&undeclared));
+    }
+    if !unobserved.is_empty() {
+        let _ = write!(out, "; the SDK's, never observed: {}", code(&unobserved));
+    }
+    out
+}
+
 /// The reference: generated, never edited by hand. `sdk`: the SDK's word (each key's doc
 /// comment and literals, the kinds it declares that no frame of the newest release built
 /// from matches).
@@ -336,7 +367,10 @@ pub fn doc(inv: &Inventory, examples: &Examples, overview: &str, sdk: Option<&Sd
          releases: {}. A key first seen in a release that is not the first one built from appeared \
          after the release before it (`after A, by B`: not bisected). Arrays are `[]`, keys that are \
          not identifiers (model or file names used as keys) `{{*}}`; a tool's input and structured \
-         output are the scenario's data and shown as their type only. Examples are real frames, \
+         output are the scenario's data and shown as their type only. Observed values are an \
+         enum-like key's distinct string values over every release (tokens only, at most \
+         {MAX_VALUES}; `open` past that or for free text; never ids, text, names or other values \
+         the scenario chose), beside the SDK's literal union where it declares one. Examples are real frames, \
          strings cut to {CUT_STRING} characters and arrays to {CUT_ARRAY} items.\n",
         super::inventory::file_of(&inv.dialect).display(),
         releases.len(),
@@ -360,7 +394,7 @@ pub fn doc(inv: &Inventory, examples: &Examples, overview: &str, sdk: Option<&Sd
         };
         let _ = writeln!(
             s,
-            "| key | type | every frame | first seen |{sdk_head}\n|---|---|---|---|{sdk_rule}"
+            "| key | type | every frame | first seen | observed values |{sdk_head}\n|---|---|---|---|---|{sdk_rule}"
         );
         let mut shown_shared = Vec::new();
         for (path, key) in &k.keys {
@@ -369,7 +403,7 @@ pub fn doc(inv: &Inventory, examples: &Examples, overview: &str, sdk: Option<&Sd
                     shown_shared.push(name);
                     let _ = writeln!(
                         s,
-                        "| `{name}.*` | see [`{name}`](#shared-{}) | | |{}",
+                        "| `{name}.*` | see [`{name}`](#shared-{}) | | | |{}",
                         anchor(name),
                         if sdk.is_some() { " |" } else { "" }
                     );
@@ -382,13 +416,14 @@ pub fn doc(inv: &Inventory, examples: &Examples, overview: &str, sdk: Option<&Sd
                 .unwrap_or_default();
             let _ = writeln!(
                 s,
-                "| `{path}` | {} | {} | {}{last} |{}",
+                "| `{path}` | {} | {} | {}{last} | {} |{}",
                 types(inv, &running, key),
                 match super::observe::parent(path) {
                     Some(_) => every(key),
                     None => "-".into(),
                 },
                 first_seen(inv, &running, &seen),
+                values_cell(sdk, kind, path, key),
                 sdk.map(|_| format!(" {} |", sdk_cell(sdk, kind, path)))
                     .unwrap_or_default()
             );
@@ -519,20 +554,21 @@ fn shared_section(inv: &Inventory) -> String {
             .collect();
         let _ = writeln!(
             s,
-            "\n### shared: {name}\n\nIn {}; keys as `{kind}` prints them.\n\n| key | type | every frame | first seen |\n|---|---|---|---|",
+            "\n### shared: {name}\n\nIn {}; keys as `{kind}` prints them.\n\n| key | type | every frame | first seen | observed values |\n|---|---|---|---|---|",
             carriers.join(", ")
         );
         for (path, key) in k.keys.iter().filter(|(p, _)| p.starts_with(&prefix)) {
             let seen = key.seen();
             let _ = writeln!(
                 s,
-                "| `{path}` | {} | {} | {} |",
+                "| `{path}` | {} | {} | {} | {} |",
                 types(inv, &running, key),
                 match super::observe::parent(path) {
                     Some(_) => every(key),
                     None => "-".into(),
                 },
-                first_seen(inv, &running, &seen)
+                first_seen(inv, &running, &seen),
+                values_cell(None, kind, path, key)
             );
         }
     }
@@ -615,6 +651,52 @@ mod tests {
                 vec!["added key `system/init.sandbox_enabled` (bool)".to_string()]
             ),
             "a kind not run since an earlier release is not named again"
+        );
+    }
+
+    #[test]
+    fn a_keys_observed_values_stand_beside_the_sdks_literals_with_both_differences() {
+        let schema = json!({"anyOf": [{"$ref": "#/definitions/Req"}], "definitions": {
+            "Req": {"type": "object", "properties": {"type": {"const": "control_request"},
+                "request": {"type": "object", "properties": {"subtype": {"const": "can_use_tool"},
+                    "mode": {"enum": ["a", "b", "c"]}, "tool_name": {"type": "string"}}}}}}});
+        let frame = |mode: &str| json!({"type": "control_request", "request": {"subtype": "can_use_tool", "mode": mode, "tool_name": "T"}});
+        let mut inv = Inventory::new("claude-code");
+        inv.add(
+            &Version::new(2, 1, 1),
+            &Observed::of("s", &[frame("a"), frame("z")], &[]),
+        );
+        let word = SdkWord {
+            sdk: Sdk::new(&schema).unwrap(),
+            comparison: Comparison::default(),
+            how: BTreeMap::new(),
+        };
+        let kind = "control_request/can_use_tool";
+        let keys = &inv.kinds[kind].keys;
+        assert_eq!(
+            values_cell(Some(&word), kind, "request.mode", &keys["request.mode"]),
+            "`a` `z`; **not in the SDK's union**: `z`; the SDK's, never observed: `b` `c`"
+        );
+        assert_eq!(
+            values_cell(None, kind, "request.mode", &keys["request.mode"]),
+            "`a` `z`"
+        );
+        assert_eq!(
+            values_cell(
+                Some(&word),
+                kind,
+                "request.tool_name",
+                &keys["request.tool_name"]
+            ),
+            ""
+        );
+        let page = doc(&inv, &Examples::default(), "", Some(&word));
+        let row = (page.lines())
+            .find(|l| l.starts_with("| `request.mode` |"))
+            .unwrap();
+        assert!(
+            row.ends_with("| `a` `z`; **not in the SDK's union**: `z`; the SDK's, never observed: `b` `c` | one of `a`, `b`, `c` |"),
+            "{row}"
         );
     }
 }

@@ -49,7 +49,7 @@ pub fn part(inv: Option<&Inventory>) -> String {
         let running = inv.releases_running(kind);
         let _ = writeln!(
             s,
-            "\n### request: `{kind}`\n\n| key | type | every request | first seen |\n|---|---|---|---|"
+            "\n### request: `{kind}`\n\n| key | type | every request | first seen | observed values |\n|---|---|---|---|---|"
         );
         for (path, key) in &k.keys {
             let seen = key.seen();
@@ -58,13 +58,14 @@ pub fn part(inv: Option<&Inventory>) -> String {
                 .unwrap_or_default();
             let _ = writeln!(
                 s,
-                "| `{path}` | {} | {} | {}{last} |",
+                "| `{path}` | {} | {} | {}{last} | {} |",
                 types(inv, &running, key),
                 match super::observe::parent(path) {
                     Some(_) => every(key),
                     None => "-".into(),
                 },
-                first_seen(inv, &running, &seen)
+                first_seen(inv, &running, &seen),
+                super::render::values_cell(None, kind, path, key)
             );
         }
         for (title, list) in [

@@ -313,4 +313,13 @@ fn the_reference_shows_observed_values_beside_the_sdks_literals() {
         "{stop}"
     );
     assert!(row("claude_code_version", "system/init").contains("| open (more than 16"));
+    // A shared object's row: the values every carrier printed, and the SDK's word.
+    let start = page.find("### shared: usage").unwrap();
+    let tier = (page[start..].lines())
+        .find(|l| l.starts_with("| `usage.service_tier` |"))
+        .unwrap();
+    assert!(
+        tier.contains("| `standard`; the SDK's, never observed: ") && tier.contains("| one of "),
+        "{tier}"
+    );
 }

@@ -339,6 +339,22 @@ fn a_skip_blocks_range_ends_where_its_reason_stops_holding() {
 }
 
 #[test]
+fn a_block_holds_where_a_block_nested_in_it_refines_it() {
+    let f = fixture();
+    // `a` exits 3 from 1.0.4 and its result says `new` from 1.0.6: the outer block pins
+    // the exit code, the block nested in it the result; the outer one holds to the end.
+    let text = scenario("a", 0, None)
+        + "  \"claude-code@>=1.0.4\":\n    exit_code: 3\n    frames: [{type: system, subtype: init}, {type: result, result: old}]\n"
+        + "  \"claude-code@>=1.0.6\":\n    frames: [{type: system, subtype: init}, {type: result, result: new}]\n";
+    write(&f.root.join("scenarios/demo/o.yaml"), &text);
+    let (code, out) = ranges(&f, "--prove", &["demo/o"]);
+    assert!(out.contains("claude-code@>=1.0.4: proven: 1.0.4 to 1.0.9 behave as written, 1.0.3 below and newest checked above do not"), "{out}");
+    assert_eq!(code, 0, "{out}");
+    let o = std::fs::read_to_string(f.root.join("scenarios/demo/o.yaml")).unwrap();
+    assert!(o.contains("\"claude-code@>=1.0.4\":"), "{o}");
+}
+
+#[test]
 fn a_known_bug_at_a_blocks_bound_does_not_hide_which_block_a_release_gets() {
     let f = fixture();
     // `k`'s result says `old` up to 1.0.5, and it exits 5 on 1.0.2 to 1.0.4 (a known

@@ -379,7 +379,7 @@ pub fn doc(inv: &Inventory, examples: &Examples, overview: &str, sdk: Option<&Sd
     if !overview.is_empty() {
         let _ = writeln!(s, "{}\n", overview.trim_end());
     }
-    let _ = writeln!(s, "{}", shared_section(inv));
+    let _ = writeln!(s, "{}", shared_section(inv, sdk));
     let _ = writeln!(
         s,
         "## Frame kinds\n\n| kind | keys | first seen |\n|---|---|---|"
@@ -534,7 +534,7 @@ pub(super) fn anchor(heading: &str) -> String {
 /// the most keys under them) and referred to from each kind.
 const SHARED: [&str; 2] = ["usage", "modelUsage"];
 
-fn shared_section(inv: &Inventory) -> String {
+fn shared_section(inv: &Inventory, sdk: Option<&SdkWord>) -> String {
     let mut s = String::from(
         "## Shared objects\n\nKeys under these objects, as the kinds carrying them print them (their \
          types and first seen as in that kind); each kind's table refers here.\n",
@@ -548,27 +548,47 @@ fn shared_section(inv: &Inventory) -> String {
             continue;
         };
         let running = inv.releases_running(kind);
-        let carriers: Vec<String> = (inv.kinds.iter())
+        let carriers: Vec<&String> = (inv.kinds.iter())
             .filter(|(_, k)| k.keys.keys().any(|p| p.starts_with(&prefix)))
-            .map(|(n, _)| format!("`{n}`"))
+            .map(|(n, _)| n)
             .collect();
+        let named: Vec<String> = carriers.iter().map(|n| format!("`{n}`")).collect();
+        let (sdk_head, sdk_rule) = match sdk {
+            Some(_) => (" the SDK says |", "---|"),
+            None => ("", ""),
+        };
         let _ = writeln!(
             s,
-            "\n### shared: {name}\n\nIn {}; keys as `{kind}` prints them.\n\n| key | type | every frame | first seen | observed values |\n|---|---|---|---|---|",
-            carriers.join(", ")
+            "\n### shared: {name}\n\nIn {}; keys as `{kind}` prints them.\n\n| key | type | every frame | first seen | observed values |{sdk_head}\n|---|---|---|---|---|{sdk_rule}",
+            named.join(", ")
         );
         for (path, key) in k.keys.iter().filter(|(p, _)| p.starts_with(&prefix)) {
             let seen = key.seen();
+            // The SDK's word from the first carrier it declares the key in.
+            let declared = (carriers.iter())
+                .find(|c| !sdk_cell(sdk, c, path).is_empty())
+                .map_or(kind.as_str(), |c| c.as_str());
+            let sdk_col = match sdk {
+                Some(_) => format!(" {} |", sdk_cell(sdk, declared, path)),
+                None => String::new(),
+            };
+            // Values as every carrier printed them (inside a tool result none are recorded).
+            let mut all = key.clone();
+            for c in &carriers {
+                if let Some(theirs) = inv.kinds[*c].keys.get(path) {
+                    all.values.merge(&theirs.values);
+                }
+            }
             let _ = writeln!(
                 s,
-                "| `{path}` | {} | {} | {} | {} |",
+                "| `{path}` | {} | {} | {} | {} |{sdk_col}",
                 types(inv, &running, key),
                 match super::observe::parent(path) {
                     Some(_) => every(key),
                     None => "-".into(),
                 },
                 first_seen(inv, &running, &seen),
-                values_cell(None, kind, path, key)
+                values_cell(sdk, declared, path, &all)
             );
         }
     }

@@ -313,10 +313,8 @@ pub async fn prove(
         per_run: opts.probe.jobs.max(1) * 2,
         known,
     };
-    let spans: Vec<std::result::Result<Span, String>> = ranges
-        .iter()
-        .map(|r| span(r, &p.window, scenarios))
-        .collect();
+    let spans: Vec<std::result::Result<Span, String>> =
+        ranges.iter().map(|r| span(r, &p.window)).collect();
 
     let mut results = prove_pass(&mut p, ranges, &spans, opts, &first_edge).await?;
     // A block the release before it also accepts throughout (it pins more than the block
@@ -484,25 +482,10 @@ fn unbounded(ranges: &[Range], scenarios: &[Scenario]) -> Vec<Scenario> {
 }
 
 /// The releases of the window that `range` holds, and its neighbours.
-fn span(
-    range: &Range,
-    window: &[String],
-    scenarios: &[Scenario],
-) -> std::result::Result<Span, String> {
-    let member = |v: &str| -> bool {
-        match &range.subject {
-            Subject::Entry { .. } | Subject::Bound { .. } => {
-                parse_version(v).is_some_and(|p| range.versions.contains(&p))
-            }
-            Subject::Block(key) => scenarios
-                .iter()
-                .filter(|s| range.scenarios.contains(&s.id))
-                .all(|s| {
-                    let block = crate::plan::block(s, range.dialect, v);
-                    matches!((block, s.file.expect.get(key)), (Some(a), Some(b)) if std::ptr::eq(a, b))
-                }),
-        }
-    };
+fn span(range: &Range, window: &[String]) -> std::result::Result<Span, String> {
+    // A block holds wherever its range does, also where a block nested inside it refines
+    // it (ranges nest: the inner block states only what differs from this one).
+    let member = |v: &str| parse_version(v).is_some_and(|p| range.versions.contains(&p));
     let members: Vec<usize> = (0..window.len()).filter(|&i| member(&window[i])).collect();
     let (Some(&first), Some(&last)) = (members.first(), members.last()) else {
         return Err("no published release searched is in it".into());

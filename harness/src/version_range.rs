@@ -74,6 +74,12 @@ impl VersionRange {
         Ok(range)
     }
 
+    /// The one release it holds, when it holds exactly one (`2.1.197`, `>=2.1.197, <2.1.198`).
+    pub fn single(&self) -> Option<Version> {
+        let next = Version::new(self.low.major, self.low.minor, self.low.patch + 1);
+        (self.high.as_ref() == Some(&next)).then(|| self.low.clone())
+    }
+
     /// No version is in it (`>=2.1.300, <2.1.200`).
     pub fn is_empty(&self) -> bool {
         self.high.as_ref().is_some_and(|h| *h <= self.low)

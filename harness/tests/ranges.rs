@@ -162,6 +162,40 @@ fn an_unproven_range_fails_the_check_naming_its_file_and_line() {
 }
 
 #[test]
+fn an_intermittent_entry_is_held_to_the_one_release_it_was_observed_on() {
+    let f = fixture();
+    let flaky = |versions: &str| {
+        format!("{KNOWN}- scenario: demo/k\n  kind: hang\n  message: \"its last frame was frame 1 \\\\(result/success\\\\)\"\n  intermittent: true\n  versions: \"{versions}\"\n  observed: [1.0.3]\n  reason: comes and goes\n")
+    };
+    let known = f.root.join("targets/claude-code/known-divergences.yaml");
+    write(&known, &flaky(">=1.0.2, <1.0.5"));
+    let (code, text) = ranges(&f, "--check", &["demo/k"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("known-divergences.yaml:8: demo/k hang >=1.0.2, <1.0.5 (why: an intermittent entry has no boundary to search"), "{text}");
+    write(&known, &flaky("1.0.3"));
+    let (_, text) = ranges(&f, "--check", &["demo/k"]);
+    assert!(
+        !text.contains("demo/k hang"),
+        "held to its observed release: {text}"
+    );
+    assert!(
+        text.contains("1 intermittent entr(y/ies) held to the one release observed"),
+        "{text}"
+    );
+    // Seen on two releases, one entry each: one range over both would claim the releases between.
+    write(
+        &known,
+        &flaky(">=1.0.3, <1.0.5").replace("[1.0.3]", "[1.0.3, 1.0.4]"),
+    );
+    let (_, text) = ranges(&f, "--check", &["demo/k"]);
+    assert!(
+        text.contains("demo/k hang >=1.0.3, <1.0.5 (why: an intermittent entry"),
+        "{text}"
+    );
+    assert_eq!(probes(&f), 0, "--check runs nothing");
+}
+
+#[test]
 fn a_proven_range_passes_until_what_it_judged_changes_and_proving_again_runs_nothing() {
     let f = fixture();
     let (code, text) = ranges(&f, "--prove", &["demo/a", "demo/k"]);

@@ -97,7 +97,7 @@ impl RangesArgs {
         let checked = ranges::check(ranges).map_err(|e| Error::Usage(e.to_string()))?;
         let mut todo: BTreeMap<Dialect, Vec<Range>> = BTreeMap::new();
         for f in &checked.unproven {
-            if !matches!(f.why, Unproven::BoundsDiffer(_)) {
+            if matches!(f.why, Unproven::NoProof | Unproven::Stale) {
                 todo.entry(f.range.dialect)
                     .or_default()
                     .push(f.range.clone());

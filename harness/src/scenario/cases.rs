@@ -576,11 +576,20 @@ mod tests {
         let more = format!("{BASE}cases:\n  - {{name: x, what: w, value: 1, code: 0, expect: {{claude-code: {{min_version: 2.1.300, exit_code: 1}}}}}}\n");
         let err = load(&more).unwrap_err().to_string();
         assert!(err.contains("`expect.claude-code` is in the file"), "{err}");
-        let file_has = BASE.replace("  claude-code:\n", "  claude-code:\n    min_version: 2.1.1\n");
-        assert_ne!(file_has, BASE, "BASE has a claude-code block to add the bound to");
+        let file_has = BASE.replace(
+            "  claude-code:\n",
+            "  claude-code:\n    min_version: 2.1.1\n",
+        );
+        assert_ne!(
+            file_has, BASE,
+            "BASE has a claude-code block to add the bound to"
+        );
         let both = format!("{file_has}cases:\n  - {{name: x, what: w, value: 1, code: 0, expect: {{claude-code: {{min_version: 2.1.300}}}}}}\n");
         let err = load(&both).unwrap_err().to_string();
-        assert!(err.contains("`expect.claude-code.min_version` is in the file"), "{err}");
+        assert!(
+            err.contains("`expect.claude-code.min_version` is in the file"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -48,6 +48,9 @@ pub struct Checked {
     pub blocks: usize,
     pub entries: usize,
     pub bounds: usize,
+    /// Intermittent known entries, held to the one release they were observed on: a
+    /// divergence that comes and goes has no boundary to search.
+    pub intermittent: usize,
     pub unproven: Vec<Finding>,
     /// The distinct release versions the unproven ranges are bounded by (per dialect).
     pub boundaries: usize,
@@ -56,12 +59,13 @@ pub struct Checked {
 impl Checked {
     pub fn summary(&self) -> String {
         format!(
-            "{} of {} range(s) proven ({} version block(s), {} known entr(y/ies), {} min/max_version bound(s)); {} unproven, bounded at {} distinct release(s)",
+            "{} of {} range(s) proven ({} version block(s), {} known entr(y/ies), {} min/max_version bound(s); {} intermittent entr(y/ies) held to the one release observed); {} unproven, bounded at {} distinct release(s)",
             self.ranges - self.unproven.len(),
             self.ranges,
             self.blocks,
             self.entries,
             self.bounds,
+            self.intermittent,
             self.unproven.len(),
             self.boundaries
         )
@@ -95,7 +99,11 @@ pub fn check(ranges: &[Range]) -> Result<Checked, proof::ProofFileError> {
             Subject::Bound { .. } => checked.bounds += 1,
             Subject::Entry { .. } => checked.entries += 1,
         }
-        if let Err(why) = files[&r.proofs].status(r) {
+        let status = match r.entry.as_ref().filter(|e| e.intermittent) {
+            Some(e) => intermittent(&r.versions, &e.observed).map(|()| checked.intermittent += 1),
+            None => files[&r.proofs].status(r).map(|_| ()),
+        };
+        if let Err(why) = status {
             let dialect = r.dialect.conventions().expect_key().to_string();
             boundaries.extend(
                 bound_versions(&r.versions.to_string())
@@ -110,6 +118,18 @@ pub fn check(ranges: &[Range]) -> Result<Checked, proof::ProofFileError> {
     }
     checked.boundaries = boundaries.len();
     Ok(checked)
+}
+
+/// An intermittent entry's range: the one release it was observed on, since a divergence
+/// that a rerun may not show cannot be searched for a boundary.
+fn intermittent(
+    versions: &crate::version_range::VersionRange,
+    observed: &[semver::Version],
+) -> Result<(), Unproven> {
+    match versions.single() {
+        Some(v) if observed.contains(&v) => Ok(()),
+        _ => Err(Unproven::Intermittent),
+    }
 }
 
 /// The versions a range is bounded at (`>=2.1.90, <2.1.101`: 2.1.90 and 2.1.101).

@@ -122,6 +122,8 @@ pub enum Unproven {
     Stale,
     /// The proof's releases disagree with the range as written.
     BoundsDiffer(String),
+    /// An intermittent entry whose range is not the one release it was observed on.
+    Intermittent,
 }
 
 impl fmt::Display for Unproven {
@@ -130,6 +132,9 @@ impl fmt::Display for Unproven {
             Unproven::NoProof => f.write_str("no proof"),
             Unproven::Stale => f.write_str("proof stale"),
             Unproven::BoundsDiffer(found) => write!(f, "bounds differ from the proof: {found}"),
+            Unproven::Intermittent => f.write_str(
+                "an intermittent entry has no boundary to search: write its range as the one release it was observed on",
+            ),
         }
     }
 }

@@ -203,8 +203,7 @@ fn write_back(
 ) -> Result<Vec<Range>> {
     let usage = |e: &dyn std::fmt::Display| Error::Usage(e.to_string());
     let mut files = proof_files(&ranges).map_err(|e| usage(&e))?;
-    let mut edits = Vec::new();
-    let mut edited = BTreeMap::new();
+    let mut edits: Vec<(usize, rewrite::Edit, String)> = Vec::new();
     for (i, r) in ranges.iter().enumerate() {
         let file = &files[&r.proofs];
         let (Err(Unproven::BoundsDiffer(_)), Some(proof)) = (file.status(r), file.current(r))
@@ -213,20 +212,38 @@ fn write_back(
         };
         let text = std::fs::read_to_string(&r.path).map_err(|e| usage(&e))?;
         match rewrite::edit(r, proof, &text) {
-            Ok(edit) => {
-                println!(
-                    "{}:{}: {}: written as {}",
-                    r.file,
-                    edit.line,
-                    r.describe(),
-                    rewrite::found_range(proof)
-                );
-                edited.insert(i, edit.subject.clone());
-                edits.push(edit);
-            }
+            Ok(edit) => edits.push((i, edit, rewrite::found_range(proof))),
             Err(e) => println!("{e} (not written back)"),
         }
     }
+    let mut edited: BTreeMap<usize, _> = (edits.iter())
+        .map(|(i, e, _)| (*i, e.subject.clone()))
+        .collect();
+    // Until no edit left would break a nesting (one refused may leave its partner alone).
+    loop {
+        let refused = rewrite::breaks_nesting(&ranges, &edited);
+        if refused.is_empty() {
+            break;
+        }
+        for (i, why) in refused {
+            println!(
+                "{}:{}: not written back: {why}",
+                ranges[i].file, ranges[i].line
+            );
+            edited.remove(&i);
+        }
+    }
+    edits.retain(|(i, _, _)| edited.contains_key(i));
+    for (i, edit, found) in &edits {
+        let r = &ranges[*i];
+        println!(
+            "{}:{}: {}: written as {found}",
+            r.file,
+            edit.line,
+            r.describe()
+        );
+    }
+    let edits: Vec<rewrite::Edit> = edits.into_iter().map(|(_, e, _)| e).collect();
     rewrite::apply(&edits).map_err(|e| usage(&e))?;
     let known: BTreeSet<&PathBuf> = (ranges.iter())
         .filter(|r| r.subject.is_entry())

@@ -6,6 +6,7 @@
 use super::enumerate::Range;
 use super::proof::{Edge, Proof, ProofFile};
 use super::subject::Subject;
+use crate::version_range::VersionRange;
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -112,6 +113,59 @@ pub fn edit(range: &Range, proof: &Proof, text: &str) -> Result<Edit, RewriteErr
         to,
         subject,
     })
+}
+
+/// The edits of `edits` (indices into `ranges`) that would break how the version blocks of
+/// one scenario or case lie: two blocks apart or one inside the other before are so after
+/// (a block nested in another moves with it, or the pair is left for a person). Each
+/// refused edit's index, with why.
+pub fn breaks_nesting(ranges: &[Range], edits: &BTreeMap<usize, Subject>) -> Vec<(usize, String)> {
+    let block = |r: &Range, subject: &Subject| match subject {
+        Subject::Block(key) => key
+            .split_once('@')
+            .and_then(|(_, v)| VersionRange::parse(v).ok())
+            .map(|v| (r.path.clone(), r.case.clone(), r.dialect, v)),
+        _ => None,
+    };
+    let before: Vec<_> = ranges.iter().map(|r| block(r, &r.subject)).collect();
+    let after: Vec<_> = (ranges.iter().enumerate())
+        .map(|(i, r)| block(r, edits.get(&i).unwrap_or(&r.subject)))
+        .collect();
+    let mut refused = Vec::new();
+    for (a, b) in (0..ranges.len()).flat_map(|a| (0..ranges.len()).map(move |b| (a, b))) {
+        let (Some(ba), Some(bb), Some(aa), Some(ab)) =
+            (&before[a], &before[b], &after[a], &after[b])
+        else {
+            continue;
+        };
+        if a == b || (ba.0.as_path(), &ba.1, ba.2) != (bb.0.as_path(), &bb.1, bb.2) {
+            continue;
+        }
+        if !(edits.contains_key(&a) || edits.contains_key(&b)) {
+            continue;
+        }
+        let why = if bb.3.holds(&ba.3) && !bb.3.same_versions(&ba.3) && !ab.3.holds(&aa.3) {
+            format!("{} would no longer lie inside {}", aa.3, ab.3)
+        } else if !ba.3.overlaps(&bb.3) && aa.3.overlaps(&ab.3) {
+            format!("{} would overlap {}", aa.3, ab.3)
+        } else {
+            continue;
+        };
+        let also = "write the two blocks by hand, together";
+        for i in [a, b].into_iter().filter(|i| edits.contains_key(i)) {
+            if !refused.iter().any(|(r, _)| *r == i) {
+                refused.push((
+                    i,
+                    format!(
+                        "{} and {}: {why}: {also}",
+                        ranges[a].describe(),
+                        ranges[b].describe()
+                    ),
+                ));
+            }
+        }
+    }
+    refused
 }
 
 /// Applies `edits`, each file read and written once.
@@ -292,6 +346,49 @@ mod tests {
             scenarios: vec![],
             entry: None,
         }
+    }
+
+    #[test]
+    fn a_write_back_that_takes_a_nested_block_out_of_its_outer_one_is_refused() {
+        let block = |key: &str, line| range(Subject::Block(format!("claude-code@{key}")), line);
+        // control/reload-plugins: the outer block proven to end at 2.1.287, the one nested
+        // in it still written to 2.1.289.
+        let ranges = vec![
+            block(">=2.1.161, <2.1.289", 21),
+            block(">=2.1.216, <2.1.289", 25),
+            block("<2.1.85", 28),
+        ];
+        let to = |i: usize, key: &str| (i, Subject::Block(format!("claude-code@{key}")));
+        let outer_only = BTreeMap::from([to(0, ">=2.1.161, <2.1.287")]);
+        let refused = breaks_nesting(&ranges, &outer_only);
+        assert_eq!(refused.len(), 1, "{refused:?}");
+        assert_eq!(refused[0].0, 0);
+        assert!(
+            refused[0]
+                .1
+                .contains(">=2.1.216, <2.1.289 would no longer lie inside >=2.1.161, <2.1.287"),
+            "{}",
+            refused[0].1
+        );
+
+        let together = BTreeMap::from([to(0, ">=2.1.161, <2.1.287"), to(1, ">=2.1.216, <2.1.287")]);
+        assert_eq!(breaks_nesting(&ranges, &together), vec![]);
+
+        let into_another = BTreeMap::from([to(2, "<2.1.170")]);
+        let refused = breaks_nesting(&ranges, &into_another);
+        assert!(
+            refused.iter().all(|(i, _)| *i == 2) && !refused.is_empty(),
+            "{refused:?}"
+        );
+        assert!(refused[0].1.contains("would overlap"), "{}", refused[0].1);
+
+        let mut other_case = ranges.clone();
+        other_case[1].case = Some("c".into());
+        assert_eq!(
+            breaks_nesting(&other_case, &outer_only),
+            vec![],
+            "a case's blocks are its own"
+        );
     }
 
     #[test]

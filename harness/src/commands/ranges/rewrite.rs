@@ -43,6 +43,8 @@ pub struct Edit {
     /// 1-based.
     pub line: usize,
     pub to: String,
+    /// Other lines the same edit rewrites (a known entry's `observed:`), 1-based.
+    pub also: Vec<(usize, String)>,
     /// What the range is named by once rewritten.
     pub subject: Subject,
 }
@@ -58,6 +60,7 @@ pub fn edit(range: &Range, proof: &Proof, text: &str) -> Result<Edit, RewriteErr
     let at = |n: usize| lines.get(n.wrapping_sub(1)).copied();
     let found = found_range(proof);
     let mut subject = range.subject.clone();
+    let mut also = Vec::new();
     let (line, to) = match &mut subject {
         Subject::Block(key) => {
             let old = at(range.line).unwrap_or_default();
@@ -104,6 +107,9 @@ pub fn edit(range: &Range, proof: &Proof, text: &str) -> Result<Edit, RewriteErr
             let indent = &old[..old.len() - old.trim_start().len()];
             let comment = old.find(" #").map_or("", |c| &old[c..]);
             versions.clone_from(&found);
+            if let Some(edit) = observed_within(range, proof, &found, &lines) {
+                also.push(edit);
+            }
             (n, format!("{indent}versions: \"{found}\"{comment}"))
         }
     };
@@ -111,8 +117,49 @@ pub fn edit(range: &Range, proof: &Proof, text: &str) -> Result<Edit, RewriteErr
         path: range.path.clone(),
         line,
         to,
+        also,
         subject,
     })
+}
+
+/// A known entry's `observed:` line with only the releases inside `found` (the proven
+/// range); none left, the proof's first and last release, which the search saw behave as the
+/// entry says. `None`: nothing to change (or no one-line `observed:`).
+fn observed_within(
+    range: &Range,
+    proof: &Proof,
+    found: &str,
+    lines: &[&str],
+) -> Option<(usize, String)> {
+    let entry = range.entry.as_ref()?;
+    let within = VersionRange::parse(found).ok()?;
+    let mut kept: Vec<String> = (entry.observed.iter())
+        .filter(|v| within.contains(v))
+        .map(ToString::to_string)
+        .collect();
+    if kept.len() == entry.observed.len() {
+        return None;
+    }
+    if kept.is_empty() {
+        kept.push(proof.first.clone());
+        if proof.last != proof.first {
+            kept.push(proof.last.clone());
+        }
+    }
+    let n = (range.line..)
+        .take_while(|&n| n == range.line || lines.get(n - 1).is_some_and(|l| !l.starts_with("- ")))
+        .find(|&n| {
+            lines
+                .get(n - 1)
+                .is_some_and(|l| l.trim_start().starts_with("observed: ["))
+        })?;
+    let old = lines[n - 1];
+    let indent = &old[..old.len() - old.trim_start().len()];
+    let comment = old.find("] #").map_or("", |c| &old[c + 1..]);
+    Some((
+        n,
+        format!("{indent}observed: [{}]{comment}", kept.join(", ")),
+    ))
 }
 
 /// The edits of `edits` (indices into `ranges`) that would break how the version blocks of
@@ -178,8 +225,12 @@ pub fn apply(edits: &[Edit]) -> std::io::Result<()> {
         let text = std::fs::read_to_string(path)?;
         let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
         for e in edits {
-            if let Some(l) = lines.get_mut(e.line - 1) {
-                l.clone_from(&e.to);
+            for (n, to) in
+                std::iter::once((e.line, &e.to)).chain(e.also.iter().map(|(n, t)| (*n, t)))
+            {
+                if let Some(l) = lines.get_mut(n - 1) {
+                    l.clone_from(to);
+                }
             }
         }
         let mut out = lines.join("\n");
@@ -435,6 +486,41 @@ mod tests {
         let p = proof("2.1.305", r("2.1.304"), "2.1.332", Edge::NewestChecked);
         let e = edit(&range(bound, 3), &p, text).unwrap();
         assert_eq!((e.line, e.to.as_str()), (3, "    min_version: 2.1.305"));
+    }
+
+    #[test]
+    fn an_entrys_observed_releases_outside_its_proven_range_go_with_the_rewrite() {
+        let r = |v: &str| Edge::Release(v.into());
+        let text = "- scenario: a\n  kind: exit_code\n  versions: \"<2.1.208\"\n  observed: [2.1.74, 2.1.197] # runs\n  reason: r\n";
+        let entry: crate::known::Entry = serde_yaml::from_str(
+            "{scenario: a, kind: exit_code, versions: '<2.1.208', observed: [2.1.74, 2.1.197], reason: r}",
+        )
+        .unwrap();
+        let subject = Subject::Entry {
+            scenario: "a".into(),
+            kind: "exit_code".into(),
+            versions: "<2.1.208".into(),
+        };
+        let at = |first: &str, last: &str, above: &str| {
+            let mut one = range(subject.clone(), 1);
+            one.entry = Some(entry.clone());
+            let below = match first {
+                "2.1.74" => Edge::FirstChecked,
+                _ => r("2.1.99"),
+            };
+            edit(&one, &proof(first, below, last, r(above)), text).unwrap()
+        };
+        // 2.1.197 no longer shows it: proven to end at 2.1.112.
+        let e = at("2.1.74", "2.1.112", "2.1.113");
+        assert_eq!(e.also, vec![(4, "  observed: [2.1.74] # runs".to_string())]);
+        // Both outside: the releases the search saw.
+        let e = at("2.1.100", "2.1.112", "2.1.113");
+        assert_eq!(
+            e.also,
+            vec![(4, "  observed: [2.1.100, 2.1.112] # runs".to_string())]
+        );
+        // Both inside: nothing to change.
+        assert_eq!(at("2.1.74", "2.1.207", "2.1.208").also, vec![]);
     }
 
     #[test]

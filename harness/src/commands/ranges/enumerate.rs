@@ -314,16 +314,24 @@ fn line_of(text: &str, needle: &str, from: usize) -> usize {
         .map_or(from, |(n, _)| n + 1)
 }
 
-/// The line of the case item named `name` (after `cases:`).
+/// The line of the case item named `name` (after `cases:`): `name: x`, `name: "x"`,
+/// `name: 'x'` or `"name": "x"`, the name whole (`x` is not found in `name: x2`).
 fn case_line(text: &str, name: &str) -> usize {
     let start = line_of(text, "cases:", 1);
     let forms = [
+        format!("\"name\": \"{name}\""),
         format!("name: \"{name}\""),
         format!("name: '{name}'"),
         format!("name: {name}"),
     ];
+    let whole = |l: &str, f: &str| {
+        (l.match_indices(f)).any(|(at, _)| {
+            let next = l[at + f.len()..].chars().next();
+            f.ends_with(['"', '\'']) || next.is_none_or(|c| matches!(c, ',' | '}' | ' ' | '#'))
+        })
+    };
     (text.lines().enumerate().skip(start))
-        .find(|(_, l)| forms.iter().any(|f| l.contains(f.as_str())))
+        .find(|(_, l)| forms.iter().any(|f| whole(l, f)))
         .map_or(start, |(n, _)| n + 1)
 }
 
@@ -399,6 +407,15 @@ mod tests {
         let from = case_line(text, "b");
         assert_eq!(from, 5);
         assert_eq!(line_of(text, "claude-code@<1.0.5", from), 6);
+        // JSON-style items (edges/control-field-types), and a name another one starts with.
+        let json = "cases:\n  - {\"name\": \"t=null2\", \"expect\": {\"claude-code@<2\": {}}}\n  - {\"name\": \"t=null\", \"expect\": {\"claude-code@<2\": {}}}\n  - {name: t=n, x: 1}\n  - {name: t=n2, x: 1}\n";
+        assert_eq!(case_line(json, "t=null"), 3);
+        assert_eq!(
+            line_of(json, "claude-code@<2", case_line(json, "t=null")),
+            3
+        );
+        assert_eq!(case_line(json, "t=n2"), 5);
+        assert_eq!(case_line(json, "t=n"), 4);
         assert_eq!(hash(&["a"]), hash(&["a"]));
         assert_ne!(hash(&["a", "b"]), hash(&["ab"]));
     }

@@ -24,7 +24,8 @@ pub struct Case {
     pub name: String,
     pub params: Params,
     /// Blocks this case adds to `expect:` (`expect:` in a case item): a version block where
-    /// one release behaves differently in this case only.
+    /// one release behaves differently in this case only, or this case's own
+    /// `min_version`/`max_version` on the file's block.
     pub expect: serde_yaml::Mapping,
 }
 

@@ -26,7 +26,8 @@ pub enum CaseItem {
     /// `{name: "request_id=null", field: request_id, value: null}`: one case; `name` is
     /// optional (default `field=request_id,value=null`); `expect` (optional) holds blocks
     /// this case adds to the file's `expect:`, e.g. a version block
-    /// (`{"claude-code@<2.1.100": {frames_patch: ...}}`); every other key is a parameter.
+    /// (`{"claude-code@<2.1.100": {frames_patch: ...}}`), or this case's own bound on the
+    /// file's block (`{claude-code: {min_version: 2.1.302}}`); every other key is a parameter.
     /// A value `{$repeat: "ab", times: 1000}` is that string repeated.
     Set(BTreeMap<String, Json>),
 }

@@ -305,6 +305,21 @@ fn a_min_version_is_proven_where_the_block_starts_to_pass_and_written_back() {
 }
 
 #[test]
+fn a_min_version_is_searched_below_it_inside_a_version_block_too() {
+    let f = fixture();
+    // As above, with a block over the releases below the bound: a block carries the
+    // general block's `min_version`, and must be run below it as well.
+    let text = scenario("a", 3, Some(("<1.0.9", 3))).replace(
+        "    exit_code: 3\n    invariants",
+        "    exit_code: 3\n    min_version: 1.0.6\n    invariants",
+    );
+    assert!(text.contains("min_version"), "{text}");
+    write(&f.root.join("scenarios/demo/m.yaml"), &text);
+    let (_, out) = ranges(&f, "--prove", &["demo/m"]);
+    assert!(out.contains("claude-code min_version: 1.0.6: proven: 1.0.4 to 1.0.9 behave as written, 1.0.3 below and newest checked above do not"), "{out}");
+}
+
+#[test]
 fn a_range_written_too_narrow_is_searched_past_its_bounds_to_where_the_behaviour_ends() {
     let f = fixture();
     // `a` exits 0 up to 1.0.3: a block written `<1.0.2` stops two releases early.

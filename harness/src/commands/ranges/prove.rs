@@ -468,13 +468,29 @@ async fn prove_pass(
 fn unbounded(ranges: &[Range], scenarios: &[Scenario]) -> Vec<Scenario> {
     let mut out = scenarios.to_vec();
     for r in ranges {
-        let Subject::Bound { key, .. } = &r.subject else {
+        let Subject::Bound {
+            key,
+            field,
+            version,
+        } = &r.subject
+        else {
             continue;
         };
+        // The version blocks of the key's target carry its bound too (each is the general
+        // block with its own fields over it).
+        let target = key.split('@').next().unwrap_or(key);
         for s in out.iter_mut().filter(|s| r.scenarios.contains(&s.id)) {
-            if let Some(block) = s.file.expect.get_mut(key) {
-                block.min_version = None;
-                block.max_version = None;
+            for (k, block) in s.file.expect.iter_mut() {
+                if k.split('@').next() != Some(target) {
+                    continue;
+                }
+                let bound = match field.as_str() {
+                    "min_version" => &mut block.min_version,
+                    _ => &mut block.max_version,
+                };
+                if bound.as_deref() == Some(version.as_str()) {
+                    *bound = None;
+                }
             }
         }
     }

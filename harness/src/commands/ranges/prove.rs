@@ -478,10 +478,11 @@ fn unbounded(ranges: &[Range], scenarios: &[Scenario]) -> Vec<Scenario> {
         };
         // The version blocks of the key's target carry its bound too (each is the general
         // block with its own fields over it).
-        let target = key.split('@').next().unwrap_or(key);
+        let target_of = |k: &str| crate::expectation::ExpectKey::parse(k).map(|k| k.target);
+        let target = target_of(key);
         for s in out.iter_mut().filter(|s| r.scenarios.contains(&s.id)) {
             for (k, block) in s.file.expect.iter_mut() {
-                if k.split('@').next() != Some(target) {
+                if target.is_err() || target_of(k) != target {
                     continue;
                 }
                 let bound = match field.as_str() {

@@ -168,9 +168,9 @@ fn observed_within(
 /// refused edit's index, with why.
 pub fn breaks_nesting(ranges: &[Range], edits: &BTreeMap<usize, Subject>) -> Vec<(usize, String)> {
     let block = |r: &Range, subject: &Subject| match subject {
-        Subject::Block(key) => key
-            .split_once('@')
-            .and_then(|(_, v)| VersionRange::parse(v).ok())
+        Subject::Block(key) => crate::expectation::ExpectKey::parse(key)
+            .ok()
+            .and_then(|k| k.range)
             .map(|v| (r.path.clone(), r.case.clone(), r.dialect, v)),
         _ => None,
     };

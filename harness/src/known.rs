@@ -263,23 +263,6 @@ impl KnownList {
             .collect()
     }
 
-    /// The entries for `scenario` (one id; a case's id names its own), each with its
-    /// `versions` range left out.
-    pub fn rangeless(&self, scenario: &str) -> KnownList {
-        let entries = (self.entries.iter())
-            .filter(|e| e.scenario == scenario)
-            .map(|e| Entry {
-                versions: None,
-                ..e.clone()
-            })
-            .collect();
-        KnownList {
-            file: self.file.clone(),
-            entries,
-            findings: self.findings.clone(),
-        }
-    }
-
     /// The entries about scenario `scenario` on `target`, in the list's order (the frames
     /// it printed are not looked at: an entry's `printed` symptom is checked when judging).
     pub fn for_trial(&self, scenario: &str, target: &Ran) -> Vec<&Entry> {

@@ -11,14 +11,16 @@ use std::path::{Path, PathBuf};
 /// Per scenario (FAKE_MODE), the exit code of version 1.0.`minor`: `a` and `w` exit 3
 /// from 1.0.4 on, `k` exits 5 on 1.0.2 to 1.0.4 (a regression), `t` exits 3 on 1.0.3,
 /// 1.0.4 and from 1.0.8 on (it changed twice before 1.0.8), 0 elsewhere; `s` hangs.
-/// Every mode's result says `old` up to 1.0.5 and `new` from 1.0.6 on; `f` refuses
-/// `--newflag` before 1.0.4.
+/// Every mode's result says `old` up to 1.0.5 and `new` from 1.0.6 on, except `h`'s: `old`
+/// up to 1.0.2, `none` with exit 5 on 1.0.3 and 1.0.4 (a bug), `new` from 1.0.5 on; `f`
+/// refuses `--newflag` before 1.0.4.
 const FAKE: &str = r#"#!/bin/sh
 if [ "$1" = "--version" ]; then echo "1.0.MINOR (Fake)"; exit 0; fi
 echo "1.0.MINOR $FAKE_MODE" >> LOG
 M=MINOR
 C=0
 R=old; [ $M -ge 6 ] && R=new
+if [ "$FAKE_MODE" = h ]; then R=old; [ $M -ge 3 ] && R=none && C=5; [ $M -ge 5 ] && R=new && C=0; fi
 if [ "$FAKE_MODE" = f ] && [ $M -lt 4 ]; then echo "error: unknown option '--newflag'" >&2; exit 1; fi
 case "$FAKE_MODE" in
   a|w) [ $M -ge 4 ] && C=3 ;;
@@ -420,6 +422,57 @@ fn a_known_bug_at_a_blocks_bound_does_not_hide_which_block_a_release_gets() {
     let (code, out) = ranges(&f, "--prove", &["demo/kb"]);
     assert!(out.contains("claude-code@<1.0.3: proven: 1.0.0 to 1.0.5 behave as written, first published below and 1.0.6 above do not"), "{out}");
     assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn a_known_bug_that_hides_what_tells_two_blocks_apart_proves_neither_block() {
+    let f = fixture();
+    // `h` says `old` up to 1.0.2, `new` from 1.0.5; on 1.0.3 and 1.0.4 it says `none` and
+    // exits 5, and known entries name both symptoms: against either expectation those
+    // releases pass only through them. Seen through, they would widen the block to 1.0.4.
+    let text = scenario("h", 0, None).replace("{type: result}]", "{type: result, result: new}]")
+        + "  \"claude-code@<1.0.3\":\n    frames: [{type: system, subtype: init}, {type: result, result: old}]\n";
+    write(&f.root.join("scenarios/demo/h.yaml"), &text);
+    write(
+        &f.root.join("targets/claude-code/known-divergences.yaml"),
+        &format!(
+            "{KNOWN}{}{}",
+            KNOWN.replace("demo/k\n", "demo/h\n").replace(">=1.0.2", ">=1.0.3"),
+            "- scenario: demo/h\n  kind: field_mismatch\n  message: '^frame 1 vs expected entry 1: expected \"(old|new)\", found \"none\"'\n  versions: \">=1.0.3, <1.0.5\"\n  observed: [1.0.3]\n  reason: h says none on 1.0.3 and 1.0.4\n"
+        ),
+    );
+    let (code, out) = ranges(&f, "--prove", &["demo/h"]);
+    assert!(
+        out.contains("claude-code@<1.0.3: not proven:")
+            && out.contains("only through a known entry, which hides what tells them apart"),
+        "{out}"
+    );
+    assert_eq!(code, 1, "{out}");
+    let h = std::fs::read_to_string(f.root.join("scenarios/demo/h.yaml")).unwrap();
+    assert!(
+        h.contains("\"claude-code@<1.0.3\":"),
+        "not written back: {h}"
+    );
+}
+
+#[test]
+fn a_blocks_proof_is_stale_when_a_known_entry_of_its_scenario_changes() {
+    let f = fixture();
+    let (code, out) = ranges(&f, "--prove", &["demo/a"]);
+    assert_eq!(code, 0, "{out}");
+    // The block's releases are judged seeing through its scenario's entries: a new one
+    // (or a change to one) is a change to what was judged.
+    let known = f.root.join("targets/claude-code/known-divergences.yaml");
+    write(
+        &known,
+        &format!("{KNOWN}{}", KNOWN.replace("demo/k\n", "demo/a\n")),
+    );
+    let (code, out) = ranges(&f, "--check", &["demo/a"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("scenarios/demo/a.yaml:11: claude-code@<1.0.4 (why: proof stale)"),
+        "{out}"
+    );
 }
 
 #[test]

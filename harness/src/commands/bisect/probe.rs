@@ -266,45 +266,59 @@ pub fn against(
     held_to: &str,
     planner: &Planner,
 ) -> Option<Divergence> {
-    against_seeing_through(trial, scenario, held_to, planner, None)
+    against_seeing_through(trial, scenario, held_to, planner, None).first
 }
 
-/// [`against`], except that a divergence one of `known`'s entries names (whatever its
-/// range) does not count: which expectation a release gets is judged apart from the
-/// known bugs it shows.
+/// How a trial compares with an expectation, seeing through known entries.
+#[derive(Debug, Clone)]
+pub struct Judged {
+    /// Its first divergence no entry names (`None`: it behaves as the expectation says).
+    pub first: Option<Divergence>,
+    /// Whether an entry named one of its divergences.
+    pub through_known: bool,
+}
+
+/// [`against`], except that a divergence one of `known`'s entries names for the trial's
+/// release (within the entry's range) does not count: which expectation a release gets
+/// is judged apart from the known bugs it shows.
 pub fn against_seeing_through(
     trial: &Trial,
     scenario: &Scenario,
     held_to: &str,
     planner: &Planner,
     known: Option<&KnownList>,
-) -> Option<Divergence> {
+) -> Judged {
+    let judged = |first| Judged {
+        first,
+        through_known: false,
+    };
     let replanned = check::replanned(planner, scenario, trial, held_to);
     // Held to a skip, a release behaves as written when its output confirms the skip's reason.
     if let Ok(Some(skip)) = replanned.as_ref().map(|run| run.expect.skip.as_ref()) {
-        return crate::runner::skip::confirm(&skip.reason, trial)
-            .err()
-            .map(|shown| {
-                Divergence::new(
-                    Kind::SkipNoLongerHolds,
-                    format!(
-                        "{held_to}'s expectation skips it for \"{}\", but {shown}",
-                        skip.because
-                    ),
-                )
-            });
+        return judged(
+            crate::runner::skip::confirm(&skip.reason, trial)
+                .err()
+                .map(|shown| {
+                    Divergence::new(
+                        Kind::SkipNoLongerHolds,
+                        format!(
+                            "{held_to}'s expectation skips it for \"{}\", but {shown}",
+                            skip.because
+                        ),
+                    )
+                }),
+        );
     }
     let mut found = match replanned.map(|run| check::run(&run, trial)) {
         Ok(found) => found,
         Err(e) => {
-            return Some(Divergence::new(
+            return judged(Some(Divergence::new(
                 Kind::HarnessError,
                 format!("cannot check it against {held_to}'s expectation: {e}"),
-            ))
+            )))
         }
     };
     if let Some(known) = known {
-        let rangeless = known.rangeless(&trial.scenario);
         let printed: Vec<&serde_json::Value> =
             trial.output.frames.iter().map(|f| &f.value).collect();
         let ran = Ran {
@@ -313,7 +327,10 @@ pub fn against_seeing_through(
             version: &trial.target_version,
             printed: &printed,
         };
-        rangeless.judge(&trial.scenario, &ran, &mut found);
+        known.judge(&trial.scenario, &ran, &mut found);
     }
-    found.into_iter().find(|d| d.known.is_none())
+    Judged {
+        through_known: found.iter().any(|d| d.known.is_some()),
+        first: found.into_iter().find(|d| d.known.is_none()),
+    }
 }

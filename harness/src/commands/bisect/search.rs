@@ -29,7 +29,9 @@ impl Seen {
             Seen::New => "matched the new expectation".into(),
             Seen::Old => "matched the old expectation".into(),
             Seen::Both => "matched both expectations".into(),
-            Seen::Neither { .. } => "matched neither expectation".into(),
+            Seen::Neither { against_new, .. } => {
+                format!("matched neither expectation ({})", against_new.message)
+            }
             Seen::NotRun(why) => format!("did not run: {why}"),
         }
     }

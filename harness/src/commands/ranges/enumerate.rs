@@ -141,7 +141,71 @@ pub fn enumerate(
     if let (Some(path), Some(proofs)) = (&sources.own_known, sources.own_proofs()) {
         ranges.extend(entries(sources, path, None, &proofs, &hashes, &takes)?);
     }
+    // A block is judged seeing through the known entries of its scenarios (a known bug
+    // inside its range is not a change of behaviour): its proof is of those entries too.
+    let seen = seen_through(sources)?;
+    for r in ranges.iter_mut().filter(|r| r.entry.is_none()) {
+        let mut parts = vec![r.hash.clone()];
+        for id in &r.scenarios {
+            parts.extend(
+                seen.get(&(r.dialect, id.clone()))
+                    .into_iter()
+                    .flatten()
+                    .cloned(),
+            );
+        }
+        if parts.len() > 1 {
+            let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+            r.hash = hash(&parts);
+        }
+    }
     Ok(ranges)
+}
+
+/// Each known entry as written (all but `observed`, the evidence), by its dialect and
+/// scenario, from the catalogue's files and the project's own.
+fn seen_through(
+    sources: &Sources,
+) -> Result<BTreeMap<(Dialect, String), Vec<String>>, EnumerateError> {
+    let mut files: Vec<(PathBuf, Option<Dialect>)> = (Dialect::ALL.iter())
+        .map(|d| {
+            let key = d.conventions().expect_key();
+            let path = sources
+                .root
+                .join("targets")
+                .join(key)
+                .join("known-divergences.yaml");
+            (path, Some(*d))
+        })
+        .collect();
+    files.extend(sources.own_known.clone().map(|p| (p, None)));
+    let mut out: BTreeMap<(Dialect, String), Vec<String>> = BTreeMap::new();
+    for (path, dialect) in files {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let raw: Option<Vec<Value>> = serde_yaml::from_str(&text)
+            .map_err(|e| EnumerateError(format!("{}: {e}", sources.shown(&path))))?;
+        for mut value in raw.into_iter().flatten() {
+            let Some(scenario) = value.get("scenario").and_then(Value::as_str) else {
+                continue;
+            };
+            let scenario = scenario.to_string();
+            let dialect = dialect.unwrap_or_else(|| {
+                let named = value.get("target").and_then(Value::as_str);
+                (named.map(|t| t.split('@').next().unwrap_or(t)))
+                    .and_then(Dialect::from_key)
+                    .unwrap_or_default()
+            });
+            if let Value::Mapping(m) = &mut value {
+                m.remove("observed");
+            }
+            out.entry((dialect, scenario))
+                .or_default()
+                .push(yaml(&value));
+        }
+    }
+    Ok(out)
 }
 
 /// `sha256:<hex>` of `parts`, each ended by a newline.

@@ -5,10 +5,13 @@
 //! known entry's range the entry matches a divergence of the trial, beyond it none does.
 //! When the release just inside a bound behaves as the outside, the bound is searched
 //! over the range's releases with `bisect`'s search. A release that two neighbouring
-//! blocks both accept belongs to one of them ([`Owner`]), and a divergence a
-//! known entry names, whatever its range, does not count in judging which block a release
-//! gets (a known bug inside a block's range is the entry's to prove, not the block's). Every trial is one of (scenario,
-//! release), run once per run and shared by every range that asks for it.
+//! blocks both accept belongs to one of them ([`Owner`]). A divergence a known
+//! entry names for a release (within its range) does not count in judging which block
+//! the release gets: a known bug inside a block's range is the entry's to prove, not the
+//! block's. But a release that both blocks accept only through an entry proves neither:
+//! the bug hides what tells the blocks apart, and letting it decide would let a block and
+//! an entry widen each other. Every trial is one of (scenario, release), run
+//! once per run and shared by every range that asks for it.
 
 use super::enumerate::Range;
 use super::proof::{Edge, Proof};
@@ -191,7 +194,7 @@ impl Prover<'_> {
             probe::against_seeing_through(trial, scenario, held_to, self.planner, Some(&self.known))
         };
         if let Subject::Bound { .. } = &range.subject {
-            return match against(&self.window[at]) {
+            return match against(&self.window[at]).first {
                 None => Seen::New,
                 Some(_) => Seen::Old,
             };
@@ -210,9 +213,29 @@ impl Prover<'_> {
             (false, _) => against(&self.window[at]),
             (true, Some(o)) => against(&self.window[o]),
             // Nothing beyond: only whether it behaves as the block says counts.
-            (true, None) => Some(Divergence::new(Kind::HarnessError, "no release beyond")),
+            (true, None) => probe::Judged {
+                first: Some(Divergence::new(Kind::HarnessError, "no release beyond")),
+                through_known: false,
+            },
         };
-        owned(seen(against_in, against_out), side, self.owner)
+        let through_known = against_in.through_known || against_out.through_known;
+        match seen(against_in.first, against_out.first) {
+            Seen::Both if through_known => {
+                let other = if member { outside.unwrap_or(at) } else { at };
+                let why = Box::new(Divergence::new(
+                    Kind::HarnessError,
+                    format!(
+                        "it behaves as {}'s expectation and as {}'s only through a known entry, which hides what tells them apart",
+                        self.window[held_in], self.window[other]
+                    ),
+                ));
+                Seen::Neither {
+                    against_new: why.clone(),
+                    against_old: why,
+                }
+            }
+            both_or_one => owned(both_or_one, side, self.owner),
+        }
     }
 }
 

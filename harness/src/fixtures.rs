@@ -113,8 +113,8 @@ fn install_copy(source: &Path, dest: &Path) -> Result<(), String> {
     let _ = std::fs::remove_dir_all(&tmp);
     copy_tree(source, &tmp).map_err(|e| fail("copy", &e))?;
     for folder in node_folders(&tmp) {
-        eprintln!(
-            "streamcheck: installing the test fixture {} (npm ci) ...",
+        log::info!(
+            "installing the test fixture {} (npm ci) ...",
             folder.file_name().unwrap_or_default().to_string_lossy()
         );
         let mut npm = process_group::piped("npm");

@@ -63,6 +63,7 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
+    cli::term::log_to_stderr();
     let cli = Cli::parse();
     match dispatch(cli) {
         Ok(verdict) => verdict.exit_code(),

@@ -255,7 +255,7 @@ where
                 None => break,
             },
             _ = &mut stop, if end == RunEnd::Finished => {
-                eprintln!("streamcheck: interrupted: stopping running trials, writing what finished");
+                log::warn!("interrupted: stopping running trials, writing what finished");
                 end = RunEnd::Interrupted;
                 // Closed first: a trial waiting for a permit must not take the one an
                 // aborted trial frees and start its CLI.

@@ -492,3 +492,95 @@ fn an_upward_import_is_seen() {
     assert!(floor_of("plan") < floor_of("runner"));
     assert_eq!(floor_of("nowhere"), None);
 }
+
+/// The places in library code (test code left out) that print or end the process.
+struct Speaks {
+    found: Vec<String>,
+    file: PathBuf,
+}
+
+impl<'ast> Visit<'ast> for Speaks {
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        if !is_test_item(&m.attrs) {
+            syn::visit::visit_item_mod(self, m);
+        }
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        if !is_test_item(&f.attrs) {
+            syn::visit::visit_item_fn(self, f);
+        }
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        let name = m.path.segments.last().map(|s| s.ident.to_string());
+        if let Some(name) = name.as_deref().filter(|n| PRINTS.contains(n)) {
+            let line = m.path.segments[0].ident.span().start().line;
+            self.found
+                .push(format!("{}:{line}: {name}!", self.file.display()));
+        }
+        // A macro's body is tokens, not code syn reads (`tokio::select! { .. }`).
+        self.tokens(m.tokens.clone());
+    }
+
+    fn visit_path(&mut self, p: &'ast syn::Path) {
+        let names: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+        if names.ends_with(&["process".into(), "exit".into()]) {
+            let line = p.segments[0].ident.span().start().line;
+            self.found
+                .push(format!("{}:{line}: process::exit", self.file.display()));
+        }
+        syn::visit::visit_path(self, p);
+    }
+}
+
+const PRINTS: &[&str] = &["print", "println", "eprint", "eprintln", "dbg"];
+
+impl Speaks {
+    /// `println!(..)` and `process::exit` among the tokens of a macro's body.
+    fn tokens(&mut self, stream: proc_macro2::TokenStream) {
+        use proc_macro2::TokenTree;
+        let trees: Vec<TokenTree> = stream.into_iter().collect();
+        for (i, t) in trees.iter().enumerate() {
+            let next = |n: usize| trees.get(i + n).map(ToString::to_string);
+            match t {
+                TokenTree::Group(g) => self.tokens(g.stream()),
+                TokenTree::Ident(id) => {
+                    let name = id.to_string();
+                    let line = id.span().start().line;
+                    if PRINTS.contains(&name.as_str()) && next(1).as_deref() == Some("!") {
+                        self.found
+                            .push(format!("{}:{line}: {name}!", self.file.display()));
+                    }
+                    if name == "process"
+                        && next(1).as_deref() == Some(":")
+                        && next(3).as_deref() == Some("exit")
+                    {
+                        self.found
+                            .push(format!("{}:{line}: process::exit", self.file.display()));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+#[test]
+fn the_library_neither_prints_nor_ends_the_process() {
+    // What the library says goes through `log` (the binary's `cli/` prints it) and how a
+    // command ends is the binary's exit-code policy: a library call must not take either.
+    let mut found = Vec::new();
+    for path in files_of(&CRATES[0]).values().filter(|p| !is_test_file(p)) {
+        let text = std::fs::read_to_string(path).unwrap();
+        let file = syn::parse_file(&text).unwrap();
+        let rel = path.strip_prefix(workspace()).unwrap().to_path_buf();
+        let mut speaks = Speaks {
+            found: Vec::new(),
+            file: rel,
+        };
+        speaks.visit_file(&file);
+        found.extend(speaks.found);
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}

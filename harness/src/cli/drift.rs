@@ -60,12 +60,16 @@ fn drift(ctx: Context, targets: &TargetArgs, exec: &ExecArgs, args: DriftArgs) -
     };
     let file = match &args.replay {
         Some(run_dir) => drift::replay(run_dir, Some((&ctx.project, &ctx.scenarios)), &opts)?,
-        None => super::args::runtime()?.block_on(drift::run(
-            &ctx.project,
-            ctx.scenarios.clone(),
-            &targets.specs(&ctx.setup)?,
-            &opts,
-        ))?,
+        None => {
+            let specs = targets.specs(&ctx.setup)?;
+            super::args::runtime()?.block_on(drift::run(
+                &ctx.project,
+                ctx.scenarios.clone(),
+                &specs,
+                &opts,
+                |t| println!("{}", super::term::trial_line(t)),
+            ))?
+        }
     };
     if formats.html {
         let run_page = args.replay.is_none().then(|| {

@@ -226,3 +226,14 @@ pub fn scenario_errors(errors: &[ScenarioError]) {
 pub fn error(e: &Error) {
     eprintln!("streamcheck: {e}");
 }
+
+/// What the library says while it works (an install under way, an interrupt) goes to
+/// stderr as `streamcheck: ...`; `RUST_LOG` can quieten or widen it.
+pub fn log_to_stderr() {
+    use std::io::Write;
+    env_logger::Builder::new()
+        .filter_level(log::LevelFilter::Info)
+        .parse_env("RUST_LOG")
+        .format(|out, record| writeln!(out, "streamcheck: {}", record.args()))
+        .init();
+}

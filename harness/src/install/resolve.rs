@@ -125,10 +125,7 @@ fn pinned_npm(pin: &NpmPin, project: &Project, install: bool) -> Result<Installe
         if !install {
             return Err((Cause::NotInstalled, "not installed".into(), cmd));
         }
-        eprintln!(
-            "streamcheck: installing the pinned {} ({cmd}) ...",
-            pin.title
-        );
+        log::info!("installing the pinned {} ({cmd}) ...", pin.title);
         let mut npm = Command::new("npm");
         npm.args(["ci", "--no-audit", "--no-fund", "--prefix"])
             .arg(&dir);
@@ -157,8 +154,8 @@ fn cached_npm(
         if !install {
             return Err((Cause::NotInstalled, "not installed".into(), cmd));
         }
-        eprintln!(
-            "streamcheck: installing {} {version} from npm into {} ...",
+        log::info!(
+            "installing {} {version} from npm into {} ...",
             pin.title,
             dir.display()
         );
@@ -201,8 +198,8 @@ fn cargo_install(
         if !install {
             return Err((Cause::NotInstalled, "not built yet".into(), cmd));
         }
-        eprintln!(
-            "streamcheck: building {} {version} from crates.io (can take 20 minutes or more, once) ...",
+        log::info!(
+            "building {} {version} from crates.io (can take 20 minutes or more, once) ...",
             pin.krate
         );
         let mut cargo = Command::new("cargo");

@@ -198,7 +198,7 @@ fn fresh_venv(venv: &Path) -> Result<(), SdkInstallError> {
         .or_else(|| which::which("python3").ok())
         .ok_or(SdkInstallError::NoPython)?;
     let _ = std::fs::remove_dir_all(venv);
-    eprintln!("installing a Python consumer into {}", venv.display());
+    log::info!("installing a Python consumer into {}", venv.display());
     let mut python = process_group::piped(&interpreter);
     python.args(["-m", "venv"]).arg(venv);
     run(python, &format!("{} -m venv", interpreter.display()))
@@ -229,7 +229,7 @@ pub fn npm(
     if !slot.installed() {
         let _ = std::fs::remove_dir_all(&prefix);
         std::fs::create_dir_all(&prefix).map_err(io(&prefix))?;
-        eprintln!("installing {package} {version} into {}", prefix.display());
+        log::info!("installing {package} {version} into {}", prefix.display());
         let mut npm = process_group::piped("npm");
         let common = ["--omit=optional", "--no-audit", "--no-fund", "--prefix"];
         if slot.pinned {

@@ -67,8 +67,8 @@ pub fn expand(name: &str, project: &Project) -> Result<Vec<TargetSpec>, String> 
                 )
             })?;
             let version = latest_on_npm(pin.package)?;
-            eprintln!(
-                "streamcheck: {base}@latest is {version} (npm view {} version)",
+            log::info!(
+                "{base}@latest is {version} (npm view {} version)",
                 pin.package
             );
             TargetSpec::parse(&format!("{base}@{version}")).map(|s| vec![s])

@@ -30,7 +30,7 @@ pub use verdict::classify;
 use crate::commands::record::PendingPlace;
 use crate::install::{self, NotInstalled, Project, Source, Target, TargetSpec};
 use crate::report::{self, write_atomic, ReportWriter};
-use crate::runner::{RunOptions, Status, Trial};
+use crate::runner::{RunOptions, Trial};
 use crate::scenario::Scenario;
 use crate::store::RunReader;
 use crate::suite;
@@ -74,12 +74,14 @@ pub fn resolve(
     install::resolve(spec, project, install)
 }
 
-/// Runs the suite on every target and writes drift.md and drift.json.
+/// Runs the suite on every target and writes drift.md and drift.json; `on_trial` is told
+/// of each trial as it finishes.
 pub async fn run(
     project: &Project,
     scenarios: Vec<Scenario>,
     specs: &[TargetSpec],
     opts: &DriftOptions,
+    on_trial: impl FnMut(&Trial),
 ) -> Result<DriftFile, String> {
     if specs.len() < 2 {
         return Err("drift: name at least two targets (--target A --target B)".into());
@@ -91,16 +93,16 @@ pub async fn run(
         .collect();
     for t in &targets {
         match t {
-            Ok(t) => eprintln!(
-                "streamcheck: {} is {} {}",
+            Ok(t) => log::info!(
+                "{} is {} {}",
                 t.name,
                 t.dialect.conventions().title(),
                 t.version
             ),
-            Err(e) => eprintln!("streamcheck: {e}"),
+            Err(e) => log::warn!("{e}"),
         }
     }
-    run_all(scenarios.clone(), &targets, opts).await?;
+    run_all(scenarios.clone(), &targets, opts, on_trial).await?;
     let (versions, trials) = read_run(&opts.run_dir)?;
     let mut notes = opts.notes.clone();
     let duration_ms = started.elapsed().as_millis() as u64;
@@ -120,30 +122,19 @@ async fn run_all(
     scenarios: Vec<Scenario>,
     targets: &[Result<Target, NotInstalled>],
     opts: &DriftOptions,
+    on_trial: impl FnMut(&Trial),
 ) -> Result<(), String> {
     let mut writer = ReportWriter::create(&opts.run_dir, suite::target_infos(targets), vec![])
         .map_err(|e| format!("cannot write reports to {}: {e}", opts.run_dir.display()))?;
     let runnable: Vec<Result<Target, NotInstalled>> =
         targets.iter().filter(|t| t.is_ok()).cloned().collect();
-    let total = scenarios.len() * runnable.len();
-    let mut done = 0;
     let finished = suite::run(
         scenarios,
         &runnable,
         opts.jobs,
         opts.run.clone(),
         &mut writer,
-        |t| {
-            done += 1;
-            let status = match &t.status {
-                Status::Passed => "ok",
-                Status::Failed => "FAILED",
-                Status::Known(_) => "known",
-                Status::Skipped(_) => "skipped",
-                Status::Unavailable(_) => "unavailable",
-            };
-            println!("[{done}/{total}] {status:<7} {} ({})", t.scenario, t.target);
-        },
+        on_trial,
     )
     .await
     .map_err(|e| format!("cannot write reports: {e}"))?;

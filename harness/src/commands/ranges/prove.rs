@@ -8,9 +8,10 @@
 //! blocks both accept belongs to one of them ([`Owner`]). A divergence a known
 //! entry names for a release (within its range) does not count in judging which block
 //! the release gets: a known bug inside a block's range is the entry's to prove, not the
-//! block's. But a release that both blocks accept only through an entry proves neither:
-//! the bug hides what tells the blocks apart, and letting it decide would let a block and
-//! an entry widen each other. Every trial is one of (scenario, release), run
+//! block's. But a release that both blocks accept only through an entry stays with the
+//! block it is written in: the bug hides what tells the blocks apart, so it is no evidence
+//! to move a bound, and letting the owner rule decide would let a block and an entry widen
+//! each other. Every trial is one of (scenario, release), run
 //! once per run and shared by every range that asks for it.
 
 use super::enumerate::Range;
@@ -220,20 +221,11 @@ impl Prover<'_> {
         };
         let through_known = against_in.through_known || against_out.through_known;
         match seen(against_in.first, against_out.first) {
-            Seen::Both if through_known => {
-                let other = if member { outside.unwrap_or(at) } else { at };
-                let why = Box::new(Divergence::new(
-                    Kind::HarnessError,
-                    format!(
-                        "it behaves as {}'s expectation and as {}'s only through a known entry, which hides what tells them apart",
-                        self.window[held_in], self.window[other]
-                    ),
-                ));
-                Seen::Neither {
-                    against_new: why.clone(),
-                    against_old: why,
-                }
-            }
+            // The bug hides what tells the blocks apart: no evidence to move a bound.
+            Seen::Both if through_known => match member {
+                true => Seen::New,
+                false => Seen::Old,
+            },
             both_or_one => owned(both_or_one, side, self.owner),
         }
     }

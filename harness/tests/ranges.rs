@@ -322,6 +322,25 @@ fn a_min_version_is_searched_below_it_inside_a_version_block_too() {
 }
 
 #[test]
+fn a_blocks_own_min_version_ends_it_below_without_running_the_releases_it_skips() {
+    let f = fixture();
+    // The block `<1.0.4` carries the file's `min_version: 1.0.2`: below it nothing runs, and
+    // the block holds from its own bound (proven apart) to 1.0.3.
+    let text = scenario("a", 3, Some(("<1.0.4", 0))).replace(
+        "    exit_code: 3\n    invariants",
+        "    exit_code: 3\n    min_version: 1.0.2\n    invariants",
+    );
+    write(&f.root.join("scenarios/demo/mv.yaml"), &text);
+    let (_, out) = ranges(&f, "--prove", &["demo/mv"]);
+    assert!(out.contains("claude-code@<1.0.4: proven: 1.0.2 to 1.0.3 behave as written, its own min_version or max_version below and 1.0.4 above do not"), "{out}");
+    let mv = std::fs::read_to_string(f.root.join("scenarios/demo/mv.yaml")).unwrap();
+    assert!(
+        mv.contains("\"claude-code@<1.0.4\":"),
+        "the key is not rewritten: {mv}"
+    );
+}
+
+#[test]
 fn a_range_written_too_narrow_is_searched_past_its_bounds_to_where_the_behaviour_ends() {
     let f = fixture();
     // `a` exits 0 up to 1.0.3: a block written `<1.0.2` stops two releases early.

@@ -35,6 +35,8 @@ pub enum Edge {
     FirstChecked,
     /// The range ends at the newest published release when it was proven.
     NewestChecked,
+    /// The block's own `min_version` or `max_version` ends it there (a range proven apart).
+    OwnBound,
 }
 
 impl fmt::Display for Edge {
@@ -44,6 +46,7 @@ impl fmt::Display for Edge {
             Edge::FirstPublished => "first published",
             Edge::FirstChecked => "first checked",
             Edge::NewestChecked => "newest checked",
+            Edge::OwnBound => "its own min_version or max_version",
         })
     }
 }
@@ -60,6 +63,7 @@ impl From<String> for Edge {
             "first published" => Edge::FirstPublished,
             "first checked" => Edge::FirstChecked,
             "newest checked" => Edge::NewestChecked,
+            "its own min_version or max_version" => Edge::OwnBound,
             _ => Edge::Release(s),
         }
     }

@@ -27,7 +27,7 @@ use crate::known::{KnownList, Ran};
 use crate::plan::Planner;
 use crate::runner::{Status, Trial};
 use crate::scenario::Scenario;
-use crate::version_range::parse_version;
+use crate::version_range::{parse_version, VersionRange};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How to prove the ranges of one dialect.
@@ -81,6 +81,10 @@ struct Span {
     members: Vec<usize>,
     below: Option<usize>,
     above: Option<usize>,
+    /// Whether the block's own `min_version` (`max_version`) ends it below (above): that
+    /// bound is a range of its own, proven apart, and the releases beyond it do not run.
+    own_below: bool,
+    own_above: bool,
 }
 
 /// A trial of (scenario, release), or why it did not run (and whether it was the install).
@@ -318,6 +322,8 @@ pub async fn prove(
         None => KnownList::default(),
     };
     let (window, first_edge) = window(opts);
+    let within: Vec<Option<VersionRange>> =
+        ranges.iter().map(|r| own_bounds(r, scenarios)).collect();
     let scenarios = &unbounded(ranges, scenarios);
     let mut p = Prover {
         owner: Owner::Older,
@@ -328,8 +334,9 @@ pub async fn prove(
         per_run: opts.probe.jobs.max(1) * 2,
         known,
     };
-    let spans: Vec<std::result::Result<Span, String>> =
-        ranges.iter().map(|r| span(r, &p.window)).collect();
+    let spans: Vec<std::result::Result<Span, String>> = (ranges.iter().zip(&within))
+        .map(|(r, within)| span(r, within.as_ref(), &p.window))
+        .collect();
 
     let mut results = prove_pass(&mut p, ranges, &spans, opts, &first_edge).await?;
     // A block the release before it also accepts throughout (it pins more than the block
@@ -513,18 +520,54 @@ fn unbounded(ranges: &[Range], scenarios: &[Scenario]) -> Vec<Scenario> {
     out
 }
 
-/// The releases of the window that `range` holds, and its neighbours.
-fn span(range: &Range, window: &[String]) -> std::result::Result<Span, String> {
+/// A version block's own `min_version`/`max_version`, as a range: the block holds only
+/// between them, whatever its key says.
+fn own_bounds(range: &Range, scenarios: &[Scenario]) -> Option<VersionRange> {
+    let Subject::Block(key) = &range.subject else {
+        return None;
+    };
+    let id = range.scenarios.first()?;
+    let block = scenarios
+        .iter()
+        .find(|s| &s.id == id)?
+        .file
+        .expect
+        .get(key)?;
+    let mut parts = Vec::new();
+    parts.extend(block.min_version.as_ref().map(|v| format!(">={v}")));
+    parts.extend(block.max_version.as_ref().map(|v| format!("<={v}")));
+    VersionRange::parse(&parts.join(", "))
+        .ok()
+        .filter(|_| !parts.is_empty())
+}
+
+/// The releases of the window that `range` holds (within its block's own bounds), and its
+/// neighbours.
+fn span(
+    range: &Range,
+    within: Option<&VersionRange>,
+    window: &[String],
+) -> std::result::Result<Span, String> {
     // A block holds wherever its range does, also where a block nested inside it refines
     // it (ranges nest: the inner block states only what differs from this one).
-    let member = |v: &str| parse_version(v).is_some_and(|p| range.versions.contains(&p));
-    let members: Vec<usize> = (0..window.len()).filter(|&i| member(&window[i])).collect();
+    let written = |i: usize| parse_version(&window[i]).is_some_and(|p| range.versions.contains(&p));
+    let own =
+        |i: usize| parse_version(&window[i]).is_some_and(|p| within.is_none_or(|w| w.contains(&p)));
+    let members: Vec<usize> = (0..window.len())
+        .filter(|&i| written(i) && own(i))
+        .collect();
     let (Some(&first), Some(&last)) = (members.first(), members.last()) else {
         return Err("no published release searched is in it".into());
     };
+    let below = first.checked_sub(1);
+    let above = (last + 1 < window.len()).then_some(last + 1);
+    let own_below = below.is_some_and(|b| written(b) && !own(b));
+    let own_above = above.is_some_and(|a| written(a) && !own(a));
     Ok(Span {
-        below: first.checked_sub(1),
-        above: (last + 1 < window.len()).then_some(last + 1),
+        below: below.filter(|_| !own_below),
+        above: above.filter(|_| !own_above),
+        own_below,
+        own_above,
         members,
     })
 }
@@ -539,9 +582,10 @@ fn edge(p: &Prover, r: &Range, s: &Span, side: Side, first_edge: &Edge) -> Edged
     let v = |at: usize| p.window[at].clone();
     let (seen_in, _) = p.seen(r, s, inside, side);
     let Some(beyond) = beyond else {
-        let outer = match side {
-            Side::Lower => first_edge.clone(),
-            Side::Upper => Edge::NewestChecked,
+        let outer = match (side, s.own_below, s.own_above) {
+            (Side::Lower, true, _) | (Side::Upper, _, true) => Edge::OwnBound,
+            (Side::Lower, ..) => first_edge.clone(),
+            (Side::Upper, ..) => Edge::NewestChecked,
         };
         // Nothing beyond to compare with: the release inside passes the block, or shows the entry.
         return Edged::Found(match seen_in == Seen::New {

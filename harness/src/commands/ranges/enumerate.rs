@@ -61,6 +61,11 @@ pub struct Sources {
 }
 
 impl Sources {
+    fn catalogue_known(&self, dialect: Dialect) -> PathBuf {
+        let key = dialect.conventions().expect_key();
+        (self.root.join("targets").join(key)).join("known-divergences.yaml")
+    }
+
     fn catalogue_proofs(&self, dialect: Dialect) -> PathBuf {
         let key = dialect.conventions().expect_key();
         self.root.join("targets").join(key).join("ranges.yaml")
@@ -122,12 +127,7 @@ pub fn enumerate(
         ranges.extend(file.ranges(sources, path, &text, &loaded));
     }
     for dialect in Dialect::ALL {
-        let key = dialect.conventions().expect_key();
-        let path = sources
-            .root
-            .join("targets")
-            .join(key)
-            .join("known-divergences.yaml");
+        let path = sources.catalogue_known(*dialect);
         let proofs = sources.catalogue_proofs(*dialect);
         ranges.extend(entries(
             sources,
@@ -168,15 +168,7 @@ fn seen_through(
     sources: &Sources,
 ) -> Result<BTreeMap<(Dialect, String), Vec<String>>, EnumerateError> {
     let mut files: Vec<(PathBuf, Option<Dialect>)> = (Dialect::ALL.iter())
-        .map(|d| {
-            let key = d.conventions().expect_key();
-            let path = sources
-                .root
-                .join("targets")
-                .join(key)
-                .join("known-divergences.yaml");
-            (path, Some(*d))
-        })
+        .map(|d| (sources.catalogue_known(*d), Some(*d)))
         .collect();
     files.extend(sources.own_known.clone().map(|p| (p, None)));
     let mut out: BTreeMap<(Dialect, String), Vec<String>> = BTreeMap::new();

@@ -11,8 +11,8 @@
 //! block's. But a release that both blocks accept only through an entry stays with the
 //! block it is written in: the bug hides what tells the blocks apart, so it is no evidence
 //! to move a bound, and letting the owner rule decide would let a block and an entry widen
-//! each other. Every trial is one of (scenario, release), run
-//! once per run and shared by every range that asks for it.
+//! each other. Every trial is one of (scenario, release), run once per run and shared by
+//! every range that asks for it.
 
 use super::enumerate::Range;
 use super::proof::{Edge, Proof};

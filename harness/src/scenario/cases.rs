@@ -52,6 +52,16 @@ pub fn parse_file(text: &str, path: &Path, root: &Path) -> Result<Vec<Scenario>,
     };
     let doc: Value = match serde_yaml::from_str(text) {
         Ok(Value::Mapping(m)) if m.contains_key("cases") => Value::Mapping(m),
+        // Not YAML at all: say where, rather than what a plain scenario would make of it.
+        Err(e) => {
+            let loc = e.location();
+            return Err(ScenarioError {
+                line: loc.as_ref().map(|l| l.line()),
+                column: loc.as_ref().map(|l| l.column()),
+                message: format!("not valid YAML: {}", AT_LINE.replace(&e.to_string(), "")),
+                ..err(String::new())
+            });
+        }
         _ => return Scenario::parse(text, path, root).map(|s| vec![s]),
     };
     let (cases, body) = split(doc).map_err(|m| {
@@ -501,6 +511,16 @@ mod tests {
             Line::Request { request, .. } => request["extra"].clone(),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_matrix_that_is_not_yaml_is_reported_where_it_breaks() {
+        let text = format!(
+            "notes: \"a \"quoted\" word\"\n{BASE}cases:\n  - {{what: w, value: 1, code: 0}}\n"
+        );
+        let e = load(&text).unwrap_err();
+        assert!(e.message.starts_with("not valid YAML: "), "{e}");
+        assert_eq!(e.line, Some(1), "{e}");
     }
 
     #[test]

@@ -409,6 +409,21 @@ fn a_skip_blocks_range_ends_where_its_reason_stops_holding() {
 }
 
 #[test]
+fn a_skip_block_of_a_multi_run_scenario_is_proven_like_any_other() {
+    let f = fixture();
+    // Two runs, each passing --newflag; `f` takes it from 1.0.4, the skip is written up to 1.0.6.
+    let run = "    - frames: [{type: system, subtype: init}, {type: result}]\n      exit_code: 0\n      invariants: {skip: [exit_code_matches_result], reason: fixture}\n";
+    let text = format!(
+        "description: a flag two runs pass\nenv: {{FAKE_MODE: f}}\nruns:\n  - {{prompt: one, args: [--newflag]}}\n  - {{prompt: two, args: [--newflag]}}\n\
+         expect:\n  claude-code:\n    runs:\n{run}{run}  \"claude-code@<1.0.6\":\n    skip: {{flag_refused: --newflag, because: \"no --newflag before 1.0.4\"}}\n"
+    );
+    write(&f.root.join("scenarios/demo/f.yaml"), &text);
+    let (code, out) = ranges(&f, "--prove", &["demo/f"]);
+    assert!(out.contains("claude-code@<1.0.6: proven: 1.0.0 to 1.0.3 behave as written, first published below and 1.0.4 above do not"), "{out}");
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
 fn a_block_holds_where_a_block_nested_in_it_refines_it() {
     let f = fixture();
     // `a` exits 3 from 1.0.4 and its result says `new` from 1.0.6: the outer block pins

@@ -87,6 +87,10 @@ pub fn replanned(
     let plan = planner.replan(scenario, &trial.id()?.held_to(held_to))?;
     let mut run = plan.run(trial.run)?.clone();
     run.expect.files = Default::default();
+    // A multi-run scenario's skip is its block's, not its first run's.
+    if run.expect.skip.is_none() {
+        run.expect.skip = plan.expect.skip;
+    }
     Ok(run)
 }
 

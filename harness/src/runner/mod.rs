@@ -52,13 +52,12 @@ pub async fn execute_plan(plan: &TrialPlan, target: &Target, opts: &RunOptions) 
     trial.held_to = plan.held_to();
     trial.notes = plan.notes.clone();
     let started = Instant::now();
+    // A multi-run trial says which run its output is from (a skip's probe and a scenario of
+    // one `runs:` entry run the first), so it can be judged again against another block.
+    trial.run = (!plan.scenario.file.runs.is_empty()).then_some(1);
     let executed = match (&plan.expect.skip, plan.runs.as_slice()) {
         (Some(_), [first, ..]) => execute::probe(first, target, &mut trial).await,
-        (_, [one]) => {
-            // A scenario of one `runs:` entry is still a multi-run one: say which run.
-            trial.run = (!plan.scenario.file.runs.is_empty()).then_some(1);
-            execute::execute(one, target, &mut trial).await
-        }
+        (_, [one]) => execute::execute(one, target, &mut trial).await,
         (_, runs) => runs::execute_all(&plan.scenario, runs, target, &mut trial).await,
     };
     if let Err(d) = executed {

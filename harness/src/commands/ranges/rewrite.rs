@@ -78,7 +78,10 @@ pub fn edit(range: &Range, proof: &Proof, text: &str) -> Result<Edit, RewriteErr
         }
         Subject::Bound { field, version, .. } => {
             let old = at(range.line).unwrap_or_default();
-            let Some(start) = old.find(&format!("{field}:")) else {
+            // YAML (`min_version: X`) or a case item's JSON (`"min_version": "X"`).
+            let start = (old.find(&format!("{field}:")))
+                .or_else(|| old.find(&format!("\"{field}\":")));
+            let Some(start) = start else {
                 return Err(fail(range.line, format!("no `{field}:` on this line")));
             };
             let new = match field.as_str() {
@@ -484,8 +487,16 @@ mod tests {
             version: "2.1.309".into(),
         };
         let p = proof("2.1.305", r("2.1.304"), "2.1.332", Edge::NewestChecked);
-        let e = edit(&range(bound, 3), &p, text).unwrap();
+        let e = edit(&range(bound.clone(), 3), &p, text).unwrap();
         assert_eq!((e.line, e.to.as_str()), (3, "    min_version: 2.1.305"));
+
+        // A case item's own bound, written as JSON.
+        let text = "cases:\n  - {\"name\": \"a\", \"expect\": {\"claude-code\": {\"min_version\": \"2.1.309\"}}}\n";
+        let e = edit(&range(bound, 2), &p, text).unwrap();
+        assert_eq!(
+            (e.line, e.to.as_str()),
+            (2, "  - {\"name\": \"a\", \"expect\": {\"claude-code\": {\"min_version\": \"2.1.305\"}}}")
+        );
     }
 
     #[test]

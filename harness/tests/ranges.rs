@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// 1.0.4 and from 1.0.8 on (it changed twice before 1.0.8), 0 elsewhere; `s` hangs.
 /// Every mode's result says `old` up to 1.0.5 and `new` from 1.0.6 on, except `h`'s: `old`
 /// up to 1.0.2, `none` with exit 5 on 1.0.3 and 1.0.4 (a bug), `new` from 1.0.5 on; `f`
-/// refuses `--newflag` before 1.0.4.
+/// refuses `--newflag` before 1.0.4; `g` writes the workspace file `marker` from 1.0.4 on.
 const FAKE: &str = r#"#!/bin/sh
 if [ "$1" = "--version" ]; then echo "1.0.MINOR (Fake)"; exit 0; fi
 echo "1.0.MINOR $FAKE_MODE" >> LOG
@@ -22,6 +22,7 @@ C=0
 R=old; [ $M -ge 6 ] && R=new
 if [ "$FAKE_MODE" = h ]; then R=old; [ $M -ge 3 ] && R=none && C=5; [ $M -ge 5 ] && R=new && C=0; fi
 if [ "$FAKE_MODE" = f ] && [ $M -lt 4 ]; then echo "error: unknown option '--newflag'" >&2; exit 1; fi
+if [ "$FAKE_MODE" = g ] && [ $M -ge 4 ]; then echo made > marker; fi
 case "$FAKE_MODE" in
   a|w) [ $M -ge 4 ] && C=3 ;;
   k) [ $M -ge 2 ] && [ $M -le 4 ] && C=5 ;;
@@ -304,6 +305,20 @@ fn a_min_version_is_proven_where_the_block_starts_to_pass_and_written_back() {
     let m = std::fs::read_to_string(f.root.join("scenarios/demo/m.yaml")).unwrap();
     assert!(m.contains("    min_version: 1.0.4\n"), "{m}");
     assert_eq!(ranges(&f, "--check", &["demo/m"]).0, 0);
+}
+
+#[test]
+fn a_min_version_is_proven_where_a_pinned_workspace_file_starts_to_appear() {
+    let f = fixture();
+    // `g` prints the same frames on every release and writes `marker` from 1.0.4 on.
+    let text = scenario("g", 0, None).replace(
+        "    exit_code: 0\n",
+        "    exit_code: 0\n    files: {marker: true}\n    min_version: 1.0.6\n",
+    );
+    write(&f.root.join("scenarios/demo/g.yaml"), &text);
+    let (code, out) = ranges(&f, "--prove", &["demo/g"]);
+    assert!(out.contains("claude-code min_version: 1.0.6: proven: 1.0.4 to 1.0.9 behave as written, 1.0.3 below and newest checked above do not"), "{out}");
+    assert_eq!(code, 0, "{out}");
 }
 
 #[test]

@@ -84,9 +84,20 @@ pub fn replanned(
     if trial.output.raw_truncated {
         return Err("its stdout was too long to be saved whole".into());
     }
+    let mut run = replanned_with_files(planner, scenario, trial, held_to)?;
+    run.expect.files = Default::default();
+    Ok(run)
+}
+
+/// [`replanned`], the workspace files `held_to`'s expectation pins kept.
+pub fn replanned_with_files(
+    planner: &Planner,
+    scenario: &Scenario,
+    trial: &Trial,
+    held_to: &str,
+) -> Result<RunPlan, String> {
     let plan = planner.replan(scenario, &trial.id()?.held_to(held_to))?;
     let mut run = plan.run(trial.run)?.clone();
-    run.expect.files = Default::default();
     // A multi-run scenario's skip is its block's, not its first run's.
     if run.expect.skip.is_none() {
         run.expect.skip = plan.expect.skip;

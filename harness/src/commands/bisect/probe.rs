@@ -269,6 +269,38 @@ pub fn against(
     against_seeing_through(trial, scenario, held_to, planner, None).first
 }
 
+/// What the trial's run showed of the workspace files `held_to`'s expectation pins: the
+/// files went with the sandbox, so only when they are the ones the run was checked against
+/// (its own expectation's) do its workspace divergences stand; other files cannot be judged.
+fn workspace_files(
+    trial: &Trial,
+    scenario: &Scenario,
+    held_to: &str,
+    planner: &Planner,
+) -> Result<Vec<Divergence>, String> {
+    let files = |release: &str| {
+        check::replanned_with_files(planner, scenario, trial, release).map(|r| r.expect.files)
+    };
+    let wanted = files(held_to)?;
+    if wanted.is_empty() {
+        return Ok(Vec::new());
+    }
+    let own = trial.held_to.as_deref().unwrap_or(&trial.target_version);
+    // Compiled patterns have no equality: compared as they print.
+    if format!("{:?}", files(own)?) != format!("{wanted:?}") {
+        return Err(format!(
+            "cannot check it against {held_to}'s expectation: it pins workspace files other than those {own}'s run was checked against, and a finished run keeps none"
+        ));
+    }
+    Ok((trial.divergences.iter())
+        .filter(|d| d.kind == Kind::Workspace)
+        .map(|d| Divergence {
+            known: None,
+            ..d.clone()
+        })
+        .collect())
+}
+
 /// How a trial compares with an expectation, seeing through known entries.
 #[derive(Debug, Clone)]
 pub struct Judged {
@@ -318,6 +350,10 @@ pub fn against_seeing_through(
             )))
         }
     };
+    match workspace_files(trial, scenario, held_to, planner) {
+        Ok(shown) => found.extend(shown),
+        Err(why) => return judged(Some(Divergence::new(Kind::HarnessError, why))),
+    }
     if let Some(known) = known {
         let printed: Vec<&serde_json::Value> =
             trial.output.frames.iter().map(|f| &f.value).collect();

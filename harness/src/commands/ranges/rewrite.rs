@@ -79,8 +79,8 @@ pub fn edit(range: &Range, proof: &Proof, text: &str) -> Result<Edit, RewriteErr
         Subject::Bound { field, version, .. } => {
             let old = at(range.line).unwrap_or_default();
             // YAML (`min_version: X`) or a case item's JSON (`"min_version": "X"`).
-            let start = (old.find(&format!("{field}:")))
-                .or_else(|| old.find(&format!("\"{field}\":")));
+            let start =
+                (old.find(&format!("{field}:"))).or_else(|| old.find(&format!("\"{field}\":")));
             let Some(start) = start else {
                 return Err(fail(range.line, format!("no `{field}:` on this line")));
             };

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 /// Per scenario (FAKE_MODE), the exit code of version 1.0.`minor`: `a` and `w` exit 3
 /// from 1.0.4 on, `k` exits 5 on 1.0.2 to 1.0.4 (a regression), `t` exits 3 on 1.0.3,
-/// 1.0.4 and from 1.0.8 on (it changed twice before 1.0.8), 0 elsewhere; `s` hangs.
+/// 1.0.4 and from 1.0.8 on (it changed twice before 1.0.8), `u` on 1.0.4 and from 1.0.8 on,
+/// 0 elsewhere; `s` hangs.
 /// Every mode's result says `old` up to 1.0.5 and `new` from 1.0.6 on, except `h`'s: `old`
 /// up to 1.0.2, `none` with exit 5 on 1.0.3 and 1.0.4 (a bug), `new` from 1.0.5 on; `f`
 /// refuses `--newflag` before 1.0.4; `g` writes the workspace file `marker` from 1.0.4 on.
@@ -27,6 +28,7 @@ case "$FAKE_MODE" in
   a|w) [ $M -ge 4 ] && C=3 ;;
   k) [ $M -ge 2 ] && [ $M -le 4 ] && C=5 ;;
   t) if [ $M -ge 8 ] || { [ $M -ge 3 ] && [ $M -le 4 ]; }; then C=3; fi ;;
+  u) if [ $M -ge 8 ] || [ $M -eq 4 ]; then C=3; fi ;;
   s) sleep 600 ;;
 esac
 [ $C -eq 0 ] && E=false || E=true
@@ -537,6 +539,25 @@ fn a_behaviour_that_changes_twice_inside_a_range_is_reported_not_proven() {
             !proofs.contains("demo/t.yaml")
         }
     );
+}
+
+#[test]
+fn a_range_searched_past_its_bound_is_checked_on_the_sampled_releases_it_reaches() {
+    let f = fixture();
+    // `u` exits 0 up to 1.0.7 except on the sampled 1.0.4: the search up from `<1.0.3`
+    // never lands on 1.0.4, so only the sample run there shows the second change.
+    write(
+        &f.root.join("scenarios/demo/u.yaml"),
+        &scenario("u", 3, Some(("<1.0.3", 0))),
+    );
+    let (code, text) = ranges(&f, "--prove", &["demo/u"]);
+    assert!(
+        text.contains("claude-code@<1.0.3: not proven: the behaviour changes twice inside the range: 1.0.0 and 1.0.7 behave as written, 1.0.4 between them does not"),
+        "{text}"
+    );
+    assert_eq!(code, 1, "{text}");
+    let u = std::fs::read_to_string(f.root.join("scenarios/demo/u.yaml")).unwrap();
+    assert!(u.contains("\"claude-code@<1.0.3\":"), "not written: {u}");
 }
 
 #[test]

@@ -471,16 +471,36 @@ async fn prove_pass(
             Some(searched(o.search.outcome.expect("finished"), o.side));
     }
 
-    let mut results = Vec::new();
-    for (i, r) in ranges.iter().enumerate() {
-        let result = match &spans[i] {
+    let proofs: Vec<std::result::Result<Proof, String>> = (ranges.iter().zip(spans))
+        .zip(&bounds)
+        .map(|((r, s), bounds)| match s {
             Err(why) => Err(why.clone()),
-            Ok(s) => assemble(r, &bounds[i], p).and_then(|proof| {
-                changed_inside(p, r, s, &proof, &sampled(s, &p.window))?;
-                Ok(proof)
-            }),
-        };
-        results.push(result);
+            Ok(_) => assemble(r, bounds, p),
+        })
+        .collect();
+    // The sampled releases between the proven first and last: a bound the search moved out
+    // reaches releases the written range did not hold, and those run now.
+    let mut reached: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+    for (r, proof) in ranges.iter().zip(&proofs) {
+        for at in proof
+            .iter()
+            .flat_map(|proof| sampled_between(proof, &p.window, &opts.sample))
+        {
+            reached
+                .entry(at)
+                .or_default()
+                .extend(r.scenarios.iter().cloned());
+        }
+    }
+    p.ensure(reached).await?;
+    let mut results = Vec::new();
+    for ((r, s), proof) in ranges.iter().zip(spans).zip(proofs) {
+        results.push(proof.and_then(|proof| {
+            let s = s.as_ref().expect("assembled spans exist");
+            let sampled = sampled_between(&proof, &p.window, &opts.sample);
+            changed_inside(p, r, s, &proof, &sampled)?;
+            Ok(proof)
+        }));
     }
     Ok(results)
 }
@@ -713,6 +733,18 @@ fn searched(outcome: Outcome, side: Side) -> Bound {
     }
 }
 
+/// The sampled releases from the proven first to last (window indices).
+fn sampled_between(proof: &Proof, window: &[String], sample: &[String]) -> Vec<usize> {
+    let (first, last) = (parse_version(&proof.first), parse_version(&proof.last));
+    (0..window.len())
+        .filter(|&m| sample.contains(&window[m]))
+        .filter(|&m| {
+            let v = parse_version(&window[m]);
+            first <= v && v <= last
+        })
+        .collect()
+}
+
 /// A sampled release strictly between the proven first and last that does not behave as
 /// written: the behaviour changed twice inside the range.
 fn changed_inside(
@@ -728,7 +760,12 @@ fn changed_inside(
         if v <= first || v >= last {
             continue;
         }
-        let (seen, _) = p.seen(r, s, at, Side::Lower);
+        // A release the search reached above the written range is held to the block above.
+        let side = match s.members.last() {
+            Some(&last) if at > last => Side::Upper,
+            _ => Side::Lower,
+        };
+        let (seen, _) = p.seen(r, s, at, side);
         // Inside a block, a release whose every divergence from it a known entry names
         // behaves as written: the entry is a range of its own, proven on its own.
         let known = r.scenarios.iter().all(|id| {

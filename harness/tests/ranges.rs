@@ -245,6 +245,25 @@ fn a_proven_range_passes_until_what_it_judged_changes_and_proving_again_runs_not
         text.contains("scenarios/demo/a.yaml:11: claude-code@<1.0.4 (why: proof stale)"),
         "{text}"
     );
+
+    // The same for a known entry: its reason is prose, its message what it judges.
+    let known = f.root.join("targets/claude-code/known-divergences.yaml");
+    let written = std::fs::read_to_string(&known).unwrap();
+    write(
+        &known,
+        &written.replace("reason: k exits 5", "reason: the k scenario exits 5"),
+    );
+    let (code, text) = ranges(&f, "--check", &["demo/k"]);
+    assert_eq!(code, 0, "{text}");
+    write(&known, &written.replace("got 5$", "got [5]$"));
+    let (code, text) = ranges(&f, "--check", &["demo/k"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains(
+            "known-divergences.yaml:2: demo/k exit_code >=1.0.2, <1.0.5 (why: proof stale)"
+        ),
+        "{text}"
+    );
 }
 
 #[test]

@@ -162,7 +162,21 @@ pub fn enumerate(
     Ok(ranges)
 }
 
-/// Each known entry as written (all but `observed`, the evidence), by its dialect and
+/// A known entry's prose: it changes no trial, so rewording it stales no proof.
+const REASON: &str = "reason";
+
+/// `entry` without the keys `left_out`.
+fn judged_entry(entry: &Value, left_out: &[&str]) -> Value {
+    let mut value = entry.clone();
+    if let Value::Mapping(m) = &mut value {
+        for key in left_out {
+            m.remove(*key);
+        }
+    }
+    value
+}
+
+/// Each known entry as written (all but `observed`, the evidence, and the prose), by its dialect and
 /// scenario, from the catalogue's files and the project's own.
 fn seen_through(
     sources: &Sources,
@@ -178,7 +192,7 @@ fn seen_through(
         };
         let raw: Option<Vec<Value>> = serde_yaml::from_str(&text)
             .map_err(|e| EnumerateError(format!("{}: {e}", sources.shown(&path))))?;
-        for mut value in raw.into_iter().flatten() {
+        for value in raw.into_iter().flatten() {
             let Some(scenario) = value.get("scenario").and_then(Value::as_str) else {
                 continue;
             };
@@ -189,12 +203,9 @@ fn seen_through(
                     .and_then(Dialect::from_key)
                     .unwrap_or_default()
             });
-            if let Value::Mapping(m) = &mut value {
-                m.remove("observed");
-            }
             out.entry((dialect, scenario))
                 .or_default()
-                .push(yaml(&value));
+                .push(yaml(&judged_entry(&value, &["observed", REASON])));
         }
     }
     Ok(out)
@@ -445,7 +456,7 @@ fn entries(
                 versions: versions.to_string(),
             },
             versions: versions.clone(),
-            hash: hash(&[&yaml(value), judged]),
+            hash: hash(&[&yaml(&judged_entry(value, &[REASON])), judged]),
             scenarios: vec![entry.scenario.clone()],
             entry: Some(entry.clone()),
         });

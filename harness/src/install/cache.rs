@@ -1,20 +1,59 @@
 //! The release cache kept under a size cap: each installed release (`<cache>/<target>@<version>/`)
 //! is stamped when a command uses it, and when the releases together pass the cap the
-//! least recently used go first. A release in use right now is never evicted.
+//! least recently used go first. A release in use right now is never evicted, by this
+//! process or by another one sharing the cache (a nightly run beside `ranges --prove`).
 
+use rustix::fs::{flock, FlockOperation};
+use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::SystemTime;
 use walkdir::WalkDir;
 
 /// The file whose modification time says when a cached release was last used.
 const STAMP: &str = ".streamcheck-last-used";
 
-/// Says that the cached release in `dir` is being used now.
+/// The file every process using a cached release holds a shared lock on; eviction removes
+/// only a release it can lock alone.
+const LOCK: &str = ".streamcheck-in-use";
+
+/// The shared locks this process holds. A lock belongs to the process, not to a command's
+/// values, so it lives until the process ends.
+static HELD: Mutex<Vec<(PathBuf, File)>> = Mutex::new(Vec::new());
+
+/// Says that the cached release in `dir` is being used now, and holds it until this process
+/// ends so that no other process evicts it meanwhile.
 pub fn touch(dir: &Path) -> std::io::Result<()> {
-    if dir.is_dir() {
-        std::fs::write(dir.join(STAMP), b"")?;
+    if !dir.is_dir() {
+        return Ok(());
     }
+    std::fs::write(dir.join(STAMP), b"")?;
+    let mut held = HELD.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if held.iter().any(|(d, _)| d == dir) {
+        return Ok(());
+    }
+    let lock = lock_file(dir)?;
+    flock(&lock, FlockOperation::LockShared)?;
+    held.push((dir.to_path_buf(), lock));
     Ok(())
+}
+
+fn lock_file(dir: &Path) -> std::io::Result<File> {
+    File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(LOCK))
+}
+
+/// The release's lock taken alone, or `None` while any process (this one too) holds it.
+fn lock_alone(dir: &Path) -> std::io::Result<Option<File>> {
+    let lock = lock_file(dir)?;
+    match flock(&lock, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(Some(lock)),
+        Err(rustix::io::Errno::WOULDBLOCK) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// One cached release: its folder, its size on disk and when it was last used.
@@ -61,7 +100,7 @@ fn size(dir: &Path) -> u64 {
 }
 
 /// Removes the least recently used releases of `cache` until the rest fit in `cap` bytes,
-/// never one of `in_use`; returns the folders removed.
+/// never one of `in_use` nor one a process holds; returns the folders removed.
 pub fn keep_under(cache: &Path, cap: u64, in_use: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
     let mut all = releases(cache);
     all.sort_by_key(|c| c.used);
@@ -74,6 +113,10 @@ pub fn keep_under(cache: &Path, cap: u64, in_use: &[PathBuf]) -> std::io::Result
         if in_use.contains(&c.dir) {
             continue;
         }
+        // Held alone while the folder goes, so no process starts using it halfway.
+        let Some(_alone) = lock_alone(&c.dir)? else {
+            continue;
+        };
         std::fs::remove_dir_all(&c.dir)?;
         total -= c.bytes;
         removed.push(c.dir);
@@ -95,7 +138,8 @@ mod tests {
         let dir = cache.join(name);
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("blob"), vec![0u8; bytes]).unwrap();
-        touch(&dir).unwrap();
+        // The stamp alone: `touch` would also hold the release for this test's process.
+        std::fs::write(dir.join(STAMP), b"").unwrap();
         let when = SystemTime::now() - Duration::from_secs(used_secs_ago);
         let f = std::fs::File::options()
             .write(true)
@@ -124,5 +168,31 @@ mod tests {
             keep_under(cache, 2100, &[]).unwrap().is_empty(),
             "already under the cap"
         );
+    }
+
+    #[test]
+    fn a_release_another_process_uses_is_not_evicted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cache = tmp.path();
+        let used_elsewhere = release(cache, "claude-code@1.0.1", 1000, 300);
+        let unused = release(cache, "claude-code@1.0.2", 1000, 200);
+        // Another process's shared lock: a second open file, as flock sees one per process.
+        let elsewhere = lock_file(&used_elsewhere).unwrap();
+        flock(&elsewhere, FlockOperation::LockShared).unwrap();
+        let removed = keep_under(cache, 0, &[]).unwrap();
+        assert_eq!(removed, vec![unused.clone()]);
+        assert!(used_elsewhere.join("blob").exists() && !unused.exists());
+        drop(elsewhere);
+        assert_eq!(keep_under(cache, 0, &[]).unwrap(), vec![used_elsewhere]);
+    }
+
+    #[test]
+    fn a_release_this_process_touched_is_held_until_it_ends() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = release(tmp.path(), "claude-code@1.0.1", 1000, 300);
+        touch(&dir).unwrap();
+        touch(&dir).unwrap();
+        assert!(lock_alone(&dir).unwrap().is_none(), "held by this process");
+        assert!(keep_under(tmp.path(), 0, &[]).unwrap().is_empty());
     }
 }

@@ -175,7 +175,9 @@ fn cached_npm(
         .args(pin.runtime);
         run_install(npm).map_err(|e| (Cause::Broken, e, cmd.clone()))?;
     }
-    let installed = npm_package_version(&dir, pin.package).map_err(|e| (Cause::Broken, e, cmd))?;
+    let installed =
+        npm_package_version(&dir, pin.package).map_err(|e| (Cause::Broken, e, cmd.clone()))?;
+    super::cache::touch(&dir).map_err(|e| (Cause::Broken, e.to_string(), cmd))?;
     Ok((program, lead_args, installed))
 }
 

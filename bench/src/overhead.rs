@@ -171,7 +171,7 @@ pub fn part(project: &Project, opts: &Options) -> Result<String> {
 
 /// The pinned Claude Code, installed already.
 pub fn claude_code(project: &Project) -> Result<Target> {
-    let spec = TargetSpec::parse("claude-code").map_err(|e| anyhow!(e))?;
+    let spec = TargetSpec::parse("claude-code").map_err(|e| anyhow!("{e}"))?;
     install::resolve(&spec, project, false).map_err(|e| anyhow!("{e}"))
 }
 

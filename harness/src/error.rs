@@ -2,6 +2,8 @@
 //! (see `cli::Verdict`): an error is a usage, scenario-file or setup problem, never a
 //! divergence of the CLI under test.
 
+use crate::client::ClientError;
+use crate::install::InstallError;
 use crate::scenario::ScenarioError;
 use std::path::PathBuf;
 
@@ -21,6 +23,12 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// Naming, looking up or installing a target.
+    #[error(transparent)]
+    Install(#[from] InstallError),
+    /// A scripted client (`client:`) that does not load, or cannot write a line.
+    #[error(transparent)]
+    Client(#[from] ClientError),
     /// Anything else a command reports as a sentence (installing a target, writing a report).
     #[error("{0}")]
     Failed(String),

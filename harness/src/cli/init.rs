@@ -291,9 +291,7 @@ pub fn init(
         ..loc.clone()
     }
     .setup()?;
-    let pinned = Versions::load(&setup.project, "claude-code")
-        .map_err(Error::Failed)?
-        .pinned;
+    let pinned = Versions::load(&setup.project, "claude-code")?.pinned;
     let files = files(ci, &pinned, build, reimplementation, consumer);
     let existing: Vec<String> = (files.iter())
         .filter(|f| dir.join(&f.path).exists())

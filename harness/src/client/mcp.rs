@@ -2,6 +2,7 @@
 //! JSON-RPC inside `mcp_message` control requests and gets `{mcp_response: ...}` back.
 
 use crate::client::template::{fill, Bindings};
+use crate::client::ClientError;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -29,7 +30,7 @@ fn default_version() -> String {
 
 impl McpServer {
     /// The control_response payload for one `mcp_message` request (its `request` object).
-    pub fn answer(&self, request: &Value) -> Result<Value, String> {
+    pub fn answer(&self, request: &Value) -> Result<Value, ClientError> {
         let msg = &request["message"];
         let method = msg["method"].as_str().unwrap_or_default();
         let server = self

@@ -6,10 +6,12 @@
 //! - [`mcp`]: an in-process (SDK) MCP server answering `mcp_message`
 //! - [`template`]: `$name.path` values taken from frames already seen
 //! - [`pump`]: the runner's side: feeding frames in, writing lines out
+//! - [`ClientError`]: why a script does not load, or a line cannot be written
 //!
 //! Plain `stdin:` lists run through the same client (each line written as is,
 //! `{after_results: N}` pauses, `close_stdin` as the close policy).
 
+mod error;
 pub mod mcp;
 pub mod profile;
 pub mod pump;
@@ -17,6 +19,7 @@ pub mod script;
 pub mod session;
 pub mod template;
 
+pub use error::ClientError;
 pub use script::{ClientSpec, Line};
 pub use session::{Client, ClientLog, ClosePolicy, Io, Plan};
 

@@ -3,6 +3,7 @@
 //! The data lives in `targets/claude-code/clients/*.yaml`, one file per SDK: a new SDK
 //! release is one file change.
 
+use crate::client::ClientError;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -91,29 +92,23 @@ pub fn all() -> &'static BTreeMap<String, Profile> {
     })
 }
 
-pub fn get(name: &str) -> Result<&'static Profile, String> {
-    all().get(name).ok_or_else(|| {
-        format!(
-            "unknown client profile `{name}` (known: {})",
-            all().keys().cloned().collect::<Vec<_>>().join(", ")
-        )
+pub fn get(name: &str) -> Result<&'static Profile, ClientError> {
+    all().get(name).ok_or_else(|| ClientError::UnknownProfile {
+        name: name.to_string(),
+        known: all().keys().cloned().collect(),
     })
 }
 
 impl Profile {
     /// The argv for these options; an option the profile does not know is an error.
-    pub fn argv(&self, options: &BTreeMap<String, Value>) -> Result<Vec<String>, String> {
+    pub fn argv(&self, options: &BTreeMap<String, Value>) -> Result<Vec<String>, ClientError> {
         for name in options.keys() {
             if !self.options.iter().any(|o| &o.name == name) {
-                return Err(format!(
-                    "client option `{name}` is not one {} renders (known: {})",
-                    self.name,
-                    self.options
-                        .iter()
-                        .map(|o| o.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ));
+                return Err(ClientError::UnknownOption {
+                    option: name.clone(),
+                    profile: self.name.clone(),
+                    known: self.options.iter().map(|o| o.name.clone()).collect(),
+                });
             }
         }
         let mut args = self.args_head.clone();
@@ -184,8 +179,15 @@ mod tests {
             .unwrap()
             .contains(&"--permission-mode=plan".to_string()));
         let bad: BTreeMap<String, Value> = [("maxturns".into(), json!(1))].into();
-        assert!(py.argv(&bad).unwrap_err().contains("`maxturns`"));
-        assert!(get("sdk-go").unwrap_err().contains("sdk-py, sdk-ts"));
+        assert!(py
+            .argv(&bad)
+            .unwrap_err()
+            .to_string()
+            .contains("`maxturns`"));
+        assert!(get("sdk-go")
+            .unwrap_err()
+            .to_string()
+            .contains("sdk-py, sdk-ts"));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use crate::client::mcp::McpServer;
 use crate::client::profile;
+use crate::client::ClientError;
 use crate::pattern::PatternValue;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -48,11 +49,11 @@ pub struct ClientSpec {
 
 impl ClientSpec {
     /// Checks what parsing cannot: the profile exists and renders the options.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ClientError> {
         if let Some(name) = &self.profile {
             profile::get(name)?.argv(&self.options)?;
         } else if !self.options.is_empty() {
-            return Err("`options` need a `profile` to render them".into());
+            return Err(ClientError::OptionsWithoutProfile);
         }
         Ok(())
     }
@@ -200,16 +201,12 @@ impl JsonSchema for Line {
 }
 
 impl TryFrom<LineDef> for Line {
-    type Error = String;
+    type Error = ClientError;
 
-    fn try_from(def: LineDef) -> Result<Line, String> {
+    fn try_from(def: LineDef) -> Result<Line, ClientError> {
         let f = match def {
             LineDef::Word(w) if w == "close" => return Ok(Line::Close),
-            LineDef::Word(w) => {
-                return Err(format!(
-                    "client line `{w}`: the only one-word line is `close`"
-                ))
-            }
+            LineDef::Word(word) => return Err(ClientError::OneWordLine { word }),
             LineDef::Fields(f) => *f,
         };
         let verbs = [
@@ -222,24 +219,23 @@ impl TryFrom<LineDef> for Line {
             ("reply", f.reply.is_some()),
             ("close", f.close.is_some()),
         ];
-        let given: Vec<&str> = verbs.iter().filter(|v| v.1).map(|v| v.0).collect();
+        let given: Vec<&'static str> = verbs.iter().filter(|v| v.1).map(|v| v.0).collect();
         if given.len() != 1 {
-            return Err(format!(
-                "a client line takes exactly one of user, send, raw, request, wait, after_results, reply, close (found: {})",
-                if given.is_empty() { "none".to_string() } else { given.join(", ") }
-            ));
+            return Err(ClientError::LineVerbs { given });
         }
         let verb = given[0];
-        let misplaced = |key: &str, ok: &[&str]| -> Result<(), String> {
-            if ok.contains(&verb) {
-                Ok(())
-            } else {
-                Err(format!(
-                    "`{key}` goes with {}, not `{verb}`",
-                    ok.join(" or ")
-                ))
-            }
-        };
+        let misplaced =
+            |key: &'static str, ok: &'static [&'static str]| -> Result<(), ClientError> {
+                if ok.contains(&verb) {
+                    Ok(())
+                } else {
+                    Err(ClientError::Misplaced {
+                        key,
+                        goes_with: ok,
+                        verb,
+                    })
+                }
+            };
         if f.count.is_some() {
             misplaced("count", &["wait"])?;
         }
@@ -259,7 +255,7 @@ impl TryFrom<LineDef> for Line {
             "request" => {
                 let request = f.request.expect("checked");
                 if request.get("subtype").and_then(Value::as_str).is_none() {
-                    return Err("`request` needs a `subtype`".into());
+                    return Err(ClientError::RequestWithoutSubtype);
                 }
                 Line::Request {
                     request,
@@ -281,18 +277,18 @@ impl TryFrom<LineDef> for Line {
     }
 }
 
-fn repeated(user: Value, times: Option<usize>) -> Result<Value, String> {
+fn repeated(user: Value, times: Option<usize>) -> Result<Value, ClientError> {
     match (times, user) {
         (None, user) => Ok(user),
-        (Some(0), _) => Err("`repeat` must be at least 1".into()),
+        (Some(0), _) => Err(ClientError::RepeatZero),
         (Some(n), Value::String(text)) => Ok(Value::String(text.repeat(n))),
-        (Some(_), _) => Err("`repeat` needs `user` to be a string".into()),
+        (Some(_), _) => Err(ClientError::RepeatNotString),
     }
 }
 
-fn answer(response: Option<Value>, error: Option<String>) -> Result<Answer, String> {
+fn answer(response: Option<Value>, error: Option<String>) -> Result<Answer, ClientError> {
     match (response, error) {
-        (Some(_), Some(_)) => Err("give `response` or `error`, not both".into()),
+        (Some(_), Some(_)) => Err(ClientError::ResponseAndError),
         (None, Some(e)) => Ok(Answer::Error(e)),
         (r, None) => Ok(Answer::Success(r)),
     }
@@ -344,14 +340,16 @@ impl JsonSchema for Responder {
 }
 
 impl TryFrom<ResponderDef> for Responder {
-    type Error = String;
+    type Error = ClientError;
 
-    fn try_from(d: ResponderDef) -> Result<Responder, String> {
+    fn try_from(d: ResponderDef) -> Result<Responder, ClientError> {
         let on = match d.on {
             Value::String(s) => serde_json::json!({ "subtype": s }),
             other => other,
         };
-        let on = crate::pattern::Pattern::compile(&on).map(PatternValue)?;
+        let on = crate::pattern::Pattern::compile(&on)
+            .map(PatternValue)
+            .map_err(ClientError::Pattern)?;
         let mut actions = Vec::new();
         if let Some(r) = d.reply {
             actions.push(ResponderAction::Answer(Answer::Success(Some(r))));
@@ -372,10 +370,9 @@ impl TryFrom<ResponderDef> for Responder {
             actions.push(ResponderAction::Mcp(m));
         }
         if actions.len() != 1 {
-            return Err(format!(
-                "a responder takes exactly one of reply, ack, error, silent, close_stdin, mcp (found {})",
-                actions.len()
-            ));
+            return Err(ClientError::ResponderActions {
+                found: actions.len(),
+            });
         }
         Ok(Responder {
             on,
@@ -389,8 +386,8 @@ impl TryFrom<ResponderDef> for Responder {
 mod tests {
     use super::*;
 
-    fn spec(yaml: &str) -> Result<ClientSpec, String> {
-        serde_yaml::from_str(yaml).map_err(|e| e.to_string())
+    fn spec(yaml: &str) -> Result<ClientSpec, serde_yaml::Error> {
+        serde_yaml::from_str(yaml)
     }
 
     #[test]
@@ -428,17 +425,29 @@ respond:
 
     #[test]
     fn a_line_takes_one_verb() {
-        let e = spec("conversation:\n  - {user: hi, raw: x}\n").unwrap_err();
+        let e = spec("conversation:\n  - {user: hi, raw: x}\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("exactly one of"), "{e}");
-        let e = spec("conversation:\n  - {user: hi, count: 2}\n").unwrap_err();
+        let e = spec("conversation:\n  - {user: hi, count: 2}\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("`count` goes with wait"), "{e}");
-        let e = spec("conversation:\n  - {request: {mode: x}}\n").unwrap_err();
+        let e = spec("conversation:\n  - {request: {mode: x}}\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("needs a `subtype`"), "{e}");
-        let e = spec("respond:\n  - {on: x, silent: true, error: y}\n").unwrap_err();
+        let e = spec("respond:\n  - {on: x, silent: true, error: y}\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("exactly one of reply"), "{e}");
-        let e = spec("conversation:\n  - {send: {}, repeat: 2}\n").unwrap_err();
+        let e = spec("conversation:\n  - {send: {}, repeat: 2}\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("`repeat` goes with user"), "{e}");
-        let e = spec("conversation:\n  - {user: [{type: text}], repeat: 2}\n").unwrap_err();
+        let e = spec("conversation:\n  - {user: [{type: text}], repeat: 2}\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("needs `user` to be a string"), "{e}");
     }
 

@@ -4,6 +4,7 @@
 use crate::client::profile::{Profile, RequestIdStyle};
 use crate::client::script::{Answer, Line, Responder, ResponderAction};
 use crate::client::template::{fill, Bindings};
+use crate::client::ClientError;
 use crate::divergence::{Divergence, Kind};
 use crate::pattern::{Captures, Pattern, Vars};
 use crate::printed::output::Frame;
@@ -275,7 +276,7 @@ impl Client {
         true
     }
 
-    fn answer_frame(&self, id: &Value, a: &Answer, b: &Bindings) -> Result<Value, String> {
+    fn answer_frame(&self, id: &Value, a: &Answer, b: &Bindings) -> Result<Value, ClientError> {
         Ok(match a {
             Answer::Success(Some(v)) => response_frame(id, &Answer::Success(Some(fill(v, b)?))),
             other => response_frame(id, other),
@@ -326,7 +327,7 @@ impl Client {
         }
     }
 
-    fn emit(&mut self, line: &Line, out: &mut Vec<Io>) -> Result<(), String> {
+    fn emit(&mut self, line: &Line, out: &mut Vec<Io>) -> Result<(), ClientError> {
         let frame = match line {
             Line::Raw(s) => {
                 self.write(s.clone(), out);
@@ -362,7 +363,7 @@ impl Client {
                 let target = self
                     .bindings
                     .get(to)
-                    .ok_or_else(|| format!("`reply: {to}`: no earlier `wait ... as: {to}`"))?;
+                    .ok_or_else(|| ClientError::ReplyWithoutWait { to: to.clone() })?;
                 let id = target["request_id"].clone();
                 self.answer_frame(&id, answer, &self.bindings.clone())?
             }

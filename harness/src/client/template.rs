@@ -2,6 +2,7 @@
 //! exactly `$name` or `$name.path.to[0].field` becomes the JSON value found there.
 //! `$$` escapes a leading `$`.
 
+use crate::client::ClientError;
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -9,7 +10,7 @@ use std::collections::HashMap;
 pub type Bindings = HashMap<String, Value>;
 
 /// `value` with every `$name.path` string replaced; an unknown name or path is an error.
-pub fn fill(value: &Value, bindings: &Bindings) -> Result<Value, String> {
+pub fn fill(value: &Value, bindings: &Bindings) -> Result<Value, ClientError> {
     Ok(match value {
         Value::String(s) => fill_string(s, bindings)?,
         Value::Array(items) => Value::Array(
@@ -21,13 +22,13 @@ pub fn fill(value: &Value, bindings: &Bindings) -> Result<Value, String> {
         Value::Object(map) => Value::Object(
             map.iter()
                 .map(|(k, v)| Ok((k.clone(), fill(v, bindings)?)))
-                .collect::<Result<_, String>>()?,
+                .collect::<Result<_, ClientError>>()?,
         ),
         other => other.clone(),
     })
 }
 
-fn fill_string(s: &str, bindings: &Bindings) -> Result<Value, String> {
+fn fill_string(s: &str, bindings: &Bindings) -> Result<Value, ClientError> {
     if let Some(rest) = s.strip_prefix("$$") {
         return Ok(Value::String(format!("${rest}")));
     }
@@ -37,13 +38,21 @@ fn fill_string(s: &str, bindings: &Bindings) -> Result<Value, String> {
     let name_end = expr.find(['.', '[']).unwrap_or(expr.len());
     let (name, path) = expr.split_at(name_end);
     let root = bindings.get(name).ok_or_else(|| {
-        let mut known: Vec<&String> = bindings.keys().collect();
+        let mut known: Vec<String> = bindings.keys().cloned().collect();
         known.sort();
-        format!("`{s}`: no frame or request is named `{name}` (known: {known:?})")
+        ClientError::UnknownName {
+            template: s.to_string(),
+            name: name.to_string(),
+            known,
+        }
     })?;
     lookup(root, path)
         .cloned()
-        .ok_or_else(|| format!("`{s}`: nothing at `{path}` in `{name}`"))
+        .ok_or_else(|| ClientError::NothingAt {
+            template: s.to_string(),
+            path: path.to_string(),
+            name: name.to_string(),
+        })
 }
 
 /// Follows `.key` and `[n]` steps.
@@ -83,9 +92,11 @@ mod tests {
         );
         assert!(fill(&json!("$nobody.x"), &b)
             .unwrap_err()
+            .to_string()
             .contains("no frame or request is named `nobody`"));
         assert!(fill(&json!("$request.missing"), &b)
             .unwrap_err()
+            .to_string()
             .contains("nothing at `.missing`"));
     }
 }

@@ -1,17 +1,19 @@
 //! Targets: naming one (`spec.rs`: [`TargetSpec`], [`Target`]), the project's folders
 //! (`project.rs`: [`Project`]), the releases a dialect supports (`supported.rs`), and
 //! installing a target with its per-dialect data (`resolve.rs`), and the release cache kept
-//! under a size cap (`cache.rs`). What differs between
+//! under a size cap (`cache.rs`); why any of it fails: [`InstallError`] (`error.rs`). What differs between
 //! families of CLIs is in [`crate::dialect`]; a trial's command line is decided in
 //! [`crate::plan`].
 
 pub mod cache;
+mod error;
 pub mod project;
 mod resolve;
 pub mod sdk;
 pub mod spec;
 pub mod supported;
 
+pub use error::InstallError;
 pub use project::{Project, CLAUDE_CODE_DIR};
 pub use resolve::{features, load_known, resolve};
 pub use spec::{

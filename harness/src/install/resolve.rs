@@ -2,6 +2,7 @@
 
 use super::project::Project;
 use super::spec::{Cause, NotInstalled, Source, Target, TargetSpec};
+use super::InstallError;
 use crate::dialect::{CargoPin, Dialect, Distribution, NpmPin};
 use crate::install::supported::Versions;
 use crate::known::KnownList;
@@ -31,9 +32,9 @@ pub fn resolve(
         install,
     };
     let key = spec.dialect.conventions().expect_key();
-    let known = load_known(project, spec.dialect).map_err(broken)?;
+    let known = load_known(project, spec.dialect).map_err(|e| broken(e.to_string()))?;
     let tools = ToolMap::load(&project.root, key).map_err(broken)?;
-    let versions = load_versions(project, key).map_err(broken)?;
+    let versions = load_versions(project, key).map_err(|e| broken(e.to_string()))?;
     let rules = crate::expectation::rules::Rules::load(&project.root, key).map_err(broken)?;
     let (program, lead_args, version) = match &spec.source {
         Source::PinnedNpm => {
@@ -56,8 +57,8 @@ pub fn resolve(
         }
         Source::Command { path, .. } => {
             // Trials run in their own working directory: make the path absolute.
-            let path = command_path(path).map_err(broken)?;
-            let version = command_version(&path).map_err(broken)?;
+            let path = command_path(path).map_err(|e| broken(e.to_string()))?;
+            let version = command_version(&path).map_err(|e| broken(e.to_string()))?;
             (
                 path,
                 Vec::new(),
@@ -93,21 +94,18 @@ pub fn resolve(
 /// A command target's program as an absolute path: `path` as it is when it names a file
 /// (`./mycli`, `bin/mycli`), else a bare name (`claude`) looked up on `PATH`, as a shell
 /// would.
-fn command_path(path: &Path) -> Result<PathBuf, String> {
+fn command_path(path: &Path) -> Result<PathBuf, InstallError> {
     let bare = path.components().count() == 1 && !path.exists();
     if bare {
-        return which::which(path).map_err(|_| {
-            format!(
-                "{}: no such file here, and no executable of that name on PATH",
-                path.display()
-            )
+        return which::which(path).map_err(|_| InstallError::NotOnPath {
+            path: path.to_path_buf(),
         });
     }
-    std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))
+    std::fs::canonicalize(path).map_err(|e| InstallError::io(path, e))
 }
 
 /// `targets/<dialect>/versions.yaml` when the dialect has one.
-fn load_versions(project: &Project, key: &str) -> Result<Option<Versions>, String> {
+fn load_versions(project: &Project, key: &str) -> Result<Option<Versions>, InstallError> {
     match Versions::file(project, key).exists() {
         true => Versions::load(project, key).map(Some),
         false => Ok(None),
@@ -129,9 +127,10 @@ fn pinned_npm(pin: &NpmPin, project: &Project, install: bool) -> Result<Installe
         let mut npm = Command::new("npm");
         npm.args(["ci", "--no-audit", "--no-fund", "--prefix"])
             .arg(&dir);
-        run_install(npm).map_err(|e| (Cause::Broken, e, cmd.clone()))?;
+        run_install(npm).map_err(|e| (Cause::Broken, e.to_string(), cmd.clone()))?;
     }
-    let version = npm_package_version(&dir, pin.package).map_err(|e| (Cause::Broken, e, cmd))?;
+    let version =
+        npm_package_version(&dir, pin.package).map_err(|e| (Cause::Broken, e.to_string(), cmd))?;
     Ok((program, lead_args, version))
 }
 
@@ -173,10 +172,10 @@ fn cached_npm(
         .arg(&dir)
         .arg(format!("{}@{version}", pin.package))
         .args(pin.runtime);
-        run_install(npm).map_err(|e| (Cause::Broken, e, cmd.clone()))?;
+        run_install(npm).map_err(|e| (Cause::Broken, e.to_string(), cmd.clone()))?;
     }
-    let installed =
-        npm_package_version(&dir, pin.package).map_err(|e| (Cause::Broken, e, cmd.clone()))?;
+    let installed = npm_package_version(&dir, pin.package)
+        .map_err(|e| (Cause::Broken, e.to_string(), cmd.clone()))?;
     super::cache::touch(&dir).map_err(|e| (Cause::Broken, e.to_string(), cmd))?;
     Ok((program, lead_args, installed))
 }
@@ -210,15 +209,15 @@ fn cargo_install(
             .args(pin.install_args)
             .arg("--root")
             .arg(&dir);
-        run_install(cargo).map_err(|e| (Cause::Broken, e, cmd.clone()))?;
+        run_install(cargo).map_err(|e| (Cause::Broken, e.to_string(), cmd.clone()))?;
     }
     Ok(program)
 }
 
 /// `targets/<dialect>/known-divergences.yaml` (see [`crate::known`]). Missing file: none.
-pub fn load_known(project: &Project, dialect: Dialect) -> Result<KnownList, String> {
+pub fn load_known(project: &Project, dialect: Dialect) -> Result<KnownList, InstallError> {
     let file = known_file(dialect);
-    KnownList::load(&project.root.join(&file), &file)
+    KnownList::load(&project.root.join(&file), &file).map_err(InstallError::Known)
 }
 
 fn known_file(dialect: Dialect) -> String {
@@ -234,29 +233,35 @@ const INSTALL_LIMIT: Duration = Duration::from_secs(2 * 60 * 60);
 
 /// Runs an installer to its end, its output shown as it comes, in a process group of its
 /// own (see [`process_group`]).
-fn run_install(mut cmd: Command) -> Result<(), String> {
+fn run_install(mut cmd: Command) -> Result<(), InstallError> {
     let program = cmd.get_program().to_string_lossy().into_owned();
     cmd.stdin(std::process::Stdio::null());
     process_group::run_blocking(cmd, Some(INSTALL_LIMIT))
-        .map_err(|e| format!("cannot run the installer: {e}"))?
-        .success(&format!("the installer ({program})"), Some(INSTALL_LIMIT))
-        .map(drop)
-        .map_err(|e| e.to_string())
+        .map_err(|source| InstallError::InstallerCannotRun { source })?
+        .success(&format!("the installer ({program})"), Some(INSTALL_LIMIT))?;
+    Ok(())
 }
 
-fn npm_package_version(prefix: &Path, package: &str) -> Result<String, String> {
+fn npm_package_version(prefix: &Path, package: &str) -> Result<String, InstallError> {
     let manifest = prefix
         .join("node_modules")
         .join(package)
         .join("package.json");
-    let text = std::fs::read_to_string(&manifest)
-        .map_err(|e| format!("cannot read {}: {e}", manifest.display()))?;
+    let text = match std::fs::read_to_string(&manifest) {
+        Ok(text) => text,
+        Err(source) => {
+            return Err(InstallError::Unreadable {
+                path: manifest,
+                source,
+            })
+        }
+    };
     let v: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", manifest.display()))?;
-    v["version"]
-        .as_str()
-        .map(str::to_string)
-        .ok_or_else(|| format!("{} has no version", manifest.display()))
+        serde_json::from_str(&text).map_err(|e| InstallError::json(&manifest, e))?;
+    match v["version"].as_str() {
+        Some(version) => Ok(version.to_string()),
+        None => Err(InstallError::NoVersion { path: manifest }),
+    }
 }
 
 /// How long a command target may take to print its version.
@@ -267,31 +272,30 @@ const VERSION_LIMIT: Duration = Duration::from_secs(5);
 /// interpreter. Its output is read as it comes (a CLI that ignores `--version` may print
 /// without end); once it exits, or after [`VERSION_LIMIT`], its group is killed, with
 /// anything it left running.
-fn command_version(path: &Path) -> Result<Option<String>, String> {
+fn command_version(path: &Path) -> Result<Option<String>, InstallError> {
     use std::process::Stdio;
-    let cannot = |why: String| format!("{}: cannot start: {why}", path.display());
+    let cannot = |source| InstallError::CannotStart {
+        path: path.to_path_buf(),
+        source,
+    };
     if !path.is_file() {
-        return Err(cannot("not a file".into()));
+        return Err(InstallError::NotAFile {
+            path: path.to_path_buf(),
+        });
     }
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = path
-            .metadata()
-            .map_err(|e| cannot(e.to_string()))?
-            .permissions()
-            .mode();
+        let mode = path.metadata().map_err(cannot)?.permissions().mode();
         if mode & 0o111 == 0 {
-            return Err(cannot(format!(
-                "not executable (chmod +x {})",
-                path.display()
-            )));
+            return Err(InstallError::NotExecutable {
+                path: path.to_path_buf(),
+            });
         }
     }
     let mut cmd = process_group::piped(path);
     cmd.arg("--version").env_clear().stderr(Stdio::null());
-    let ended =
-        process_group::run_blocking(cmd, Some(VERSION_LIMIT)).map_err(|e| cannot(e.to_string()))?;
+    let ended = process_group::run_blocking(cmd, Some(VERSION_LIMIT)).map_err(cannot)?;
     if ended.status.is_none() {
         return Ok(None);
     }

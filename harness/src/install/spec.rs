@@ -1,6 +1,7 @@
 //! What a target is: its name and where its binary comes from ([`TargetSpec`]), and the
 //! same once installed ([`Target`]). Data only: installing and invoking are beside it.
 
+use super::InstallError;
 use crate::dialect::{Dialect, Distribution};
 use crate::toolmap::ToolMap;
 use std::collections::BTreeSet;
@@ -39,23 +40,21 @@ pub struct TargetSpec {
 }
 
 impl TargetSpec {
-    pub fn parse(s: &str) -> Result<TargetSpec, String> {
+    pub fn parse(s: &str) -> Result<TargetSpec, InstallError> {
         if s.ends_with(".yaml") || s.ends_with(".yml") {
             return TargetSpec::from_file(Path::new(s));
         }
         let (base, version) = match s.split_once('@') {
             Some((b, v)) if !v.is_empty() => (b, Some(v.to_string())),
-            Some(_) => return Err(format!("`{s}`: give a version after `@`")),
+            Some(_) => {
+                return Err(InstallError::NoVersionAfterAt {
+                    name: s.to_string(),
+                })
+            }
             None => (s, None),
         };
-        let dialect = Dialect::from_key(base).ok_or_else(|| {
-            let names: Vec<String> = (Dialect::ALL.iter())
-                .map(|d| format!("{d}, {d}@VERSION"))
-                .collect();
-            format!(
-                "unknown target `{base}`: use {}, or --target-command PATH",
-                names.join(", ")
-            )
+        let dialect = Dialect::from_key(base).ok_or_else(|| InstallError::UnknownTarget {
+            base: base.to_string(),
         })?;
         let (name, source) = match (dialect.conventions().distribution(), version) {
             (Distribution::Npm(_), None) => (s.to_string(), Source::PinnedNpm),
@@ -79,7 +78,7 @@ impl TargetSpec {
 
     /// A target file: `{name, command, dialect: claude-code|caliban|qwen-code, env: {..},
     /// conforms_to: VERSION}`, the command relative to the file.
-    pub fn from_file(path: &Path) -> Result<TargetSpec, String> {
+    pub fn from_file(path: &Path) -> Result<TargetSpec, InstallError> {
         #[derive(serde::Deserialize)]
         #[serde(deny_unknown_fields)]
         struct TargetFile {
@@ -93,9 +92,9 @@ impl TargetSpec {
             #[serde(default)]
             conforms_to: Option<String>,
         }
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path).map_err(|e| InstallError::io(path, e))?;
         let file: TargetFile =
-            serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            serde_yaml::from_str(&text).map_err(|e| InstallError::yaml(path, e))?;
         let dialect = file.dialect.unwrap_or_default();
         let base = path.parent().unwrap_or(Path::new("."));
         Ok(TargetSpec {
@@ -258,6 +257,7 @@ mod tests {
         assert_eq!(t.name, "caliban");
         assert!(TargetSpec::parse("gemini")
             .unwrap_err()
+            .to_string()
             .contains("unknown target `gemini`"));
         assert!(TargetSpec::parse("claude-code@").is_err());
     }
@@ -285,6 +285,7 @@ mod tests {
         std::fs::write(&file, "name: x\ncommand: y\ndialect: gemini\n").unwrap();
         assert!(TargetSpec::parse(file.to_str().unwrap())
             .unwrap_err()
+            .to_string()
             .contains("unknown dialect `gemini`"));
     }
 

@@ -5,6 +5,7 @@
 use crate::dialect::{Dialect, NpmPin};
 use crate::install::project::Project;
 use crate::install::spec::TargetSpec;
+use crate::install::InstallError;
 use crate::process_group;
 use serde::Deserialize;
 use std::path::Path;
@@ -29,25 +30,29 @@ impl Versions {
             .join("versions.yaml")
     }
 
-    pub fn load(project: &Project, target: &str) -> Result<Versions, String> {
+    pub fn load(project: &Project, target: &str) -> Result<Versions, InstallError> {
         let path = Versions::file(project, target);
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            format!(
-                "{}: {e} (`{target}@supported` needs the list of supported versions there)",
-                path.display()
-            )
-        })?;
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(source) => {
+                return Err(InstallError::NoVersionsFile {
+                    path,
+                    target: target.to_string(),
+                    source,
+                })
+            }
+        };
         let versions: Versions =
-            serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            serde_yaml::from_str(&text).map_err(|e| InstallError::yaml(&path, e))?;
         if versions.supported.is_empty() {
-            return Err(format!("{}: `supported` lists no version", path.display()));
+            return Err(InstallError::NoSupportedVersion { path });
         }
         Ok(versions)
     }
 }
 
 /// What a name on the command line stands for: one target, or several.
-pub fn expand(name: &str, project: &Project) -> Result<Vec<TargetSpec>, String> {
+pub fn expand(name: &str, project: &Project) -> Result<Vec<TargetSpec>, InstallError> {
     let Some((base, word)) = name.split_once('@') else {
         return TargetSpec::parse(name).map(|s| vec![s]);
     };
@@ -62,9 +67,9 @@ pub fn expand(name: &str, project: &Project) -> Result<Vec<TargetSpec>, String> 
         }
         "latest" => {
             let pin = NpmPin::of(TargetSpec::parse(base)?.dialect).map_err(|_| {
-                format!(
-                    "`{name}`: only a target from npm knows where to look up its latest release"
-                )
+                InstallError::LatestNotOnNpm {
+                    name: name.to_string(),
+                }
             })?;
             let version = latest_on_npm(pin.package)?;
             log::info!(
@@ -79,7 +84,11 @@ pub fn expand(name: &str, project: &Project) -> Result<Vec<TargetSpec>, String> 
 
 /// `claude-code@V`: the pinned install when V is the pin (named with its version, so a
 /// matrix report has one column per version), else V from the cache.
-pub fn pinned_or_versioned(base: &str, version: &str, pinned: &str) -> Result<TargetSpec, String> {
+pub fn pinned_or_versioned(
+    base: &str,
+    version: &str,
+    pinned: &str,
+) -> Result<TargetSpec, InstallError> {
     let name = format!("{base}@{version}");
     if version == pinned {
         let mut spec = TargetSpec::parse(base)?;
@@ -90,47 +99,61 @@ pub fn pinned_or_versioned(base: &str, version: &str, pinned: &str) -> Result<Ta
 }
 
 /// The newest release of an npm package, as the registry says now.
-fn latest_on_npm(package: &str) -> Result<String, String> {
+fn latest_on_npm(package: &str) -> Result<String, InstallError> {
     npm_view(package, "version")
 }
 
 /// Every version of an npm package the registry lists, oldest first as it lists them.
-pub fn published_on_npm(package: &str) -> Result<Vec<String>, String> {
+pub fn published_on_npm(package: &str) -> Result<Vec<String>, InstallError> {
     let text = npm_view(package, "versions")?;
-    serde_json::from_str(&text).map_err(|e| format!("npm view {package} versions --json: {e}"))
+    serde_json::from_str(&text).map_err(|source| InstallError::NpmVersionsNotJson {
+        package: package.to_string(),
+        source,
+    })
 }
 
 /// How long the registry may take to answer `npm view`.
 const NPM_VIEW_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// `npm view PACKAGE FIELD` (as JSON for a list), trimmed.
-fn npm_view(package: &str, field: &str) -> Result<String, String> {
+fn npm_view(package: &str, field: &str) -> Result<String, InstallError> {
     let what = format!("npm view {package} {field}");
     let mut npm = process_group::piped("npm");
     npm.args(["view", package, field, "--json"]);
     let out = process_group::run_blocking(npm, Some(NPM_VIEW_LIMIT))
-        .map_err(|e| format!("cannot run {what}: {e}"))?
-        .success(&what, Some(NPM_VIEW_LIMIT))
-        .map_err(|e| e.to_string())?;
+        .map_err(|source| InstallError::NpmViewCannotRun {
+            package: package.to_string(),
+            field: field.to_string(),
+            source,
+        })?
+        .success(&what, Some(NPM_VIEW_LIMIT))?;
     let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
     if text.is_empty() {
-        return Err(format!("{what} printed nothing"));
+        return Err(InstallError::NpmViewPrintedNothing {
+            package: package.to_string(),
+            field: field.to_string(),
+        });
     }
     // A single value comes back as a JSON string.
     Ok(serde_json::from_str::<String>(&text).unwrap_or(text))
 }
 
 /// The version `package.json` in `dir` pins for Claude Code.
-pub fn pinned_in_package_json(dir: &Path) -> Result<String, String> {
-    let package = NpmPin::of(Dialect::ClaudeCode)?.package;
+pub fn pinned_in_package_json(dir: &Path) -> Result<String, InstallError> {
+    let package = NpmPin::of(Dialect::ClaudeCode)
+        .map_err(InstallError::NotFromNpm)?
+        .package;
     let path = dir.join("package.json");
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = std::fs::read_to_string(&path).map_err(|e| InstallError::io(&path, e))?;
     let v: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    v["dependencies"][package]
-        .as_str()
-        .map(str::to_string)
-        .ok_or_else(|| format!("{} pins no {package}", path.display()))
+        serde_json::from_str(&text).map_err(|e| InstallError::json(&path, e))?;
+    match v["dependencies"][package].as_str() {
+        Some(pinned) => Ok(pinned.to_string()),
+        None => Err(InstallError::NoPin {
+            path,
+            package: package.to_string(),
+        }),
+    }
 }
 
 #[cfg(test)]
@@ -191,6 +214,7 @@ mod tests {
         assert_eq!(expand("claude-code@2.1.5", &project).unwrap().len(), 1);
         assert!(expand("caliban@supported", &project)
             .unwrap_err()
+            .to_string()
             .contains("versions.yaml"));
         assert!(expand("caliban@latest", &project).is_err());
     }

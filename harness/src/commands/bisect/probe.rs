@@ -236,9 +236,10 @@ impl<'a> Prober<'a> {
     fn install(&mut self, version: &str) -> std::result::Result<Target, String> {
         let base = &self.opts.target;
         let spec = match Versions::load(self.project, base) {
-            Ok(v) => supported::pinned_or_versioned(base, version, &v.pinned)?,
-            Err(_) => TargetSpec::parse(&format!("{base}@{version}"))?,
-        };
+            Ok(v) => supported::pinned_or_versioned(base, version, &v.pinned),
+            Err(_) => TargetSpec::parse(&format!("{base}@{version}")),
+        }
+        .map_err(|e| e.to_string())?;
         if matches!(spec.source, Source::Npm { .. } | Source::Cargo { .. })
             && !self.cached(version).exists()
         {

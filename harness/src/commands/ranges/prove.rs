@@ -318,7 +318,8 @@ pub async fn prove(
 ) -> Result<Proved> {
     let planner = Planner::new(project).map_err(Error::Usage)?;
     let known = match ranges.first() {
-        Some(r) => crate::install::load_known(project, r.dialect).map_err(Error::Usage)?,
+        Some(r) => crate::install::load_known(project, r.dialect)
+            .map_err(|e| Error::Usage(e.to_string()))?,
         None => KnownList::default(),
     };
     let (window, first_edge) = window(opts);

@@ -71,10 +71,9 @@ const LAYERS: &[&[&str]] = &[
         "known",
         "findings",
         "config",
-        "error",
     ],
-    // installing targets and fixtures
-    &["install", "fixtures"],
+    // installing targets and fixtures; the one error type, which wraps each seam's below it
+    &["install", "fixtures", "error"],
     // everything decided for a trial
     &["plan"],
     // running a plan

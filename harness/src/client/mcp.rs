@@ -1,8 +1,8 @@
 //! An in-process (SDK) MCP server, as the Agent SDKs host one: the CLI sends it
 //! JSON-RPC inside `mcp_message` control requests and gets `{mcp_response: ...}` back.
 
+use super::error::ClientError;
 use crate::client::template::{fill, Bindings};
-use crate::client::ClientError;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};

@@ -3,7 +3,7 @@
 //! The data lives in `targets/claude-code/clients/*.yaml`, one file per SDK: a new SDK
 //! release is one file change.
 
-use crate::client::ClientError;
+use super::error::ClientError;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;

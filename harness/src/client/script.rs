@@ -2,9 +2,9 @@
 //! the client writes (and the frames it waits for), and the responders that answer the
 //! CLI's own `control_request`s.
 
+use super::error::ClientError;
 use crate::client::mcp::McpServer;
 use crate::client::profile;
-use crate::client::ClientError;
 use crate::pattern::PatternValue;
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -1,10 +1,10 @@
 //! The scripted client as a state machine: fed every frame the CLI prints, it says what
 //! to write to the CLI's stdin next (or to close it). No I/O here: the runner does that.
 
+use super::error::ClientError;
 use crate::client::profile::{Profile, RequestIdStyle};
 use crate::client::script::{Answer, Line, Responder, ResponderAction};
 use crate::client::template::{fill, Bindings};
-use crate::client::ClientError;
 use crate::divergence::{Divergence, Kind};
 use crate::pattern::{Captures, Pattern, Vars};
 use crate::printed::output::Frame;

@@ -2,7 +2,7 @@
 //! exactly `$name` or `$name.path.to[0].field` becomes the JSON value found there.
 //! `$$` escapes a leading `$`.
 
-use crate::client::ClientError;
+use super::error::ClientError;
 use serde_json::Value;
 use std::collections::HashMap;
 

@@ -1,8 +1,8 @@
 //! Installing a target and reading its version: [`resolve`], one function per [`Source`].
 
+use super::error::InstallError;
 use super::project::Project;
 use super::spec::{Cause, NotInstalled, Source, Target, TargetSpec};
-use super::InstallError;
 use crate::dialect::{CargoPin, Dialect, Distribution, NpmPin};
 use crate::install::supported::Versions;
 use crate::known::KnownList;

@@ -1,7 +1,7 @@
 //! What a target is: its name and where its binary comes from ([`TargetSpec`]), and the
 //! same once installed ([`Target`]). Data only: installing and invoking are beside it.
 
-use super::InstallError;
+use super::error::InstallError;
 use crate::dialect::{Dialect, Distribution};
 use crate::toolmap::ToolMap;
 use std::collections::BTreeSet;

@@ -2,10 +2,10 @@
 //! `targets/<target>/versions.yaml`, and the target names that stand for several or
 //! for the newest: `claude-code@supported`, `claude-code@latest`.
 
+use super::error::InstallError;
 use crate::dialect::{Dialect, NpmPin};
 use crate::install::project::Project;
 use crate::install::spec::TargetSpec;
-use crate::install::InstallError;
 use crate::process_group;
 use serde::Deserialize;
 use std::path::Path;

@@ -22,7 +22,7 @@ const LOCK: &str = ".streamcheck-in-use";
 static HELD: Mutex<Vec<(PathBuf, File)>> = Mutex::new(Vec::new());
 
 /// Says that the cached release in `dir` is being used now, and holds it until this process
-/// ends so that no other process evicts it meanwhile.
+/// ends (or its own [`keep_under`] lets it go) so that no other process evicts it meanwhile.
 pub fn touch(dir: &Path) -> std::io::Result<()> {
     if !dir.is_dir() {
         return Ok(());
@@ -36,6 +36,12 @@ pub fn touch(dir: &Path) -> std::io::Result<()> {
     flock(&lock, FlockOperation::LockShared)?;
     held.push((dir.to_path_buf(), lock));
     Ok(())
+}
+
+/// Ends this process's hold on the release in `dir`, if it has one.
+fn release(dir: &Path) {
+    let mut held = HELD.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    held.retain(|(d, _)| d != dir);
 }
 
 fn lock_file(dir: &Path) -> std::io::Result<File> {
@@ -113,6 +119,9 @@ pub fn keep_under(cache: &Path, cap: u64, in_use: &[PathBuf]) -> std::io::Result
         if in_use.contains(&c.dir) {
             continue;
         }
+        // This process's own hold ends here: the caller says what it still uses (a prover
+        // moves from release to release; its cap must not grow with every one it touched).
+        release(&c.dir);
         // Held alone while the folder goes, so no process starts using it halfway.
         let Some(_alone) = lock_alone(&c.dir)? else {
             continue;
@@ -187,12 +196,18 @@ mod tests {
     }
 
     #[test]
-    fn a_release_this_process_touched_is_held_until_it_ends() {
+    fn a_release_this_process_touched_is_held_until_its_own_eviction_lets_it_go() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = release(tmp.path(), "claude-code@1.0.1", 1000, 300);
         touch(&dir).unwrap();
         touch(&dir).unwrap();
-        assert!(lock_alone(&dir).unwrap().is_none(), "held by this process");
-        assert!(keep_under(tmp.path(), 0, &[]).unwrap().is_empty());
+        assert!(
+            lock_alone(&dir).unwrap().is_none(),
+            "held against other processes"
+        );
+        let in_use = std::slice::from_ref(&dir);
+        assert!(keep_under(tmp.path(), 0, in_use).unwrap().is_empty());
+        // Once this process no longer says it uses the release, its own hold does not keep it.
+        assert_eq!(keep_under(tmp.path(), 0, &[]).unwrap(), vec![dir]);
     }
 }

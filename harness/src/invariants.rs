@@ -221,8 +221,9 @@ fn result_ends_turn(conversation: &[&Frame]) -> Option<Divergence> {
     Some(next.divergence(
         Kind::Invariant,
         format!(
-            "frame {} follows the result of a turn without starting a new turn",
-            next.index
+            "frame {} ({}) follows the result of a turn without starting a new turn",
+            next.index,
+            frame_kind(&next.value)
         ),
     ))
 }
@@ -609,6 +610,20 @@ mod tests {
 
     const INIT: &str = r#"{"type":"system","subtype":"init","session_id":"s"}"#;
     const RESULT: &str = r#"{"type":"result","subtype":"success","session_id":"s"}"#;
+
+    #[test]
+    fn a_frame_after_the_result_is_named_with_its_kind() {
+        let after = r#"{"type":"command_lifecycle","state":"completed","session_id":"s"}"#;
+        let found = run(&format!("{INIT}\n{RESULT}\n{after}\n"));
+        let d = (found.iter())
+            .find(|d| d.message.contains("follows the result"))
+            .expect("the frame after the result is reported");
+        assert_eq!(
+            d.message,
+            "frame 2 (command_lifecycle) follows the result of a turn without starting a new turn"
+        );
+        assert_eq!(d.frame, Some(2));
+    }
 
     #[test]
     fn turns_0_fails_on_a_printed_result() {

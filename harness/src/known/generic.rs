@@ -261,7 +261,7 @@ pub fn messages(kind: Kind) -> Box<dyn Iterator<Item = String>> {
                 }))
                 .chain([
                     "the first frame is not system/init but zz_generic".into(),
-                    "frame 97 follows the result of a turn without starting a new turn".into(),
+                    "frame 97 (zz_generic) follows the result of a turn without starting a new turn".into(),
                     format!("session_id changes: \"{G}\" since frame 97, \"{G}-other\" in frame 98"),
                     format!("frame 97 has a tool_result for \"{G}\", which no earlier tool_use has"),
                     format!("frame 97 answers the tool call \"{G}\" again: 98 tool_result(s) for 99 call(s)"),

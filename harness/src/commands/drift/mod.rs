@@ -148,7 +148,7 @@ async fn run_all(
 /// What each target of a run folder printed (its `results.json` and saved trials), in
 /// the order the run named the targets, and the trials themselves.
 pub fn read_run(dir: &Path) -> Result<(Vec<VersionOutputs>, Vec<Trial>), String> {
-    let results = RunReader::open(dir).results_with_outputs()?;
+    let results = (RunReader::open(dir).results_with_outputs()).map_err(|e| e.to_string())?;
     let versions = (results.targets.iter())
         .map(|info| {
             let trials: Vec<&Trial> = (results.trials.iter())

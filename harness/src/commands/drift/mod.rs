@@ -192,7 +192,8 @@ fn write(
     let (dir, command) = (&opts.report_dir, &opts.command);
     let mut drift = diff(versions);
     if let Some((project, scenarios)) = scenarios {
-        pending::open(project, &opts.pending, scenarios, trials, &mut drift)?;
+        pending::open(project, &opts.pending, scenarios, trials, &mut drift)
+            .map_err(|e| e.to_string())?;
     }
     let md = render_md(&drift, command, &notes);
     let file = DriftFile {

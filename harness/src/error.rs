@@ -29,6 +29,11 @@ pub enum Error {
     /// A scripted client (`client:`) that does not load, or cannot write a line.
     #[error(transparent)]
     Client(#[from] ClientError),
+    /// A typed error of a seam on a floor above this file's (`store::StoreError`,
+    /// `commands::record::RecordError`), which this file may not name (the layers test):
+    /// each converts itself into this beside its own type.
+    #[error(transparent)]
+    Seam(Box<dyn std::error::Error + Send + Sync>),
     /// Anything else a command reports as a sentence (installing a target, writing a report).
     #[error("{0}")]
     Failed(String),

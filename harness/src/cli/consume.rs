@@ -338,7 +338,7 @@ fn read_run(dir: &Path, fresh: bool) -> Result<Vec<(PathBuf, SavedTrial)>> {
             dir.display()
         )));
     }
-    SavedTrial::read_files(dir).map_err(Error::Usage)
+    SavedTrial::read_files(dir).map_err(|e| Error::Usage(e.to_string()))
 }
 
 /// The command line a committed history page names: the flags that made it, no paths

@@ -97,10 +97,12 @@ impl VerdictArgs {
                 let mut t = t.clone();
                 t.divergences
                     .retain(|d| d.kind != streamcheck::divergence::Kind::Protocol);
-                v.pending_blocks.extend(
-                    open_one(&ctx.project, &ctx.setup.pending_place(), scenario, &t)
-                        .map_err(Error::Failed)?,
-                );
+                v.pending_blocks.extend(open_one(
+                    &ctx.project,
+                    &ctx.setup.pending_place(),
+                    scenario,
+                    &t,
+                )?);
             }
         }
         let runs = Runs::read(&[&run_dir]).map_err(Error::Failed)?;

@@ -3,6 +3,7 @@
 //! interrupted run still leaves a complete account of what ran.
 
 use crate::runner::{Status, Trial};
+use crate::store::StoreError;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
@@ -162,15 +163,19 @@ impl ReportWriter {
 
 /// Merges several runs' results (e.g. CI shards) into `out`: one summary, junit.xml and
 /// results.json, with the per-trial reports copied over.
-pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Results, String> {
+pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Results, StoreError> {
     merge_as(dirs, out, &ReportOptions::default())
 }
 
 /// [`merge`], writing the formats `options` names; the saved trials (`outputs/`) are
 /// copied over too, for index.html and `audit --from`.
-pub fn merge_as(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Result<Results, String> {
+pub fn merge_as(
+    dirs: &[PathBuf],
+    out: &Path,
+    options: &ReportOptions,
+) -> Result<Results, StoreError> {
     if dirs.is_empty() {
-        return Err("merge: name the report folders to merge".into());
+        return Err(StoreError::MergeNothing);
     }
     let mut merged: Option<Results> = None;
     // Which folder holds each (scenario, target): a shard merged twice would count twice.
@@ -179,13 +184,12 @@ pub fn merge_as(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Result
         let r = crate::store::RunReader::open(d).results()?;
         for t in &r.trials {
             if let Some(first) = holder.insert((t.scenario.clone(), t.target.clone()), d) {
-                return Err(format!(
-                    "merge: {} and {} both hold {} on {}: the same run (or shard) named twice would count it twice",
-                    first.display(),
-                    d.display(),
-                    t.scenario,
-                    t.target
-                ));
+                return Err(StoreError::MergeTwice {
+                    first: first.to_path_buf(),
+                    second: d.clone(),
+                    scenario: t.scenario.clone(),
+                    target: t.target.clone(),
+                });
             }
         }
         for t in &r.trials {
@@ -223,36 +227,42 @@ pub fn merge_as(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Result
     }
     let mut m = merged.expect("at least one folder");
     if m.trials.is_empty() {
-        return Err(format!(
-            "merge: the {} folder(s) hold no trial: nothing to merge",
-            dirs.len()
-        ));
+        return Err(StoreError::MergeEmpty {
+            folders: dirs.len(),
+        });
     }
     m.trials
         .sort_by(|a, b| (&a.scenario, &a.target).cmp(&(&b.scenario, &b.target)));
     m.counts = Counts::of(&m.trials, m.scenario_errors.len());
     m.parity = crate::runner::protocol::parity_table(&m.trials);
-    std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
-    write_results_as(out, &m, options.formats).map_err(|e| e.to_string())?;
-    crate::store::write_index(out, &m.trials).map_err(|e| e.to_string())?;
+    let written = |source| StoreError::MergeWrite {
+        path: out.to_path_buf(),
+        source,
+    };
+    std::fs::create_dir_all(out).map_err(written)?;
+    write_results_as(out, &m, options.formats).map_err(written)?;
+    crate::store::write_index(out, &m.trials).map_err(written)?;
     if options.formats.html {
         let saved = |t: &Trial| {
             let path = saved_trial_path(out, t);
             serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
         };
-        html::write_run(out, &m, options.command.as_deref(), saved).map_err(|e| e.to_string())?;
+        html::write_run(out, &m, options.command.as_deref(), saved).map_err(written)?;
     }
     Ok(m)
 }
 
-fn copy_if_exists(from: &Path, to: &Path) -> Result<(), String> {
+fn copy_if_exists(from: &Path, to: &Path) -> Result<(), StoreError> {
     if !from.exists() {
         return Ok(());
     }
     if let Some(p) = to.parent() {
-        std::fs::create_dir_all(p).map_err(|e| e.to_string())?;
+        std::fs::create_dir_all(p).map_err(|source| StoreError::MergeWrite {
+            path: p.to_path_buf(),
+            source,
+        })?;
     }
-    std::fs::copy(from, to).map_err(|e| format!("{}: {e}", from.display()))?;
+    std::fs::copy(from, to).map_err(|e| StoreError::io(from, e))?;
     Ok(())
 }
 

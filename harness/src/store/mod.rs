@@ -3,9 +3,11 @@
 //! and `outputs/<stem>.json` (what each trial printed, [`SavedTrial`]). Written by
 //! `report::ReportWriter`; read back by [`RunReader`], the one way commands read a run.
 
+mod error;
 pub mod results;
 pub mod saved;
 
+pub use error::StoreError;
 pub use results::{Counts, Results, TargetInfo};
 pub use saved::SavedTrial;
 
@@ -40,12 +42,12 @@ impl RunReader {
     }
 
     /// `results.json`, trials as summarised there (without what they printed).
-    pub fn results(&self) -> Result<Results, String> {
+    pub fn results(&self) -> Result<Results, StoreError> {
         Results::read(&self.dir)
     }
 
     /// `results.json`, each trial that ran with what it printed put back.
-    pub fn results_with_outputs(&self) -> Result<Results, String> {
+    pub fn results_with_outputs(&self) -> Result<Results, StoreError> {
         let mut r = self.results()?;
         for t in (r.trials.iter_mut()).filter(|t| t.status.did_not_run().is_none()) {
             t.restore(&self.saved_of(t)?);
@@ -54,15 +56,12 @@ impl RunReader {
     }
 
     /// The saved form of one trial of this run.
-    pub fn saved_of(&self, trial: &Trial) -> Result<SavedTrial, String> {
-        let path = results::saved_trial_path(&self.dir, trial);
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+    pub fn saved_of(&self, trial: &Trial) -> Result<SavedTrial, StoreError> {
+        saved::read_json(&results::saved_trial_path(&self.dir, trial))
     }
 
     /// Every saved trial under `outputs/`, in path order.
-    pub fn saved(&self) -> Result<Vec<SavedTrial>, String> {
+    pub fn saved(&self) -> Result<Vec<SavedTrial>, StoreError> {
         SavedTrial::read_all(&self.dir)
     }
 }

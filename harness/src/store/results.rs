@@ -1,5 +1,6 @@
 //! `results.json`: what a run left, trial by trial, with its counts.
 
+use super::error::StoreError;
 use crate::runner::{Status, Trial};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -35,19 +36,15 @@ pub struct Results {
 
 impl Results {
     /// A run folder's `results.json`.
-    pub fn read(dir: &Path) -> Result<Results, String> {
+    pub fn read(dir: &Path) -> Result<Results, StoreError> {
         let path = dir.join("results.json");
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let r: Results =
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let r: Results = super::saved::read_json(&path)?;
         if r.schema_version != SCHEMA_VERSION {
-            return Err(format!(
-                "{}: schema_version {} (this streamcheck reads {})",
-                path.display(),
-                r.schema_version,
-                SCHEMA_VERSION
-            ));
+            return Err(StoreError::SchemaVersion {
+                path,
+                found: r.schema_version,
+                reads: SCHEMA_VERSION,
+            });
         }
         Ok(r)
     }

@@ -4,11 +4,13 @@
 //! stored form of a run. [`Trial::from_saved`] and [`Trial::restore`] turn it back into
 //! the trial that `audit`, `drift` and `bisect` check again (`runner::check::replanned`).
 
+use super::error::StoreError;
 use crate::dialect::Dialect;
 use crate::pattern::Vars;
 use crate::printed::exit::Exit;
 use crate::printed::output::{Output, Stderr};
 use crate::runner::{Status, Trial};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use stub_api::JournalEntry;
@@ -114,7 +116,7 @@ impl SavedTrial {
     }
 
     /// Every saved trial under `report_dir/outputs/`, in path order.
-    pub fn read_all(report_dir: &Path) -> Result<Vec<SavedTrial>, String> {
+    pub fn read_all(report_dir: &Path) -> Result<Vec<SavedTrial>, StoreError> {
         Ok(Self::read_files(report_dir)?
             .into_iter()
             .map(|(_, s)| s)
@@ -122,18 +124,15 @@ impl SavedTrial {
     }
 
     /// Every saved trial under `report_dir/outputs/` with its file, in path order.
-    pub fn read_files(report_dir: &Path) -> Result<Vec<(PathBuf, SavedTrial)>, String> {
+    pub fn read_files(report_dir: &Path) -> Result<Vec<(PathBuf, SavedTrial)>, StoreError> {
         let dir = report_dir.join(DIR);
         let mut files = Vec::new();
-        collect_json(&dir, &mut files).map_err(|e| format!("{}: {e}", dir.display()))?;
+        collect_json(&dir, &mut files).map_err(|e| StoreError::io(&dir, e))?;
         files.sort();
         files
             .into_iter()
             .map(|p| {
-                let text =
-                    std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-                let saved =
-                    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+                let saved = read_json(&p)?;
                 Ok((p, saved))
             })
             .collect()
@@ -184,6 +183,12 @@ fn line_ms(output: &Output) -> Vec<u64> {
         }
     }
     out
+}
+
+/// A JSON file of a run folder (`results.json`, a saved trial), parsed.
+pub(super) fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, StoreError> {
+    let text = std::fs::read_to_string(path).map_err(|e| StoreError::io(path, e))?;
+    serde_json::from_str(&text).map_err(|e| StoreError::json(path, e))
 }
 
 fn collect_json(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> std::io::Result<()> {

@@ -212,7 +212,7 @@ pub async fn command(
             opts.run_dir.clone()
         }
     };
-    let saved = RunReader::open(&run_dir).saved()?;
+    let saved = (RunReader::open(&run_dir).saved()).map_err(|e| e.to_string())?;
     let audit = Audit {
         command: opts.command.clone(),
         ..audit(&scenarios, &saved, &Planner::new(&opts.project)?)

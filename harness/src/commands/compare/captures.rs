@@ -5,12 +5,13 @@ use super::aspects::Side;
 use super::parity::{Compared, ScenarioParity, TargetSide};
 use super::recorded::Recorded;
 use crate::dialect::Dialect;
+use crate::store::StoreError;
 use std::collections::BTreeMap;
 use std::path::Path;
 
 /// A capture folder's target, from its name: `<dialect>-<version>` (`claude-code-2.1.197`,
 /// `caliban-0.15.0`) or just `<dialect>`.
-pub fn capture_side(dir: &Path) -> Result<(TargetSide, Dialect), String> {
+pub fn capture_side(dir: &Path) -> Result<(TargetSide, Dialect), StoreError> {
     let base = dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -24,11 +25,9 @@ pub fn capture_side(dir: &Path) -> Result<(TargetSide, Dialect), String> {
         }
     });
     let Some((dialect, version)) = named else {
-        return Err(format!(
-            "{}: name a capture folder <dialect>-<version>, the dialect one of {}",
-            dir.display(),
-            Dialect::known_keys()
-        ));
+        return Err(StoreError::CaptureName {
+            dir: dir.to_path_buf(),
+        });
     };
     let side = TargetSide {
         name: dialect.conventions().expect_key().to_string(),
@@ -46,7 +45,7 @@ pub(super) struct Folder<'a> {
 }
 
 impl Folder<'_> {
-    pub fn new(dir: &Path) -> Result<Folder<'_>, String> {
+    pub fn new(dir: &Path) -> Result<Folder<'_>, StoreError> {
         let (side, dialect) = capture_side(dir)?;
         Ok(Folder { dir, side, dialect })
     }
@@ -60,9 +59,9 @@ impl Folder<'_> {
     }
 
     /// Cases in the folder: names with a `NAME.exit_code`.
-    fn cases(&self) -> Result<Vec<String>, String> {
+    fn cases(&self) -> Result<Vec<String>, StoreError> {
         let dir = self.dir;
-        let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let entries = std::fs::read_dir(dir).map_err(|e| StoreError::io(dir, e))?;
         let mut names: Vec<String> = entries
             .filter_map(|e| e.ok())
             .filter_map(|e| {
@@ -105,7 +104,7 @@ fn case_key(name: &str) -> String {
 pub(super) fn pair_cases(
     a: &Folder,
     b: &Folder,
-) -> Result<BTreeMap<String, [Option<String>; 2]>, String> {
+) -> Result<BTreeMap<String, [Option<String>; 2]>, StoreError> {
     let mut keys: BTreeMap<String, [Option<String>; 2]> = BTreeMap::new();
     for (i, folder) in [a, b].into_iter().enumerate() {
         for name in folder.cases()? {
@@ -121,7 +120,7 @@ pub(super) fn compare_case(
     key: &str,
     [a, b]: [&Folder; 2],
     names: &[Option<String>; 2],
-) -> Result<Compared, String> {
+) -> Result<Compared, StoreError> {
     let [Some(na), Some(nb)] = names else {
         let (have, lack) = if names[0].is_some() {
             (&a.side.name, &b.side.name)
@@ -160,7 +159,7 @@ mod tests {
         assert_eq!(side("caliban-0.15.0").unwrap().1, Dialect::Caliban);
         // No guessing from a part of the name.
         for name in ["claude-2.1.197", "my-caliban-run", "claude-codex-1"] {
-            let err = side(name).unwrap_err();
+            let err = side(name).unwrap_err().to_string();
             assert!(err.contains("claude-code, caliban, qwen-code"), "{err}");
         }
     }

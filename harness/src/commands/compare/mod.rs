@@ -37,10 +37,12 @@ pub use render::{render_md, summary};
 pub use saved::{saved_runs, ParityTable};
 pub use trials::{as_written_hints, compare_trials, refusal};
 
+use crate::error::Error;
 use crate::install::{NotInstalled, Target};
 use crate::report::write_atomic;
 use crate::runner::{AsWritten, RunOptions, Status, Trial};
 use crate::scenario::Scenario;
+use crate::store::StoreError;
 use crate::suite;
 use captures::Folder;
 use std::collections::BTreeMap;
@@ -59,7 +61,7 @@ pub fn observed(
     dir_b: &Path,
     filters: &[String],
     command: String,
-) -> Result<Parity, String> {
+) -> Result<Parity, StoreError> {
     let (a, b) = (Folder::new(dir_a)?, Folder::new(dir_b)?);
     let mut results = Vec::new();
     for (key, names) in captures::pair_cases(&a, &b)? {
@@ -97,16 +99,16 @@ type Trials = BTreeMap<(String, String), Trial>;
 
 /// Runs every scenario on both targets (a target the scenario has no expectation for
 /// runs it as written) and compares the runs.
-pub async fn run(live: LiveRun<'_>, on_trial: impl FnMut(&Trial)) -> Result<Parity, String> {
+pub async fn run(live: LiveRun<'_>, on_trial: impl FnMut(&Trial)) -> Result<Parity, Error> {
     let [ta, tb] = live.targets else {
-        return Err("compare takes exactly two targets (--target A --target B)".into());
+        return Err(StoreError::NotTwoTargets.into());
     };
     let (side_a, side_b) = (target_side(ta), target_side(tb));
     if side_a.name == side_b.name {
-        return Err(format!(
-            "compare needs two different targets, got {} twice",
-            side_a.name
-        ));
+        return Err(StoreError::SameTargetTwice {
+            target: side_a.name,
+        }
+        .into());
     }
     let (trials, finished) = run_both(&live, on_trial).await?;
     let dialects = [ta, tb].map(|t| t.as_ref().ok().map(|t| t.dialect));
@@ -170,7 +172,7 @@ fn target_side(t: &Result<Target, NotInstalled>) -> TargetSide {
 async fn run_both(
     live: &LiveRun<'_>,
     mut on_trial: impl FnMut(&Trial),
-) -> Result<(Trials, bool), String> {
+) -> Result<(Trials, bool), Error> {
     let opts = RunOptions {
         without_expectation: AsWritten::ToCompare,
         ..live.opts.clone()
@@ -182,7 +184,7 @@ async fn run_both(
         Vec::new(),
         live.report.clone(),
     )
-    .map_err(|e| format!("{}: {e}", live.report_dir.display()))?;
+    .map_err(|e| StoreError::io(&live.report_dir, e))?;
     let run = suite::run_and_report_as(
         writer,
         live.scenarios.clone(),
@@ -194,8 +196,7 @@ async fn run_both(
             trials.insert((t.scenario.clone(), t.target.clone()), t.clone());
         },
     )
-    .await
-    .map_err(|e| e.to_string())?;
+    .await?;
     let finished = run.end.finished();
     Ok((trials, finished))
 }

@@ -4,6 +4,7 @@
 use crate::normalize::{redact_sandbox, redact_str};
 use crate::printed::output::{BadLine, LineProblem, Output};
 use crate::runner::{Exit, Termination, Trial};
+use crate::store::StoreError;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::Path;
@@ -64,17 +65,19 @@ impl Recorded {
 
     /// From a capture folder: `NAME.stdout.jsonl`, `NAME.exit_code`, and when present
     /// `NAME.stderr.txt` and `NAME.requests.jsonl` (one line per request).
-    pub fn from_capture(dir: &Path, name: &str) -> Result<Recorded, String> {
+    pub fn from_capture(dir: &Path, name: &str) -> Result<Recorded, StoreError> {
         let read = |ext: &str| std::fs::read(dir.join(format!("{name}.{ext}")));
         let stdout = read("stdout.jsonl").unwrap_or_default();
-        let code =
-            read("exit_code").map_err(|e| format!("{}/{name}.exit_code: {e}", dir.display()))?;
+        let code = read("exit_code").map_err(|source| StoreError::ExitCodeUnreadable {
+            dir: dir.to_path_buf(),
+            name: name.to_string(),
+            source,
+        })?;
         let code = String::from_utf8_lossy(&code).trim().to_string();
-        let exit_code = code.parse::<i32>().map_err(|_| {
-            format!(
-                "{}/{name}.exit_code: `{code}` is not an exit code",
-                dir.display()
-            )
+        let exit_code = code.parse::<i32>().map_err(|_| StoreError::NotAnExitCode {
+            dir: dir.to_path_buf(),
+            name: name.to_string(),
+            code: code.clone(),
         })?;
         let exit = Exit {
             code: Some(exit_code),

@@ -7,28 +7,28 @@ use super::parity::{Compared, Parity, ScenarioParity, TargetSide};
 use super::recorded::Recorded;
 use crate::runner::{Status, Trial};
 use crate::store::saved::SavedTrial;
+use crate::store::StoreError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 
 /// One run folder's trials that ran, by scenario (a multi-run scenario: its last run).
-fn read(dir: &Path) -> Result<(TargetSide, BTreeMap<String, Trial>), String> {
+fn read(dir: &Path) -> Result<(TargetSide, BTreeMap<String, Trial>), StoreError> {
     let saved = SavedTrial::read_all(dir)?;
-    let first = saved
-        .first()
-        .ok_or_else(|| format!("{}: no saved trials (outputs/)", dir.display()))?;
+    let first = saved.first().ok_or_else(|| StoreError::NoSavedTrials {
+        dir: dir.to_path_buf(),
+    })?;
     let side = TargetSide {
         name: first.target.clone(),
         version: first.target_version.clone(),
         dialect: first.dialect,
     };
     if let Some(other) = saved.iter().find(|s| s.target != side.name) {
-        return Err(format!(
-            "{}: trials of two targets ({} and {}); compare takes one target's run per folder",
-            dir.display(),
-            side.name,
-            other.target
-        ));
+        return Err(StoreError::TwoTargets {
+            dir: dir.to_path_buf(),
+            first: side.name,
+            other: other.target.clone(),
+        });
     }
     let trials = saved
         .iter()
@@ -43,14 +43,13 @@ pub fn saved_runs(
     dir_b: &Path,
     filters: &[String],
     command: String,
-) -> Result<Parity, String> {
+) -> Result<Parity, StoreError> {
     let (side_a, a) = read(dir_a)?;
     let (side_b, b) = read(dir_b)?;
     if side_a.name == side_b.name {
-        return Err(format!(
-            "compare needs two different targets, both folders hold {}",
-            side_a.name
-        ));
+        return Err(StoreError::SameTargetFolders {
+            target: side_a.name,
+        });
     }
     let mut scenarios: Vec<&String> = a.keys().chain(b.keys()).collect();
     scenarios.sort();

@@ -148,7 +148,7 @@ async fn run_all(
 /// What each target of a run folder printed (its `results.json` and saved trials), in
 /// the order the run named the targets, and the trials themselves.
 pub fn read_run(dir: &Path) -> Result<(Vec<VersionOutputs>, Vec<Trial>), String> {
-    let results = RunReader::open(dir).results_with_outputs()?;
+    let results = (RunReader::open(dir).results_with_outputs()).map_err(|e| e.to_string())?;
     let versions = (results.targets.iter())
         .map(|info| {
             let trials: Vec<&Trial> = (results.trials.iter())
@@ -192,7 +192,8 @@ fn write(
     let (dir, command) = (&opts.report_dir, &opts.command);
     let mut drift = diff(versions);
     if let Some((project, scenarios)) = scenarios {
-        pending::open(project, &opts.pending, scenarios, trials, &mut drift)?;
+        pending::open(project, &opts.pending, scenarios, trials, &mut drift)
+            .map_err(|e| e.to_string())?;
     }
     let md = render_md(&drift, command, &notes);
     let file = DriftFile {

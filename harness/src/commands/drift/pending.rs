@@ -5,7 +5,7 @@
 
 use super::model::Drift;
 use crate::commands::record::{
-    pending_for, profile::RecordProfile, Outcome, PendingPlace, Recorder,
+    pending_for, profile::RecordProfile, Outcome, PendingPlace, RecordError, Recorder,
 };
 use crate::install::supported::Versions;
 use crate::install::Project;
@@ -23,7 +23,7 @@ pub fn open(
     scenarios: &[Scenario],
     trials: &[Trial],
     drift: &mut Drift,
-) -> Result<(), String> {
+) -> Result<(), RecordError> {
     for pair in &mut drift.pairs {
         let named: BTreeSet<&String> = pair
             .verdict
@@ -55,15 +55,15 @@ pub fn open_one(
     place: &PendingPlace,
     scenario: &Scenario,
     trial: &Trial,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, RecordError> {
     if trial.status != Status::Failed || trial.exit.termination.by_harness() {
         return Ok(None);
     }
     let Some(dialect) = trial.dialect else {
-        return Err(format!(
-            "{} on {}: the trial does not say its target's dialect: no pending block can be written for it",
-            trial.scenario, trial.target
-        ));
+        return Err(RecordError::NoDialect {
+            scenario: trial.scenario.clone(),
+            target: trial.target.clone(),
+        });
     };
     let key = dialect.conventions().expect_key();
     let profile = RecordProfile::load(project, dialect)?;
@@ -81,7 +81,7 @@ pub fn open_one(
     }
     let path = p.path_in(&place.dir);
     write_atomic(&path, p.to_yaml().as_bytes())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        .map_err(|e| RecordError::write_pending(&path, e))?;
     let rel = path.strip_prefix(&project.root).unwrap_or(&path);
     Ok(Some(rel.to_string_lossy().replace('\\', "/")))
 }

@@ -28,7 +28,7 @@ impl Runs {
         let mut runs = Runs::default();
         for dir in dirs {
             let dir = dir.as_ref();
-            let saved = SavedTrial::read_all(dir)?;
+            let saved = SavedTrial::read_all(dir).map_err(|e| e.to_string())?;
             if saved.is_empty() {
                 return Err(format!("{}: no saved trials (outputs/)", dir.display()));
             }
@@ -111,7 +111,7 @@ fn built(
 /// that did not finish leaves out the scenario it stopped in (its cases may be partly run;
 /// what ran is what the inventory records as looked at).
 fn command_lines(dir: &Path) -> Result<BTreeMap<(String, String), String>, String> {
-    let results = crate::store::results::Results::read(dir)?;
+    let results = crate::store::results::Results::read(dir).map_err(|e| e.to_string())?;
     let stopped_in = (!results.complete)
         .then(|| results.trials.last())
         .flatten()
@@ -176,7 +176,7 @@ pub fn recheck(
     dir: &Path,
     policy: crate::protocol::Policy,
 ) -> Result<Vec<Trial>, String> {
-    let saved = SavedTrial::read_all(dir)?;
+    let saved = SavedTrial::read_all(dir).map_err(|e| e.to_string())?;
     let commands = command_lines(dir)?;
     let mut out = Vec::new();
     for s in &saved {

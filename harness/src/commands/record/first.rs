@@ -36,12 +36,12 @@ pub fn first_block(
         ));
     }
     if let Err(why) = runs_agree(trials) {
-        return Outcome::NotRecorded(why);
+        return Outcome::NotRecorded(why.to_string());
     }
     let first = &trials[0];
     let frames = match frames_of(rec, scenario, trials, &TargetExpect::default()) {
         Ok(frames) => frames,
-        Err(why) => return Outcome::NotRecorded(why),
+        Err(why) => return Outcome::NotRecorded(why.to_string()),
     };
     if frames.is_none() && first.exit.code.is_none() {
         return Outcome::NotRecorded(format!("nothing to record: no frames and {}", first.exit));

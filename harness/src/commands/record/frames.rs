@@ -2,6 +2,7 @@
 //! through the record profile, generalised, merged across runs and checked against every
 //! run they came from.
 
+use super::error::RecordError;
 use super::generalise::{generalise, merge_runs, session_capture_name, Volatile};
 use super::model::Recorder;
 use super::profile::Contract;
@@ -18,7 +19,7 @@ pub fn frames_of(
     scenario: &Scenario,
     trials: &[Trial],
     expect: &TargetExpect,
-) -> Result<Option<Vec<Value>>, String> {
+) -> Result<Option<Vec<Value>>, RecordError> {
     if scenario.file.output_format == OutputFormat::Text {
         return Ok(None);
     }
@@ -28,20 +29,20 @@ pub fn frames_of(
 }
 
 /// Fails when a run did not start, was killed, or exited unlike the first.
-pub fn runs_agree(trials: &[Trial]) -> Result<(), String> {
+pub fn runs_agree(trials: &[Trial]) -> Result<(), RecordError> {
     let first = &trials[0];
     for t in trials {
         if let Some(d) = t.divergences.iter().find(|d| d.kind == Kind::Spawn) {
-            return Err(d.message.clone());
+            return Err(RecordError::DidNotStart(d.message.clone()));
         }
         if t.exit.termination.by_harness() {
-            return Err(format!("the CLI was {}: nothing stable to record", t.exit));
+            return Err(RecordError::Killed(t.exit.clone()));
         }
         if t.exit.code != first.exit.code {
-            return Err(format!(
-                "the runs exited differently ({} and {})",
-                first.exit, t.exit
-            ));
+            return Err(RecordError::ExitedDifferently {
+                first: first.exit.clone(),
+                other: t.exit.clone(),
+            });
         }
     }
     Ok(())
@@ -53,7 +54,7 @@ fn recorded_frames(
     trials: &[Trial],
     expect: &TargetExpect,
     contract: Option<&Contract>,
-) -> Result<Vec<Value>, String> {
+) -> Result<Vec<Value>, RecordError> {
     let ignore: Vec<Pattern> = expect.ignore.iter().map(|p| p.0.clone()).collect();
     let session =
         session_capture_name(&trials[0].expected_frames).unwrap_or_else(|| "session".into());
@@ -82,7 +83,7 @@ fn recorded_frames(
         .iter()
         .map(|f| Pattern::compile(f).map(Expected::Frame))
         .collect::<Result<_, _>>()
-        .map_err(|e| format!("recorded an invalid pattern: {e}"))?;
+        .map_err(|e| RecordError::InvalidPattern(e.to_string()))?;
     let rules = FrameRules {
         expected: &compiled,
         ignore: &ignore,
@@ -92,7 +93,7 @@ fn recorded_frames(
     for t in trials {
         let found = matcher::match_frames(&rules, &t.output.frames, &t.vars, &mut Captures::new());
         if let Some(d) = found.first() {
-            return Err(format!("the recording does not match its own run: {d}"));
+            return Err(RecordError::NoSelfMatch(Box::new(d.clone())));
         }
     }
     Ok(frames)

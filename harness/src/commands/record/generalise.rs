@@ -1,6 +1,7 @@
 //! Turning what a CLI printed into frame patterns that match this run and any run that
 //! differs only in volatile values (which values are volatile: `normalize`).
 
+use super::error::RecordError;
 use crate::normalize::{
     is_volatile_key, looks_like_timestamp, redact_str, sandbox_token, uuid_spans,
 };
@@ -149,13 +150,12 @@ fn literal_regex(s: &str, uuids: &[Range<usize>]) -> String {
 /// Merges the patterns recorded from two runs of the same scenario: leaves that differ
 /// become `$string` / `$number` / `$bool` (or `$any`), keys missing from one run are left
 /// out. Fails when the runs printed a different number of frames.
-pub fn merge_runs(first: &[Value], other: &[Value]) -> Result<Vec<Value>, String> {
+pub fn merge_runs(first: &[Value], other: &[Value]) -> Result<Vec<Value>, RecordError> {
     if first.len() != other.len() {
-        return Err(format!(
-            "the runs printed different numbers of frames ({} and {})",
-            first.len(),
-            other.len()
-        ));
+        return Err(RecordError::FrameCounts {
+            first: first.len(),
+            other: other.len(),
+        });
     }
     Ok(first
         .iter()

@@ -13,6 +13,7 @@
 //! what a recording comes to.
 
 pub mod block;
+mod error;
 pub mod first;
 pub mod frames;
 pub mod generalise;
@@ -22,6 +23,7 @@ pub mod profile;
 pub mod review;
 pub mod yaml_edit;
 
+pub use error::RecordError;
 pub use model::{Outcome, PendingFile, Recorder, Recording};
 pub use pending::{pending_files, Pending, PendingPlace};
 
@@ -83,12 +85,12 @@ pub fn pending_for(
         return Outcome::Skipped(format!("no expectation for {expect_key}"));
     };
     if let Err(why) = runs_agree(trials) {
-        return Outcome::NotRecorded(why);
+        return Outcome::NotRecorded(why.to_string());
     }
     let mut notes = Vec::new();
     let frames = match frames_of(rec, scenario, trials, expect) {
         Ok(frames) => frames,
-        Err(why) => return Outcome::NotRecorded(why),
+        Err(why) => return Outcome::NotRecorded(why.to_string()),
     };
     if frames.is_some() && has_any_order(first) {
         notes.push("the current expectation has any_order groups; this recording pins the order of one run".into());
@@ -125,11 +127,11 @@ fn block_pending(
         return Outcome::Unchanged;
     }
     if let Err(why) = runs_agree(trials) {
-        return Outcome::NotRecorded(why);
+        return Outcome::NotRecorded(why.to_string());
     }
     let recorded = match frames_of(rec, scenario, trials, parent) {
         Ok(frames) => frames,
-        Err(why) => return Outcome::NotRecorded(why),
+        Err(why) => return Outcome::NotRecorded(why.to_string()),
     };
     let delta = match recorded {
         None => BTreeMap::new(),
@@ -209,7 +211,7 @@ pub async fn record(
     targets: &[Result<Target, NotInstalled>],
     opts: &RecordOptions,
     mut on_trial: impl FnMut(&Trial, usize),
-) -> Result<Vec<Recording>, String> {
+) -> Result<Vec<Recording>, RecordError> {
     let dialects: BTreeMap<String, Dialect> = targets
         .iter()
         .filter_map(|t| t.as_ref().ok())
@@ -287,7 +289,7 @@ fn write_pending(
     dir: &std::path::Path,
     outcome: Outcome<Box<Pending>>,
     skip_passing: bool,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, RecordError> {
     Ok(match outcome {
         Outcome::Pending(p) if skip_passing && !p.new_block => {
             Outcome::Skipped("passes (--failing-only)".into())
@@ -296,7 +298,7 @@ fn write_pending(
             let path = p.path_in(dir);
             let replaced = path.exists();
             write_atomic(&path, p.to_yaml().as_bytes())
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                .map_err(|e| RecordError::write_pending(&path, e))?;
             Outcome::Pending(PendingFile {
                 path,
                 replaced,
@@ -316,9 +318,14 @@ async fn run_once(
     targets: &[Result<Target, NotInstalled>],
     opts: &RecordOptions,
     on_trial: impl FnMut(&Trial),
-) -> Result<(), String> {
-    let mut writer = ReportWriter::create(dir, suite::target_infos(targets), vec![])
-        .map_err(|e| format!("cannot write reports to {}: {e}", dir.display()))?;
+) -> Result<(), RecordError> {
+    let mut writer =
+        ReportWriter::create(dir, suite::target_infos(targets), vec![]).map_err(|source| {
+            RecordError::CreateReports {
+                dir: dir.to_path_buf(),
+                source,
+            }
+        })?;
     let run = RunOptions {
         without_expectation: match opts.first_blocks {
             true => AsWritten::ToRecord,
@@ -328,11 +335,12 @@ async fn run_once(
     };
     let finished = suite::run(scenarios, targets, opts.jobs, run, &mut writer, on_trial)
         .await
-        .map_err(|e| format!("cannot write reports: {e}"))?;
+        .map_err(|source| RecordError::WriteReports { source })?;
+    let finish = |source| RecordError::FinishReports { source };
     if !finished {
-        writer.flush().map_err(|e| e.to_string())?;
-        return Err("interrupted: nothing recorded".into());
+        writer.flush().map_err(finish)?;
+        return Err(RecordError::Interrupted);
     }
-    writer.finish().map_err(|e| e.to_string())?;
+    writer.finish().map_err(finish)?;
     Ok(())
 }

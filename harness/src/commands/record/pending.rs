@@ -1,6 +1,7 @@
 //! Pending files: a recorded expectation waiting for review, one YAML file per scenario
 //! and target under `reports/pending/` (git-ignored).
 
+use super::error::RecordError;
 use super::yaml_edit::{to_yaml_flow, yaml_str};
 use crate::install::Project;
 use crate::report::timestamp;
@@ -185,8 +186,8 @@ impl Pending {
         s
     }
 
-    pub fn parse(text: &str) -> Result<Pending, String> {
-        serde_yaml::from_str(text).map_err(|e| e.to_string())
+    pub fn parse(text: &str) -> Result<Pending, RecordError> {
+        serde_yaml::from_str(text).map_err(|source| RecordError::PendingYaml { source })
     }
 
     /// `reports/pending/<scenario id>.<target>.yaml`.

@@ -3,6 +3,7 @@
 //! numbers, model names). One data file per dialect, `targets/<dialect>/record-profile.yaml`
 //! (its comments explain the format); `record --full` does without it.
 
+use super::error::RecordError;
 use crate::dialect::Dialect;
 use crate::frame::frame_kind;
 use crate::install::Project;
@@ -39,16 +40,16 @@ impl RecordProfile {
     }
 
     /// The dialect's profile; `None` when it has none (then everything is recorded).
-    pub fn load(project: &Project, dialect: Dialect) -> Result<Option<RecordProfile>, String> {
+    pub fn load(project: &Project, dialect: Dialect) -> Result<Option<RecordProfile>, RecordError> {
         let path = Self::path(project, dialect);
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(format!("{}: {e}", path.display())),
+            Err(e) => return Err(RecordError::io(path, e)),
         };
         serde_yaml::from_str(&text)
             .map(Some)
-            .map_err(|e| format!("{}: {e}", path.display()))
+            .map_err(|e| RecordError::yaml(path, e))
     }
 
     /// The profile for one scenario: `expected` is its current expectation's frames (every

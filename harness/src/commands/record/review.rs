@@ -1,6 +1,7 @@
 //! Deciding on a pending file: the scenario as it is and as accepting would make it,
 //! and the decision applied. Asking and printing are the binary's (`cli::review`).
 
+use super::error::RecordError;
 use super::pending::{Pending, PendingPlace};
 use super::yaml_edit::{
     recorded_fields, rewrite_expectation, validate_edit, version_block_fields, write_case_block,
@@ -41,16 +42,19 @@ impl PendingChange {
         project: &Project,
         place: &PendingPlace,
         pending_path: &Path,
-    ) -> Result<PendingChange, String> {
-        let text = std::fs::read_to_string(pending_path).map_err(|e| e.to_string())?;
+    ) -> Result<PendingChange, RecordError> {
+        let text =
+            std::fs::read_to_string(pending_path).map_err(|source| RecordError::PendingFile {
+                path: pending_path.to_path_buf(),
+                source,
+            })?;
         let pending = Pending::parse(&text)?;
         let recorded_from = project.root.join(&pending.file);
         let scenario_path = place.written_file(project, &pending);
         let copied_from =
             (scenario_path != recorded_from && !scenario_path.exists()).then_some(recorded_from);
         let source = copied_from.as_ref().unwrap_or(&scenario_path);
-        let old =
-            std::fs::read_to_string(source).map_err(|e| format!("{}: {e}", source.display()))?;
+        let old = std::fs::read_to_string(source).map_err(|e| RecordError::io(source, e))?;
         let root = match &place.own_copies {
             Some(own) if scenario_path.starts_with(own) => own.clone(),
             _ => project.scenarios_dir(),
@@ -66,11 +70,7 @@ impl PendingChange {
                 check_case_block(&old, &new, &scenario_path, &root, &pending)?;
                 new
             }
-            (None, Some(case)) => {
-                return Err(format!(
-                    "case `{case}`: only a version block of a case is written back"
-                ))
-            }
+            (None, Some(case)) => return Err(RecordError::CaseNotBlock { case: case.clone() }),
             (Some(patch), None) => {
                 let new = write_version_block(&old, key, code, patch)?;
                 let fields = version_block_fields(code, patch)?;
@@ -118,7 +118,7 @@ impl PendingChange {
     }
 
     /// Accepts or rejects; `Skip` and `Quit` leave everything as it is.
-    pub fn apply(&self, decision: Decision) -> Result<(), String> {
+    pub fn apply(&self, decision: Decision) -> Result<(), RecordError> {
         match decision {
             Decision::Accept => self.accept(),
             Decision::Reject => self.reject(),
@@ -127,8 +127,8 @@ impl PendingChange {
     }
 
     /// Rewrites the scenario file (atomically) and removes the pending file.
-    pub fn accept(&self) -> Result<(), String> {
-        let err = |e: std::io::Error| format!("{}: {e}", self.scenario_path.display());
+    pub fn accept(&self) -> Result<(), RecordError> {
+        let err = |e| RecordError::io(&self.scenario_path, e);
         let source = self.copied_from.as_ref().unwrap_or(&self.scenario_path);
         let perms = std::fs::metadata(source).map_err(err)?.permissions();
         if let Some(parent) = self.scenario_path.parent() {
@@ -141,8 +141,11 @@ impl PendingChange {
     }
 
     /// Removes the pending file; the scenario stays as it is.
-    pub fn reject(&self) -> Result<(), String> {
-        std::fs::remove_file(&self.pending_path).map_err(|e| e.to_string())
+    pub fn reject(&self) -> Result<(), RecordError> {
+        std::fs::remove_file(&self.pending_path).map_err(|source| RecordError::PendingFile {
+            path: self.pending_path.clone(),
+            source,
+        })
     }
 }
 
@@ -154,29 +157,30 @@ fn check_case_block(
     path: &Path,
     scenarios_root: &Path,
     pending: &Pending,
-) -> Result<(), String> {
+) -> Result<(), RecordError> {
     use crate::scenario::cases::parse_file;
     let (key, exit_code) = (&pending.expect, pending.exit_code);
     let case = pending.case.as_deref().unwrap_or_default();
-    let load = |t: &str| parse_file(t, path, scenarios_root).map_err(|e| e.to_string());
+    let load = |t: &str| parse_file(t, path, scenarios_root);
     let (before, after) = (load(old)?, load(new)?);
     let ids = |s: &[Scenario]| s.iter().map(|s| s.id.clone()).collect::<Vec<_>>();
     if ids(&before) != ids(&after) {
-        return Err(format!(
-            "case `{case}`: the rewrite changed the file's cases"
-        ));
+        return Err(RecordError::CasesChanged { case: case.into() });
     }
     let s = (after.iter())
         .find(|s| s.case.as_deref() == Some(case))
-        .ok_or_else(|| format!("case `{case}` is not in the file"))?;
-    let block = (s.file.expect.get(key.as_str()))
-        .ok_or_else(|| format!("case `{case}`: after the rewrite it has no block `{key}`"))?;
+        .ok_or_else(|| RecordError::CaseMissing { case: case.into() })?;
+    let block = (s.file.expect.get(key.as_str())).ok_or_else(|| RecordError::CaseNoBlock {
+        case: case.into(),
+        key: key.clone(),
+    })?;
     // Loading applies `frames_patch` to the frames of the block it refines, so what can be
     // checked here is the exit code; `record` checked the patched frames against the run.
     if exit_code.is_some() && block.exit_code != exit_code {
-        return Err(format!(
-            "case `{case}`: after the rewrite its block `{key}` does not hold what was recorded"
-        ));
+        return Err(RecordError::CaseNotHeld {
+            case: case.into(),
+            key: key.clone(),
+        });
     }
     Ok(())
 }

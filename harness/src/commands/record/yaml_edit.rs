@@ -5,6 +5,7 @@
 //! writing each frame on one line in flow style ([`to_yaml_flow`]). Every other line,
 //! comments included, stays as it was; [`validate_edit`] proves it by parsing both.
 
+use super::error::RecordError;
 use crate::scenario::Scenario;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -147,21 +148,19 @@ struct TargetBlock {
 }
 
 impl TargetBlock {
-    fn locate(lines: &[String], key: &str) -> Result<TargetBlock, String> {
+    fn locate(lines: &[String], key: &str) -> Result<TargetBlock, RecordError> {
         let (expect, expect_end) = expect_lines(lines)?;
         let child =
-            first_content_indent(&lines[expect + 1..expect_end]).ok_or("`expect:` is empty")?;
+            first_content_indent(&lines[expect + 1..expect_end]).ok_or(RecordError::ExpectEmpty)?;
         let key_line = (expect + 1..expect_end)
             .find(|&i| indent_of(&lines[i]) == child && key_value(&lines[i], key).is_some())
-            .ok_or_else(|| format!("no `{key}:` under `expect:`"))?;
+            .ok_or_else(|| RecordError::NoBlock { key: key.into() })?;
         if !key_value(&lines[key_line], key).unwrap_or("").is_empty() {
-            return Err(format!(
-                "`expect: {key}:` is written in flow style ({{...}}); write it as a block to record into it"
-            ));
+            return Err(RecordError::BlockFlowStyle { key: key.into() });
         }
         let end = block_end(lines, key_line, child);
         let field_indent = first_content_indent(&lines[key_line + 1..end])
-            .ok_or_else(|| format!("`expect: {key}:` is empty"))?;
+            .ok_or_else(|| RecordError::BlockEmpty { key: key.into() })?;
         Ok(TargetBlock {
             key_line,
             end,
@@ -199,16 +198,13 @@ impl TargetBlock {
 }
 
 /// The line of the top-level `expect:` and the end (exclusive) of its block.
-fn expect_lines(lines: &[String]) -> Result<(usize, usize), String> {
+fn expect_lines(lines: &[String]) -> Result<(usize, usize), RecordError> {
     let expect = lines
         .iter()
         .position(|l| indent_of(l) == 0 && key_value(l, "expect").is_some())
-        .ok_or("the file has no top-level `expect:` line")?;
+        .ok_or(RecordError::NoExpect)?;
     if !key_value(&lines[expect], "expect").unwrap_or("").is_empty() {
-        return Err(
-            "`expect:` is written in flow style ({...}); write it as a block to record into it"
-                .into(),
-        );
+        return Err(RecordError::ExpectFlowStyle);
     }
     Ok((expect, block_end(lines, expect, 0)))
 }
@@ -218,7 +214,7 @@ fn insert_block(
     lines: &mut Vec<String>,
     key: &str,
     fields: impl FnOnce(&str) -> Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), RecordError> {
     let (expect, end) = expect_lines(lines)?;
     let child = first_content_indent(&lines[expect + 1..end]).unwrap_or(2);
     let mut new = vec![format!("{}{key}:", " ".repeat(child))];
@@ -240,7 +236,7 @@ pub fn rewrite_expectation(
     key: &str,
     frames: Option<&[Value]>,
     exit_code: Option<i32>,
-) -> Result<String, String> {
+) -> Result<String, RecordError> {
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     if let Some(frames) = frames {
         replace_frames(&mut lines, key, frames)?;
@@ -253,7 +249,7 @@ pub fn rewrite_expectation(
     Ok(out)
 }
 
-fn replace_frames(lines: &mut Vec<String>, key: &str, frames: &[Value]) -> Result<(), String> {
+fn replace_frames(lines: &mut Vec<String>, key: &str, frames: &[Value]) -> Result<(), RecordError> {
     let block = TargetBlock::locate(lines, key)?;
     let new = frames_lines(&" ".repeat(block.field_indent), frames);
     let Some(at) = block.field(lines, "frames") else {
@@ -279,7 +275,7 @@ fn frames_lines(pad: &str, frames: &[Value]) -> Vec<String> {
     out
 }
 
-fn replace_exit_code(lines: &mut Vec<String>, key: &str, code: i32) -> Result<(), String> {
+fn replace_exit_code(lines: &mut Vec<String>, key: &str, code: i32) -> Result<(), RecordError> {
     let block = TargetBlock::locate(lines, key)?;
     let field = block.field_indent;
     let new = format!("{}exit_code: {code}", " ".repeat(field));
@@ -317,7 +313,7 @@ pub fn write_version_block(
     key: &str,
     exit_code: Option<i32>,
     patch: &BTreeMap<usize, Value>,
-) -> Result<String, String> {
+) -> Result<String, RecordError> {
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     match TargetBlock::locate(&lines, key) {
         Ok(block) => {
@@ -342,7 +338,7 @@ pub fn write_version_block(
             }
             lines.splice(end..end, fields);
         }
-        Err(e) if e.starts_with("no `") => insert_block(&mut lines, key, |pad| {
+        Err(RecordError::NoBlock { .. }) => insert_block(&mut lines, key, |pad| {
             let mut new: Vec<String> = exit_code
                 .map(|code| format!("{pad}exit_code: {code}"))
                 .into_iter()
@@ -364,15 +360,11 @@ pub fn write_new_block(
     key: &str,
     frames: Option<&[Value]>,
     exit_code: Option<i32>,
-) -> Result<String, String> {
+) -> Result<String, RecordError> {
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     match TargetBlock::locate(&lines, key) {
-        Ok(_) => {
-            return Err(format!(
-                "the scenario has an `expect: {key}:` block by now: record it again"
-            ))
-        }
-        Err(e) if e.starts_with("no `") => {}
+        Ok(_) => return Err(RecordError::BlockExists { key: key.into() }),
+        Err(RecordError::NoBlock { .. }) => {}
         Err(e) => return Err(e),
     }
     insert_block(&mut lines, key, |pad| {
@@ -405,29 +397,33 @@ pub type Fields = Vec<(&'static str, serde_yaml::Value)>;
 pub fn version_block_fields(
     exit_code: Option<i32>,
     patch: &BTreeMap<usize, Value>,
-) -> Result<Fields, String> {
+) -> Result<Fields, RecordError> {
     use serde_yaml::Value as Yaml;
     let patch = match patch.is_empty() {
         true => Yaml::Null,
-        false => serde_yaml::to_value(patch).map_err(|e| e.to_string())?,
+        false => to_yaml(patch)?,
     };
     let code = exit_code.map_or(Yaml::Null, |c| Yaml::from(i64::from(c)));
     Ok(vec![("exit_code", code), ("frames_patch", patch)])
 }
 
 /// `frames` and `exit_code` as [`Fields`], each only when given.
-pub fn recorded_fields(frames: Option<&[Value]>, exit_code: Option<i32>) -> Result<Fields, String> {
+pub fn recorded_fields(
+    frames: Option<&[Value]>,
+    exit_code: Option<i32>,
+) -> Result<Fields, RecordError> {
     let mut out = Fields::new();
     if let Some(f) = frames {
-        out.push((
-            "frames",
-            serde_yaml::to_value(f).map_err(|e| e.to_string())?,
-        ));
+        out.push(("frames", to_yaml(f)?));
     }
     if let Some(code) = exit_code {
         out.push(("exit_code", serde_yaml::Value::from(i64::from(code))));
     }
     Ok(out)
+}
+
+fn to_yaml(v: impl serde::Serialize) -> Result<serde_yaml::Value, RecordError> {
+    serde_yaml::to_value(v).map_err(|source| RecordError::ToYaml { source })
 }
 
 /// Checks a scenario after an edit of `expect: <key>:` ([`rewrite_expectation`],
@@ -441,17 +437,18 @@ pub fn validate_edit(
     scenarios_root: &Path,
     key: &str,
     fields: &Fields,
-) -> Result<(), String> {
+) -> Result<(), RecordError> {
     use serde_yaml::Value as Yaml;
-    Scenario::parse(new, path, scenarios_root).map_err(|e| e.to_string())?;
-    let parse = |t: &str| -> Result<Yaml, String> {
-        serde_yaml::from_str(t).map_err(|e| format!("{}: {e}", path.display()))
+    Scenario::parse(new, path, scenarios_root)?;
+    let parse = |t: &str| -> Result<Yaml, _> {
+        serde_yaml::from_str(t).map_err(|e| RecordError::yaml(path, e))
     };
     let (mut a, mut b) = (parse(old)?, parse(new)?);
     if let Some((name, _)) = fields.iter().find(|(k, v)| b["expect"][key][*k] != *v) {
-        return Err(format!(
-            "after the rewrite `expect.{key}.{name}` does not hold what was recorded"
-        ));
+        return Err(RecordError::NotHeld {
+            key: key.into(),
+            field: name,
+        });
     }
     for v in [&mut a, &mut b] {
         let Some(expect) = v.get_mut("expect").and_then(Yaml::as_mapping_mut) else {
@@ -467,11 +464,10 @@ pub fn validate_edit(
         }
     }
     if a != b {
-        let names: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
-        return Err(format!(
-            "the rewrite would change more than `expect.{key}`'s {}",
-            names.join(" and ")
-        ));
+        return Err(RecordError::ChangesMore {
+            key: key.into(),
+            fields: fields.iter().map(|(k, _)| *k).collect(),
+        });
     }
     Ok(())
 }
@@ -484,7 +480,7 @@ pub fn write_case_block(
     key: &str,
     exit_code: Option<i32>,
     patch: &BTreeMap<usize, Value>,
-) -> Result<String, String> {
+) -> Result<String, RecordError> {
     let names = [
         format!("name: {}", yaml_str(case)),
         format!("name: \"{case}\""),
@@ -497,10 +493,11 @@ pub fn write_case_block(
         .map(|(i, _)| i)
         .collect();
     let [at] = found[..] else {
-        return Err(format!(
-            "case `{case}`: {} one-line items `- {{name: ...}}` name it in `cases:`; write its version block `{key}` by hand",
-            found.len()
-        ));
+        return Err(RecordError::CaseItems {
+            case: case.into(),
+            found: found.len(),
+            key: key.into(),
+        });
     };
     let mut block = Vec::new();
     if let Some(code) = exit_code {
@@ -516,9 +513,10 @@ pub fn write_case_block(
     let entry = format!("{}: {{{}}}", yaml_str(key), block.join(", "));
     let line = &mut lines[at];
     if line.contains(&format!("{}:", yaml_str(key))) {
-        return Err(format!(
-            "case `{case}` has a block `{key}` already: edit it by hand"
-        ));
+        return Err(RecordError::CaseBlockExists {
+            case: case.into(),
+            key: key.into(),
+        });
     }
     match line.find("expect: {") {
         Some(i) => line.insert_str(i + "expect: {".len(), &format!("{entry}, ")),
@@ -619,9 +617,11 @@ expect:
         let flow = "description: d\nexpect: {claude-code: {frames: []}}\n";
         assert!(rewrite_expectation(flow, "claude-code", Some(&[]), None)
             .unwrap_err()
+            .to_string()
             .contains("flow style"));
         assert!(rewrite_expectation(FILE, "nope", Some(&[]), None)
             .unwrap_err()
+            .to_string()
             .contains("no `nope:`"));
     }
 
@@ -643,6 +643,7 @@ expect:
         assert_eq!(new, format!("{FILE}  qwen-code:\n    exit_code: 0\n"));
         assert!(write_new_block(FILE, "caliban", Some(&frames), None)
             .unwrap_err()
+            .to_string()
             .contains("by now"));
         // The check sees a block holding more than was recorded, or another block touched.
         let more = format!("{FILE}  qwen-code:\n    mode: subsequence\n    exit_code: 2\n");
@@ -650,6 +651,7 @@ expect:
         assert!(
             validate_edit(FILE, &more, &path, root, "qwen-code", &fields)
                 .unwrap_err()
+                .to_string()
                 .contains("would change more than `expect.qwen-code`'s exit_code")
         );
         let other = FILE.replace("exit_code: 1  # was 1", "exit_code: 0")
@@ -659,6 +661,7 @@ expect:
         assert!(
             validate_edit(FILE, &wrong, &path, root, "qwen-code", &fields)
                 .unwrap_err()
+                .to_string()
                 .contains("`expect.qwen-code.exit_code` does not hold")
         );
     }

@@ -54,6 +54,10 @@ pub struct RangesArgs {
     /// fewer trials, but a behaviour that changed twice inside a range goes unnoticed.
     #[arg(long)]
     no_sample: bool,
+    /// With --prove: also prove again each proven range whose proof ran none of some
+    /// sampled releases inside it (proofs made before the prover ran the sample).
+    #[arg(long, requires = "prove", conflicts_with = "no_sample")]
+    resample: bool,
     /// Where each probe's run reports go (default reports/ranges/<timestamp>/).
     #[arg(long)]
     report_dir: Option<PathBuf>,
@@ -101,6 +105,11 @@ impl RangesArgs {
                 todo.entry(f.range.dialect)
                     .or_default()
                     .push(f.range.clone());
+            }
+        }
+        if self.resample {
+            for u in unsampled_of(ctx, ranges)? {
+                todo.entry(u.range.dialect).or_default().push(u.range);
             }
         }
         let mut found: Vec<(PathBuf, Proof)> = Vec::new();
@@ -291,5 +300,27 @@ fn check(ctx: &Context, ranges: &[Range]) -> Result<Verdict> {
         println!("{}", f.line());
     }
     println!("{}", checked.summary());
+    let unsampled = unsampled_of(ctx, ranges)?;
+    if !unsampled.is_empty() {
+        let trials: BTreeSet<(&String, &String)> = (unsampled.iter())
+            .flat_map(|u| {
+                (u.range.scenarios.iter()).flat_map(|s| u.not_run.iter().map(move |v| (s, v)))
+            })
+            .collect();
+        println!(
+            "{} proven range(s) were checked at their bounds only, not on the sampled releases inside them ({} trial(s) of (scenario, release) not run); `ranges --prove --resample` runs them",
+            unsampled.len(),
+            trials.len()
+        );
+    }
     Ok(ctx.verdict(Verdict::divergence_if(!checked.unproven.is_empty())))
+}
+
+/// The proven ranges whose proofs did not run their dialect's sample inside them.
+fn unsampled_of(ctx: &Context, ranges: &[Range]) -> Result<Vec<ranges::Unsampled>> {
+    let sample_of = |d: Dialect| {
+        Versions::load(&ctx.project, d.conventions().expect_key())
+            .map_or_else(|_| Vec::new(), |v| v.supported)
+    };
+    ranges::unsampled(ranges, sample_of).map_err(|e| Error::Usage(e.to_string()))
 }

@@ -120,6 +120,41 @@ pub fn check(ranges: &[Range]) -> Result<Checked, proof::ProofFileError> {
     Ok(checked)
 }
 
+/// A proven range whose proof has no trial on some sampled releases inside it.
+#[derive(Debug, Clone)]
+pub struct Unsampled {
+    pub range: Range,
+    /// The sampled releases between the proof's first and last release it did not run.
+    pub not_run: Vec<String>,
+}
+
+/// The proven ranges whose proofs did not run every release of their dialect's sample
+/// (`sample_of`) inside them: proven, but checked only at their bounds.
+pub fn unsampled(
+    ranges: &[Range],
+    sample_of: impl Fn(crate::dialect::Dialect) -> Vec<String>,
+) -> Result<Vec<Unsampled>, proof::ProofFileError> {
+    let files = proof_files(ranges)?;
+    let mut samples = BTreeMap::new();
+    let mut out = Vec::new();
+    for r in ranges {
+        let Ok(proof) = files[&r.proofs].status(r) else {
+            continue;
+        };
+        let sample = samples
+            .entry(r.dialect)
+            .or_insert_with(|| sample_of(r.dialect));
+        let not_run = proof.sample_not_run(sample);
+        if !not_run.is_empty() {
+            out.push(Unsampled {
+                range: r.clone(),
+                not_run,
+            });
+        }
+    }
+    Ok(out)
+}
+
 /// An intermittent entry's range: the one release it was observed on, since a divergence
 /// that a rerun may not show cannot be searched for a boundary.
 fn intermittent(

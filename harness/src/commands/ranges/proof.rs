@@ -109,6 +109,26 @@ impl Proof {
         inside(&self.first) && inside(&self.last) && outside(&self.below) && outside(&self.above)
     }
 
+    /// The releases of `sample` between `first` and `last` on which no trial of this proof
+    /// ran: a proof made before the prover ran the sample inside a range (or with
+    /// `--no-sample`) cannot tell a behaviour that changed twice inside it.
+    pub fn sample_not_run(&self, sample: &[String]) -> Vec<String> {
+        use crate::version_range::parse_version;
+        let (Some(first), Some(last)) = (parse_version(&self.first), parse_version(&self.last))
+        else {
+            return Vec::new();
+        };
+        let ran = |v: &str| {
+            let on = format!("@{v}");
+            self.trials.iter().any(|t| t.ends_with(&on))
+        };
+        (sample.iter())
+            .filter(|v| parse_version(v).is_some_and(|p| first <= p && p <= last))
+            .filter(|v| !ran(v))
+            .cloned()
+            .collect()
+    }
+
     /// The range the proof found, in words.
     pub fn found(&self) -> String {
         format!(
@@ -246,5 +266,35 @@ impl ProofFile {
             let mine: Vec<&&Range> = ranges.iter().filter(|r| p.proves(r)).collect();
             mine.is_empty() || mine.iter().any(|r| r.hash == p.hash)
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_proof_names_the_sampled_releases_inside_it_that_it_did_not_run() {
+        let proof = Proof {
+            file: "scenarios/s.yaml".into(),
+            case: None,
+            subject: Subject::Block("claude-code@<2.1.198".into()),
+            hash: "sha256:x".into(),
+            first: "2.1.74".into(),
+            last: "2.1.197".into(),
+            below: Edge::FirstChecked,
+            above: Edge::Release("2.1.198".into()),
+            trials: ["2.1.74", "2.1.137", "2.1.197", "2.1.198"]
+                .map(|v| format!("s on claude-code@{v}"))
+                .to_vec(),
+        };
+        let sample = ["2.1.74", "2.1.105", "2.1.137", "2.1.197", "2.1.250"].map(String::from);
+        // 2.1.250 is past `last`; 2.1.74, 2.1.137 and 2.1.197 ran; 2.1.105 did not.
+        assert_eq!(proof.sample_not_run(&sample), vec!["2.1.105".to_string()]);
+        let all_ran = Proof {
+            trials: sample.iter().map(|v| format!("s on claude-code@{v}")).collect(),
+            ..proof
+        };
+        assert!(all_ran.sample_not_run(&sample).is_empty());
     }
 }

@@ -292,7 +292,10 @@ mod tests {
         // 2.1.250 is past `last`; 2.1.74, 2.1.137 and 2.1.197 ran; 2.1.105 did not.
         assert_eq!(proof.sample_not_run(&sample), vec!["2.1.105".to_string()]);
         let all_ran = Proof {
-            trials: sample.iter().map(|v| format!("s on claude-code@{v}")).collect(),
+            trials: sample
+                .iter()
+                .map(|v| format!("s on claude-code@{v}"))
+                .collect(),
             ..proof
         };
         assert!(all_ran.sample_not_run(&sample).is_empty());

@@ -165,7 +165,7 @@ impl Rule {
     fn from_file(f: RuleFile) -> Result<Rule, String> {
         let at = |e: String| format!("rule `{}`: {e}", f.name);
         let compile = |v: &Value| Pattern::compile(v).map_err(|e| at(e.to_string()));
-        let versions = VersionRange::parse(&f.versions).map_err(at)?;
+        let versions = VersionRange::parse(&f.versions).map_err(|e| at(e.to_string()))?;
         if f.note.trim().is_empty() {
             return Err(at("`note` must name the first release showing it".into()));
         }

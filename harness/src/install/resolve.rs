@@ -35,7 +35,8 @@ pub fn resolve(
     let known = load_known(project, spec.dialect).map_err(|e| broken(e.to_string()))?;
     let tools = ToolMap::load(&project.root, key).map_err(broken)?;
     let versions = load_versions(project, key).map_err(|e| broken(e.to_string()))?;
-    let rules = crate::expectation::rules::Rules::load(&project.root, key).map_err(broken)?;
+    let rules = crate::expectation::rules::Rules::load(&project.root, key)
+        .map_err(|e| broken(e.to_string()))?;
     let (program, lead_args, version) = match &spec.source {
         Source::PinnedNpm => {
             let pin = NpmPin::of(spec.dialect).map_err(broken)?;

@@ -227,7 +227,7 @@ impl Scenario {
             )
         })?;
         crate::expectation::resolve_version_blocks(text, &mut file.expect)
-            .map_err(|e| err(e.line, e.column, e.message))?;
+            .map_err(|e| err(e.line, e.column, e.kind.to_string()))?;
         for (field, files) in [("files", &file.files), ("home_files", &file.home_files)] {
             for name in files.keys() {
                 check_relative(name)

@@ -3,6 +3,7 @@
 //! divergence of the CLI under test.
 
 use crate::client::ClientError;
+use crate::dialect::NotFromNpm;
 use crate::install::InstallError;
 use crate::scenario::ScenarioError;
 use std::path::PathBuf;
@@ -37,6 +38,12 @@ pub enum Error {
 impl From<String> for Error {
     fn from(message: String) -> Self {
         Error::Failed(message)
+    }
+}
+
+impl From<NotFromNpm> for Error {
+    fn from(e: NotFromNpm) -> Self {
+        Error::Install(e.into())
     }
 }
 

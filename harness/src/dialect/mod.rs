@@ -101,6 +101,12 @@ impl Dialect {
             })
             .collect()
     }
+
+    /// [`Dialect::known_features`] as messages list them: `api-retry, max-budget, ...`.
+    pub fn feature_names() -> String {
+        let known = Dialect::known_features();
+        known.into_iter().collect::<Vec<_>>().join(", ")
+    }
 }
 
 /// A name that is no dialect's key.

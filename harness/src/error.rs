@@ -3,6 +3,7 @@
 //! divergence of the CLI under test.
 
 use crate::client::ClientError;
+use crate::config::{ConfigError, EntryError};
 use crate::dialect::NotFromNpm;
 use crate::install::InstallError;
 use crate::scenario::ScenarioError;
@@ -30,6 +31,9 @@ pub enum Error {
     /// A scripted client (`client:`) that does not load, or cannot write a line.
     #[error(transparent)]
     Client(#[from] ClientError),
+    /// The project file (`streamcheck.toml`) that does not load or hold.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
     /// Anything else a command reports as a sentence (installing a target, writing a report).
     #[error("{0}")]
     Failed(String),
@@ -38,6 +42,12 @@ pub enum Error {
 impl From<String> for Error {
     fn from(message: String) -> Self {
         Error::Failed(message)
+    }
+}
+
+impl From<EntryError> for Error {
+    fn from(e: EntryError) -> Self {
+        Error::Config(e.into())
     }
 }
 

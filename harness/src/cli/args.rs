@@ -217,7 +217,7 @@ pub fn declare(
     let entry = (setup.config.as_ref()).and_then(|c| c.targets.get(&t.name));
     t.declared = streamcheck::install::Declared {
         supports: match entry {
-            Some(e) => e.supported(&t.name).map_err(Error::Usage)?,
+            Some(e) => e.supported(&t.name)?,
             None => None,
         },
         protocol: flag.or(entry.and_then(|e| e.protocol)),

@@ -6,6 +6,7 @@ use crate::client::ClientError;
 use crate::config::{ConfigError, EntryError};
 use crate::dialect::NotFromNpm;
 use crate::install::InstallError;
+use crate::known::KnownError;
 use crate::scenario::ScenarioError;
 use std::path::PathBuf;
 
@@ -34,6 +35,9 @@ pub enum Error {
     /// The project file (`streamcheck.toml`) that does not load or hold.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// A known-divergence list that does not load.
+    #[error(transparent)]
+    Known(#[from] KnownError),
     /// Anything else a command reports as a sentence (installing a target, writing a report).
     #[error("{0}")]
     Failed(String),

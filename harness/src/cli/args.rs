@@ -181,9 +181,7 @@ impl ExecArgs {
             .as_ref()
             .and_then(|c| c.known_divergences.as_ref().map(|k| c.resolve(k)))
         {
-            Some(path) => {
-                KnownList::load(&path, &path.display().to_string()).map_err(Error::Usage)?
-            }
+            Some(path) => KnownList::load(&path, &path.display().to_string())?,
             None => KnownList::default(),
         };
         let mut resolved: Vec<Result<Target, NotInstalled>> = (specs.iter())

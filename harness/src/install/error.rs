@@ -3,6 +3,7 @@
 //! unavailable).
 
 use crate::dialect::NotFromNpm;
+use crate::known::KnownError;
 use crate::process_group::HelperError;
 use std::path::PathBuf;
 
@@ -112,10 +113,9 @@ pub enum InstallError {
         #[source]
         source: std::io::Error,
     },
-    /// A dialect's known-divergence list that does not load, as [`crate::known::KnownList`]
-    /// says it.
-    #[error("{0}")]
-    Known(String),
+    /// A dialect's known-divergence list that does not load.
+    #[error(transparent)]
+    Known(#[from] KnownError),
 }
 
 impl InstallError {

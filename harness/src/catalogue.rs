@@ -1,6 +1,6 @@
 //! The catalogue: every scenario file under `scenarios/`, found and loaded.
 
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::{Scenario, ScenarioError, ScenarioErrorKind};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -21,7 +21,12 @@ pub fn discover(root: &Path) -> Found {
     };
     let mut found = Found::default();
     if let Err(e) = std::fs::read_dir(root) {
-        found.errors.push(unreadable(root, &e.to_string()));
+        found.errors.push(ScenarioError::new(
+            root,
+            None,
+            None,
+            ScenarioErrorKind::FolderUnreadable(e),
+        ));
         return found;
     }
     let walk = walkdir::WalkDir::new(root).follow_links(true);
@@ -30,10 +35,12 @@ pub fn discover(root: &Path) -> Found {
             Ok(entry) => entry,
             Err(e) => {
                 let path = e.path().unwrap_or(root).to_path_buf();
-                let why = e
-                    .io_error()
-                    .map_or_else(|| e.to_string(), |io| io.to_string());
-                found.errors.push(unreadable(&path, &why));
+                found.errors.push(ScenarioError::new(
+                    &path,
+                    None,
+                    None,
+                    ScenarioErrorKind::FolderWalk(e),
+                ));
                 continue;
             }
         };
@@ -67,15 +74,6 @@ pub fn ids<'a>(roots: &[PathBuf], named: impl IntoIterator<Item = &'a str>) -> H
         ids.extend(cases.into_iter().map(|s| s.id));
     }
     ids
-}
-
-fn unreadable(path: &Path, why: &str) -> ScenarioError {
-    ScenarioError {
-        path: path.to_path_buf(),
-        line: None,
-        column: None,
-        message: format!("cannot read this scenario folder: {why}"),
-    }
 }
 
 /// Loads every scenario under `root` (each case of a file with `cases:`); broken files and

@@ -8,6 +8,9 @@ use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+mod error;
+pub use error::{ConfigError, EntryError};
+
 /// The file's name; it is looked for from the current folder upwards.
 pub const FILE_NAME: &str = "streamcheck.toml";
 
@@ -72,13 +75,17 @@ impl Scenarios {
     }
 
     /// `bundled` and `exclude` each name scenarios of the catalogue whose ids are `ids`.
-    pub fn check(&self, ids: &[String]) -> Result<(), String> {
+    pub fn check(&self, ids: &[String]) -> Result<(), EntryError> {
         self.bundled.check(ids)?;
-        match self.exclude.iter().find(|e| !ids.iter().any(|id| names(e, id))) {
-            Some(e) => Err(format!(
-                "scenarios.exclude: `{e}` is neither a topic nor a scenario of the bundled catalogue; its topics are {}",
-                topics_of(ids)
-            )),
+        match self
+            .exclude
+            .iter()
+            .find(|e| !ids.iter().any(|id| names(e, id)))
+        {
+            Some(e) => Err(EntryError::Excluded {
+                entry: e.clone(),
+                topics: topics_of(ids),
+            }),
             None => Ok(()),
         }
     }
@@ -131,19 +138,17 @@ impl Bundled {
 
     /// Each topic or scenario listed names some scenario of the catalogue whose ids are
     /// `ids`: a typo would otherwise run only the project's own scenarios, and pass.
-    pub fn check(&self, ids: &[String]) -> Result<(), String> {
+    pub fn check(&self, ids: &[String]) -> Result<(), EntryError> {
         let Bundled::Topics(topics) = self else {
             return Ok(());
         };
-        for t in topics {
-            if !ids.iter().any(|id| names(t, id)) {
-                return Err(format!(
-                    "scenarios.bundled: `{t}` is neither a topic nor a scenario of the bundled catalogue; its topics are {}",
-                    topics_of(ids)
-                ));
-            }
+        match topics.iter().find(|t| !ids.iter().any(|id| names(t, id))) {
+            Some(t) => Err(EntryError::Bundled {
+                entry: t.clone(),
+                topics: topics_of(ids),
+            }),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 
@@ -213,36 +218,36 @@ pub struct ConsumerEntry {
 
 impl TargetEntry {
     /// The version `conforms_to` names, checked against the target's dialect.
-    pub fn conforms_to_version(&self, name: &str) -> Result<Option<String>, String> {
+    pub fn conforms_to_version(&self, name: &str) -> Result<Option<String>, EntryError> {
         let Some(spec) = &self.conforms_to else {
             return Ok(None);
         };
-        let dialect = self.dialect.unwrap_or_default();
+        let key = self.dialect.unwrap_or_default().conventions().expect_key();
         match spec.split_once('@') {
-            Some((d, v)) if d == dialect.conventions().expect_key() && semver::Version::parse(v).is_ok() => {
+            Some((d, v)) if d == key && semver::Version::parse(v).is_ok() => {
                 Ok(Some(v.to_string()))
             }
-            _ => Err(format!(
-                "targets.{name}.conforms_to: write `{}@VERSION` with the release it conforms to (`{}@2.1.330`), not `{spec}`",
-                dialect.conventions().expect_key(),
-                dialect.conventions().expect_key()
-            )),
+            _ => Err(EntryError::ConformsTo {
+                name: name.to_string(),
+                key,
+                spec: spec.clone(),
+            }),
         }
     }
 }
 
 impl TargetEntry {
     /// The features `supports` declares, each one some dialect offers (`None`: not declared).
-    pub fn supported(&self, name: &str) -> Result<Option<BTreeSet<String>>, String> {
+    pub fn supported(&self, name: &str) -> Result<Option<BTreeSet<String>>, EntryError> {
         let Some(list) = &self.supports else {
             return Ok(None);
         };
         let known = Dialect::known_features();
         match list.iter().find(|f| !known.contains(*f)) {
-            Some(f) => Err(format!(
-                "targets.{name}.supports: `{f}` is not a feature scenarios name; the features are {}",
-                known.into_iter().collect::<Vec<_>>().join(", ")
-            )),
+            Some(f) => Err(EntryError::UnknownFeature {
+                name: name.to_string(),
+                feature: f.clone(),
+            }),
             None => Ok(Some(list.iter().cloned().collect())),
         }
     }
@@ -250,41 +255,40 @@ impl TargetEntry {
 
 impl Config {
     /// Reads `path`; an unknown key or a wrong type is an error naming file:line:column.
-    pub fn load(path: &Path) -> Result<Config, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut config: Config = toml::from_str(&text).map_err(|e| {
-            let at = e
-                .span()
-                .map(|s| line_col(&text, s.start))
-                .map_or(String::new(), |(l, c)| format!(":{l}:{c}"));
-            let takes = e.span().and_then(|s| form_at(&text, s.start));
-            let takes = match takes {
-                // Unless the message names the allowed values itself.
-                Some((key, form))
-                    if !["takes", "expected one of", "known:"]
-                        .iter()
-                        .any(|m| e.message().contains(m)) =>
-                {
-                    format!("; `{key}` takes {form}")
-                }
-                _ => String::new(),
-            };
-            let message = e.message().trim_end().replace('\n', ", ");
-            format!("{}{at}: {message}{takes}", path.display())
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut config: Config = toml::from_str(&text).map_err(|source| {
+            let at = source.span().map(|s| line_col(&text, s.start));
+            let takes = source.span().and_then(|s| form_at(&text, s.start));
+            // Unless the message names the allowed values itself.
+            let says_what = ["takes", "expected one of", "known:"]
+                .iter()
+                .any(|m| source.message().contains(m));
+            ConfigError::Toml {
+                path: path.to_path_buf(),
+                at,
+                takes: takes.filter(|_| !says_what),
+                source: Box::new(source),
+            }
         })?;
         config.dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
         config.path = path.to_path_buf();
+        let in_file = |source| ConfigError::InFile {
+            path: path.to_path_buf(),
+            source,
+        };
         for (name, t) in &config.targets {
             if t.command.is_some() == t.package.is_some() {
-                return Err(format!(
-                    "{}: targets.{name}: give either `command` or `package`",
-                    path.display()
-                ));
+                return Err(ConfigError::CommandOrPackage {
+                    path: path.to_path_buf(),
+                    name: name.clone(),
+                });
             }
-            t.conforms_to_version(name)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-            t.supported(name)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+            t.conforms_to_version(name).map_err(in_file)?;
+            t.supported(name).map_err(in_file)?;
         }
         Ok(config)
     }
@@ -363,16 +367,30 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 mod tests {
     use super::*;
 
-    fn load(text: &str) -> Result<Config, String> {
+    /// The file's text, written in a folder of its own.
+    fn written(text: &str) -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(FILE_NAME);
         std::fs::write(&path, text).unwrap();
-        Config::load(&path).map_err(|e| e.replace(&path.display().to_string(), "streamcheck.toml"))
+        (dir, path)
+    }
+
+    fn load(text: &str) -> Config {
+        let (_dir, path) = written(text);
+        Config::load(&path).unwrap()
+    }
+
+    /// The error loading the file's text gives, as the user reads it (the file shown by
+    /// its name).
+    fn error(text: &str) -> String {
+        let (_dir, path) = written(text);
+        let shown = Config::load(&path).unwrap_err().to_string();
+        shown.replace(&path.display().to_string(), "streamcheck.toml")
     }
 
     #[test]
     fn a_bundled_value_of_the_wrong_form_names_the_forms_it_takes() {
-        let e = load("[scenarios]\nbundled = \"yes\"\n").unwrap_err();
+        let e = error("[scenarios]\nbundled = \"yes\"\n");
         assert!(e.starts_with("streamcheck.toml:2:"), "{e}");
         assert!(e.contains("takes true, false, or a list"), "{e}");
         assert!(!e.contains("untagged"), "{e}");
@@ -380,7 +398,7 @@ mod tests {
 
     #[test]
     fn a_full_file_reads() {
-        let c = load("jobs = 2\nreport_dir = \"out\"\nknown_divergences = \"known.yaml\"\n[scenarios]\nbundled = [\"basics\"]\nfolders = [\"mine\"]\n[targets.mycli]\ncommand = \"./mycli\"\ndialect = \"claude-code\"\nconforms_to = \"claude-code@2.1.330\"\nenv = { A = \"b\" }\n").unwrap();
+        let c = load("jobs = 2\nreport_dir = \"out\"\nknown_divergences = \"known.yaml\"\n[scenarios]\nbundled = [\"basics\"]\nfolders = [\"mine\"]\n[targets.mycli]\ncommand = \"./mycli\"\ndialect = \"claude-code\"\nconforms_to = \"claude-code@2.1.330\"\nenv = { A = \"b\" }\n");
         assert_eq!(c.jobs, Some(2));
         assert!(c.scenarios.bundled.takes("basics/text") && !c.scenarios.bundled.takes("tools/x"));
         let t = &c.targets["mycli"];
@@ -389,7 +407,7 @@ mod tests {
             t.conforms_to_version("mycli").unwrap().as_deref(),
             Some("2.1.330")
         );
-        assert!(load("").unwrap().scenarios.bundled.takes("anything/x"));
+        assert!(load("").scenarios.bundled.takes("anything/x"));
     }
 
     #[test]
@@ -405,7 +423,8 @@ mod tests {
         Bundled::Topics(vec!["tools/".into()]).check(&ids).unwrap();
         let err = Bundled::Topics(vec!["basics".into(), "basic".into()])
             .check(&ids)
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("`basic`") && err.contains("its topics are basics, tools"),
             "{err}"
@@ -419,37 +438,33 @@ mod tests {
 
     #[test]
     fn consumers_read_with_their_pattern_and_refuse_unknown_keys() {
-        let c = load("[consumers.bot]\ncommand = \"python3 bot.py\"\ntimeout = 5\neach = { type = \"$string\" }\n").unwrap();
+        let c = load("[consumers.bot]\ncommand = \"python3 bot.py\"\ntimeout = 5\neach = { type = \"$string\" }\n");
         let bot = &c.consumers["bot"];
         assert_eq!(
             (bot.command.as_str(), bot.timeout),
             ("python3 bot.py", Some(5))
         );
         assert_eq!(bot.each, Some(serde_json::json!({"type": "$string"})));
-        let err = load("[consumers.bot]\ncommand = \"x\"\ncmd = 1\n").unwrap_err();
+        let err = error("[consumers.bot]\ncommand = \"x\"\ncmd = 1\n");
         assert!(err.starts_with("streamcheck.toml:3:"), "{err}");
-        assert!(load("[consumers.bot]\ntimeout = 5\n")
-            .unwrap_err()
-            .contains("command"));
+        assert!(error("[consumers.bot]\ntimeout = 5\n").contains("command"));
     }
 
     #[test]
     fn unknown_keys_and_bad_values_name_their_line() {
-        let err = load("jobs = 2\n[targets.x]\ncommand = \"./x\"\ncomand = 1\n").unwrap_err();
+        let err = error("jobs = 2\n[targets.x]\ncommand = \"./x\"\ncomand = 1\n");
         assert!(err.starts_with("streamcheck.toml:4:1:"), "{err}");
         assert!(err.contains("comand"), "{err}");
-        let err = load("[targets.x]\ncommand = \"./x\"\ndialect = \"gemini\"\n").unwrap_err();
+        let err = error("[targets.x]\ncommand = \"./x\"\ndialect = \"gemini\"\n");
         assert!(err.starts_with("streamcheck.toml:3:"), "{err}");
-        let err =
-            load("[targets.x]\ncommand = \"./x\"\nconforms_to = \"caliban@1\"\n").unwrap_err();
+        let err = error("[targets.x]\ncommand = \"./x\"\nconforms_to = \"caliban@1\"\n");
         assert!(err.contains("claude-code@VERSION"), "{err}");
-        let err = load("[targets.x]\ncommand = \"./x\"\nconforms_to = \"claude-code@abc\"\n")
-            .unwrap_err();
+        let err = error("[targets.x]\ncommand = \"./x\"\nconforms_to = \"claude-code@abc\"\n");
         assert!(
             err.contains("claude-code@2.1.330") && err.contains("`claude-code@abc`"),
             "{err}"
         );
-        let err = load("[targets.x]\n").unwrap_err();
+        let err = error("[targets.x]\n");
         assert!(err.contains("either `command` or `package`"), "{err}");
     }
 
@@ -483,11 +498,11 @@ mod tests {
                 "`consumers.bot.timeout` takes a number",
             ),
         ] {
-            let err = load(text).unwrap_err();
+            let err = error(text);
             assert!(err.contains(at) && err.contains(takes), "{text:?}: {err}");
         }
         // A message that already names the allowed values gets no second list.
-        let err = load("protocol = \"strictt\"\n").unwrap_err();
+        let err = error("protocol = \"strictt\"\n");
         assert!(
             err.contains("expected one of") && !err.contains("takes"),
             "{err}"
@@ -496,17 +511,17 @@ mod tests {
 
     #[test]
     fn a_target_declares_its_protocol_and_features_and_no_other_key() {
-        let c = load("[targets.mine]\ncommand = \"./m\"\nprotocol = \"parity\"\nsupports = [\"input-stream-json\", \"tool:Bash\"]\n").unwrap();
+        let c = load("[targets.mine]\ncommand = \"./m\"\nprotocol = \"parity\"\nsupports = [\"input-stream-json\", \"tool:Bash\"]\n");
         let t = &c.targets["mine"];
         assert_eq!(t.protocol, Some(crate::protocol::check::Policy::Parity));
         let supports = t.supported("mine").unwrap().unwrap();
         assert!(supports.contains("tool:Bash") && supports.len() == 2);
-        let err = load("[targets.mine]\ncommand = \"./m\"\nsupports = [\"tools\"]\n").unwrap_err();
+        let err = error("[targets.mine]\ncommand = \"./m\"\nsupports = [\"tools\"]\n");
         assert!(
             err.contains("`tools` is not a feature") && err.contains("tool:Bash"),
             "{err}"
         );
-        let err = load("[targets.mine]\ncommand = \"./m\"\nfeatures = []\n").unwrap_err();
+        let err = error("[targets.mine]\ncommand = \"./m\"\nfeatures = []\n");
         assert!(err.starts_with("streamcheck.toml:3:1:"), "{err}");
         for key in TARGET_KEYS {
             assert!(err.contains(&format!("`{key}`")), "{key}: {err}");
@@ -516,13 +531,12 @@ mod tests {
     #[test]
     fn exclude_takes_topics_and_ids_out_of_bundled_and_names_only_what_exists() {
         let ids = ["basics/text".to_string(), "tools/bash".to_string()];
-        let c =
-            load("[scenarios]\nbundled = true\nexclude = [\"tools\", \"basics/text\"]\n").unwrap();
+        let c = load("[scenarios]\nbundled = true\nexclude = [\"tools\", \"basics/text\"]\n");
         c.scenarios.check(&ids).unwrap();
         assert!(!c.scenarios.takes("tools/bash") && !c.scenarios.takes("basics/text"));
         assert!(c.scenarios.takes("basics/other"));
-        let c = load("[scenarios]\nexclude = [\"tool\"]\n").unwrap();
-        let err = c.scenarios.check(&ids).unwrap_err();
+        let c = load("[scenarios]\nexclude = [\"tool\"]\n");
+        let err = c.scenarios.check(&ids).unwrap_err().to_string();
         assert!(
             err.contains("scenarios.exclude: `tool`") && err.contains("basics, tools"),
             "{err}"

@@ -3,7 +3,10 @@
 //! divergence of the CLI under test.
 
 use crate::client::ClientError;
+use crate::config::{ConfigError, EntryError};
+use crate::dialect::NotFromNpm;
 use crate::install::InstallError;
+use crate::known::KnownError;
 use crate::scenario::ScenarioError;
 use std::path::PathBuf;
 
@@ -34,6 +37,12 @@ pub enum Error {
     /// each converts itself into this beside its own type.
     #[error(transparent)]
     Seam(Box<dyn std::error::Error + Send + Sync>),
+    /// The project file (`streamcheck.toml`) that does not load or hold.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A known-divergence list that does not load.
+    #[error(transparent)]
+    Known(#[from] KnownError),
     /// Anything else a command reports as a sentence (installing a target, writing a report).
     #[error("{0}")]
     Failed(String),
@@ -42,6 +51,18 @@ pub enum Error {
 impl From<String> for Error {
     fn from(message: String) -> Self {
         Error::Failed(message)
+    }
+}
+
+impl From<EntryError> for Error {
+    fn from(e: EntryError) -> Self {
+        Error::Config(e.into())
+    }
+}
+
+impl From<NotFromNpm> for Error {
+    fn from(e: NotFromNpm) -> Self {
+        Error::Install(e.into())
     }
 }
 

@@ -11,7 +11,10 @@
 //! Ranges that overlap without one holding the other, name the same versions twice,
 //! name no version, or are covered entirely by narrower blocks are refused at load.
 
+mod error;
 pub mod rules;
+
+pub use error::{BadKey, ExpectationError, PatchError};
 
 use crate::dialect::Dialect;
 use crate::scenario::expect::TargetExpect;
@@ -27,7 +30,7 @@ pub struct ExpectKey {
 }
 
 impl ExpectKey {
-    pub fn parse(key: &str) -> Result<ExpectKey, String> {
+    pub fn parse(key: &str) -> Result<ExpectKey, BadKey> {
         match key.split_once('@') {
             None => Ok(ExpectKey {
                 target: key.to_string(),
@@ -35,7 +38,10 @@ impl ExpectKey {
             }),
             Some((target, range)) => Ok(ExpectKey {
                 target: target.to_string(),
-                range: Some(VersionRange::parse(range).map_err(|e| format!("`{key}`: {e}"))?),
+                range: Some(VersionRange::parse(range).map_err(|source| BadKey {
+                    key: key.to_string(),
+                    source,
+                })?),
             }),
         }
     }
@@ -97,11 +103,11 @@ pub fn expect_map_schema(gen: &mut schemars::gen::SchemaGenerator) -> schemars::
 }
 
 /// Why a scenario's version blocks cannot be used, with where the key is written.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub struct BlockError {
     pub line: Option<usize>,
     pub column: Option<usize>,
-    pub message: String,
+    pub kind: ExpectationError,
 }
 
 /// Checks the version blocks of a parsed scenario and replaces each with the complete
@@ -110,42 +116,32 @@ pub fn resolve_version_blocks(
     text: &str,
     expect: &mut BTreeMap<String, TargetExpect>,
 ) -> Result<(), BlockError> {
-    let at = |key: &str, message: String| {
+    let at = |key: &str, kind: ExpectationError| {
         let (line, column) = locate_key(text, key).unzip();
-        BlockError {
-            line,
-            column,
-            message,
-        }
+        BlockError { line, column, kind }
     };
     let mut blocks: Vec<(String, ExpectKey)> = Vec::new();
     for (key, exp) in expect.iter() {
-        let parsed = ExpectKey::parse(key).map_err(|e| at(key, format!("expect: {e}")))?;
+        let parsed = ExpectKey::parse(key).map_err(|e| at(key, e.into()))?;
         if Dialect::from_key(&parsed.target).is_none() {
-            return Err(at(
-                key,
-                format!(
-                    "expect: `{}` is not a target: the known targets are {}",
-                    parsed.target,
-                    Dialect::known_keys()
-                ),
-            ));
+            let target = parsed.target;
+            return Err(at(key, ExpectationError::NotATarget { target }));
         }
         if parsed.range.is_none() && !exp.frames_patch.is_empty() {
             return Err(at(
                 key,
-                format!("expect.{key}: `frames_patch` belongs in a version block (`{key}@>=X`); write `frames` here"),
+                ExpectationError::PatchInGeneral { key: key.clone() },
             ));
         }
         if parsed.range.is_some() {
             blocks.push((key.clone(), parsed));
         }
     }
-    check_ranges(&blocks).map_err(|(key, message)| at(&key, message))?;
+    check_ranges(&blocks).map_err(|(key, e)| at(&key, e))?;
     if blocks.is_empty() {
         return Ok(());
     }
-    let raw: Value = serde_yaml::from_str(text).map_err(|e| at("", e.to_string()))?;
+    let raw: Value = serde_yaml::from_str(text).map_err(|e| at("", e.into()))?;
     let raw_expect = raw.get("expect").and_then(Value::as_mapping);
     let raw_block = |key: &str| {
         raw_expect
@@ -169,15 +165,28 @@ pub fn resolve_version_blocks(
         });
         let mut merged = raw_block(&parsed.target);
         for (outer, _) in layers {
-            refine(&mut merged, &raw_block(outer)).map_err(|m| at(outer, m))?;
+            refine(&mut merged, &raw_block(outer))
+                .map_err(|e| at(outer, ExpectationError::OuterPatch(e)))?;
         }
-        refine(&mut merged, &raw_block(key)).map_err(|m| at(key, format!("expect.{key}: {m}")))?;
-        let exp: TargetExpect = serde_yaml::from_value(Value::Mapping(merged)).map_err(|e| {
+        refine(&mut merged, &raw_block(key)).map_err(|source| {
             at(
                 key,
-                format!("expect.{key}, merged with the general block: {e}"),
+                ExpectationError::Patch {
+                    key: key.clone(),
+                    source,
+                },
             )
         })?;
+        let exp: TargetExpect =
+            serde_yaml::from_value(Value::Mapping(merged)).map_err(|source| {
+                at(
+                    key,
+                    ExpectationError::Merged {
+                        key: key.clone(),
+                        source,
+                    },
+                )
+            })?;
         expect.insert(key.clone(), exp);
     }
     Ok(())
@@ -185,12 +194,15 @@ pub fn resolve_version_blocks(
 
 /// Refuses ranges that are empty, written twice, overlap without nesting, or are hidden
 /// entirely behind narrower ones. Returns the key to blame and why.
-fn check_ranges(blocks: &[(String, ExpectKey)]) -> Result<(), (String, String)> {
+fn check_ranges(blocks: &[(String, ExpectKey)]) -> Result<(), (String, ExpectationError)> {
     let range = |k: &ExpectKey| k.range.clone().expect("only version blocks");
     for (i, (key, a)) in blocks.iter().enumerate() {
         let ra = range(a);
         if ra.is_empty() {
-            return Err((key.clone(), format!("expect: `{key}` names no version")));
+            return Err((
+                key.clone(),
+                ExpectationError::NoVersion { key: key.clone() },
+            ));
         }
         for (other, b) in blocks
             .iter()
@@ -198,17 +210,14 @@ fn check_ranges(blocks: &[(String, ExpectKey)]) -> Result<(), (String, String)> 
             .filter(|(_, b)| b.target == a.target)
         {
             let rb = range(b);
+            let pair = || (key.clone(), other.clone());
             if ra.same_versions(&rb) {
-                return Err((
-                    other.clone(),
-                    format!("expect: `{other}` names the same versions as `{key}`: merge them"),
-                ));
+                let (key, other) = pair();
+                return Err((other.clone(), ExpectationError::SameVersions { key, other }));
             }
             if ra.overlaps(&rb) && !ra.holds(&rb) && !rb.holds(&ra) {
-                return Err((
-                    other.clone(),
-                    format!("expect: `{other}` overlaps `{key}` and neither holds the other: split them so each version has one most specific block"),
-                ));
+                let (key, other) = pair();
+                return Err((other.clone(), ExpectationError::Overlap { key, other }));
             }
         }
         let inner: Vec<VersionRange> = blocks
@@ -220,9 +229,7 @@ fn check_ranges(blocks: &[(String, ExpectKey)]) -> Result<(), (String, String)> 
         if ra.covered_by(&inner) {
             return Err((
                 key.clone(),
-                format!(
-                    "expect: `{key}` is unreachable: narrower blocks cover every version it names"
-                ),
+                ExpectationError::Unreachable { key: key.clone() },
             ));
         }
     }
@@ -232,7 +239,7 @@ fn check_ranges(blocks: &[(String, ExpectKey)]) -> Result<(), (String, String)> 
 const DEEPER: [&str; 3] = ["requests", "env", "files"];
 
 /// Applies one version block (as written) to the expectation it refines.
-fn refine(base: &mut Mapping, layer: &Mapping) -> Result<(), String> {
+fn refine(base: &mut Mapping, layer: &Mapping) -> Result<(), PatchError> {
     for (k, v) in layer {
         let name = k.as_str().unwrap_or_default();
         if name == "frames_patch" {
@@ -250,7 +257,7 @@ fn refine(base: &mut Mapping, layer: &Mapping) -> Result<(), String> {
     match layer.get("frames_patch") {
         None => Ok(()),
         Some(Value::Mapping(patch)) => patch_frames(base, patch),
-        Some(_) => Err("`frames_patch` maps frame indexes to patterns".into()),
+        Some(_) => Err(PatchError::NotAMapping),
     }
 }
 
@@ -271,8 +278,8 @@ fn deep_merge(base: &mut Mapping, layer: &Mapping) {
 pub fn apply_frames_patch(
     frames: &[serde_json::Value],
     patch: &BTreeMap<usize, serde_json::Value>,
-) -> Result<Vec<serde_json::Value>, String> {
-    let yaml = |v: &serde_json::Value| serde_yaml::to_value(v).map_err(|e| e.to_string());
+) -> Result<Vec<serde_json::Value>, PatchError> {
+    let yaml = |v: &serde_json::Value| serde_yaml::to_value(v);
     let mut base = Mapping::new();
     base.insert(
         "frames".into(),
@@ -283,30 +290,30 @@ pub fn apply_frames_patch(
         entries.insert(Value::from(*i as u64), yaml(v)?);
     }
     patch_frames(&mut base, &entries)?;
-    let frames: serde_json::Value =
-        serde_yaml::from_value(base["frames"].clone()).map_err(|e| e.to_string())?;
+    let frames: serde_json::Value = serde_yaml::from_value(base["frames"].clone())?;
     Ok(frames.as_array().cloned().unwrap_or_default())
 }
 
 /// Applies `frames_patch` (see [`FramePatch`]). Indexes are those of the frames being
 /// refined, whatever the other entries do.
-fn patch_frames(base: &mut Mapping, patch: &Mapping) -> Result<(), String> {
+fn patch_frames(base: &mut Mapping, patch: &Mapping) -> Result<(), PatchError> {
     let Some(Value::Sequence(frames)) = base.get_mut("frames") else {
-        return Err("`frames_patch` needs `frames` to patch in the block it refines".into());
+        return Err(PatchError::NoFrames);
     };
     let mut entries = Vec::new();
     for (index, value) in patch {
         let i = index
             .as_u64()
             .map(|i| i as usize)
-            .ok_or_else(|| format!("`frames_patch`: `{index:?}` is not a frame index"))?;
+            .ok_or_else(|| PatchError::NotAnIndex {
+                index: Box::new(index.clone()),
+            })?;
         let past_end = i > frames.len() || (i == frames.len() && !value.is_sequence());
         if past_end {
-            return Err(format!(
-                "`frames_patch`: no frame {i} to patch, the expectation has {} (0-based; a list at index {} appends)",
-                frames.len(),
-                frames.len()
-            ));
+            return Err(PatchError::PastTheEnd {
+                index: i,
+                len: frames.len(),
+            });
         }
         entries.push((i, value));
     }
@@ -324,9 +331,7 @@ fn patch_frames(base: &mut Mapping, patch: &Mapping) -> Result<(), String> {
                 let (Some(Value::Mapping(frame)), Some(Value::Mapping(keys))) =
                     (frames.get_mut(i), m.get("$merge"))
                 else {
-                    return Err(format!(
-                        "`frames_patch`: `$merge` at {i} needs a frame pattern and a map of keys"
-                    ));
+                    return Err(PatchError::MergeWhat { index: i });
                 };
                 for (k, v) in keys {
                     frame.insert(k.clone(), v.clone());

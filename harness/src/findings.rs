@@ -16,7 +16,7 @@
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The file beside a known-divergence list that holds its findings.
 pub const FILE_NAME: &str = "findings.yaml";
@@ -35,6 +35,33 @@ pub struct Finding {
     pub what: String,
 }
 
+/// Why `findings.yaml` does not load; `shown` is how the file is named to the user.
+#[derive(Debug, thiserror::Error)]
+pub enum FindingsError {
+    /// The file exists but cannot be read.
+    #[error("{shown}: {source}")]
+    Unreadable {
+        shown: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Not a list of findings.
+    #[error("{shown}{}: {source} (each finding: id, title, contract, what)", yaml_place(.source))]
+    Yaml {
+        shown: PathBuf,
+        #[source]
+        source: serde_yaml::Error,
+    },
+    /// Two findings of one id.
+    #[error("{shown}: the finding id `{id}` is used twice")]
+    Twice { shown: PathBuf, id: FindingId },
+}
+
+/// `:line:column` of where a YAML list file breaks, when known.
+pub(crate) fn yaml_place(e: &serde_yaml::Error) -> String {
+    (e.location()).map_or(String::new(), |l| format!(":{}:{}", l.line(), l.column()))
+}
+
 /// The findings of one list.
 #[derive(Debug, Clone, Default)]
 pub struct Findings {
@@ -43,13 +70,12 @@ pub struct Findings {
 
 impl Findings {
     /// `findings.yaml` beside `known_file`; none when it does not exist.
-    pub fn beside(known_file: &Path, shown_as: &str) -> Result<Findings, String> {
+    pub fn beside(known_file: &Path, shown_as: &str) -> Result<Findings, FindingsError> {
         let path = known_file.with_file_name(FILE_NAME);
         let shown = Path::new(shown_as).with_file_name(FILE_NAME);
-        let shown = shown.display();
         let text = match std::fs::read_to_string(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Findings::default()),
-            Err(e) => return Err(format!("{shown}: {e}")),
+            Err(source) => return Err(FindingsError::Unreadable { shown, source }),
             Ok(text) => text,
         };
         if text
@@ -58,18 +84,14 @@ impl Findings {
         {
             return Ok(Findings::default());
         }
-        let items: Vec<Finding> = serde_yaml::from_str(&text).map_err(|e| {
-            let at = e
-                .location()
-                .map_or(String::new(), |l| format!(":{}:{}", l.line(), l.column()));
-            format!("{shown}{at}: {e} (each finding: id, title, contract, what)")
-        })?;
+        let items: Vec<Finding> = match serde_yaml::from_str(&text) {
+            Ok(items) => items,
+            Err(source) => return Err(FindingsError::Yaml { shown, source }),
+        };
         let mut seen = std::collections::BTreeSet::new();
         if let Some(twice) = items.iter().find(|f| !seen.insert(&f.id)) {
-            return Err(format!(
-                "{shown}: the finding id `{}` is used twice",
-                twice.id
-            ));
+            let id = twice.id.clone();
+            return Err(FindingsError::Twice { shown, id });
         }
         Ok(Findings { items })
     }

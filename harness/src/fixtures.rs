@@ -19,6 +19,9 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
+mod error;
+pub use error::{FixturesError, InstallStep, StartFailure};
+
 pub const VARIABLE: &str = "$FIXTURES";
 
 /// The fixture sources of the project at `root` (the checkout, `--root`, or the bundled
@@ -39,7 +42,7 @@ pub fn location(root: &Path) -> PathBuf {
 }
 
 /// The fixtures of the project at `root`, installed and checked (see [`installed`]).
-pub fn install(root: &Path) -> Result<PathBuf, String> {
+pub fn install(root: &Path) -> Result<PathBuf, FixturesError> {
     installed(&source(root), &location(root))
 }
 
@@ -78,8 +81,8 @@ fn substituted<'a>(scenario: &Scenario, dir: &Path) -> Cow<'a, Scenario> {
 }
 
 /// Installs `source` at `dest` once per process (and once per content on the machine).
-pub fn installed(source: &Path, dest: &Path) -> Result<PathBuf, String> {
-    type Slot = Arc<OnceLock<Result<PathBuf, String>>>;
+pub fn installed(source: &Path, dest: &Path) -> Result<PathBuf, FixturesError> {
+    type Slot = Arc<OnceLock<Result<PathBuf, FixturesError>>>;
     static DONE: OnceLock<Mutex<HashMap<PathBuf, Slot>>> = OnceLock::new();
     let slot = {
         let mut done = DONE
@@ -98,20 +101,18 @@ pub fn installed(source: &Path, dest: &Path) -> Result<PathBuf, String> {
 
 const MARKER: &str = ".streamcheck-installed";
 
-fn install_copy(source: &Path, dest: &Path) -> Result<(), String> {
+fn install_copy(source: &Path, dest: &Path) -> Result<(), FixturesError> {
     if dest.join(MARKER).is_file() {
         return Ok(());
     }
-    let fail = |what: &str, e: &dyn std::fmt::Display| {
-        format!(
-            "installing the test fixtures ({}) into {}: {what}: {e}",
-            source.display(),
-            dest.display()
-        )
+    let fail = |step| FixturesError::Install {
+        from: source.to_path_buf(),
+        dest: dest.to_path_buf(),
+        step,
     };
     let tmp = dest.with_extension(format!("tmp-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
-    copy_tree(source, &tmp).map_err(|e| fail("copy", &e))?;
+    copy_tree(source, &tmp).map_err(|e| fail(InstallStep::Copy(Arc::new(e))))?;
     for folder in node_folders(&tmp) {
         log::info!(
             "installing the test fixture {} (npm ci) ...",
@@ -120,26 +121,26 @@ fn install_copy(source: &Path, dest: &Path) -> Result<(), String> {
         let mut npm = process_group::piped("npm");
         npm.args(["ci", "--no-audit", "--no-fund", "--prefix"])
             .arg(&folder);
-        let out =
-            process_group::run_blocking(npm, Some(NPM_CI_LIMIT)).map_err(|e| fail("npm ci", &e))?;
+        let out = process_group::run_blocking(npm, Some(NPM_CI_LIMIT))
+            .map_err(|e| fail(InstallStep::NpmCiCannotRun(Arc::new(e))))?;
         if !out.status.is_some_and(|s| s.success()) {
             let _ = std::fs::remove_dir_all(&tmp);
-            let why = match out.status {
-                Some(_) => last_line(&out.stderr),
-                None => format!("not done within {}s", NPM_CI_LIMIT.as_secs()),
-            };
-            return Err(fail("npm ci failed", &why));
+            return Err(fail(match out.status {
+                Some(_) => InstallStep::NpmCiFailed {
+                    line: last_line(&out.stderr),
+                },
+                None => InstallStep::NpmCiTimedOut {
+                    limit: NPM_CI_LIMIT,
+                },
+            }));
         }
     }
-    std::fs::write(tmp.join(MARKER), "").map_err(|e| fail("write", &e))?;
+    std::fs::write(tmp.join(MARKER), "").map_err(|e| fail(InstallStep::Marker(Arc::new(e))))?;
     // Another process may have finished first: its copy is as good as ours.
     if std::fs::rename(&tmp, dest).is_err() {
         let _ = std::fs::remove_dir_all(&tmp);
         if !dest.join(MARKER).is_file() {
-            return Err(fail(
-                "rename",
-                &"the folder exists but is not a complete install",
-            ));
+            return Err(fail(InstallStep::Incomplete));
         }
     }
     Ok(())
@@ -152,7 +153,7 @@ const START_LIMIT: Duration = Duration::from_secs(60);
 
 /// Starts each Node fixture's `main` with stdin closed: it must exit 0 (a server that
 /// reads stdin ends at its end). A missing module or a syntax error names itself here.
-fn check_starts(dest: &Path) -> Result<(), String> {
+fn check_starts(dest: &Path) -> Result<(), FixturesError> {
     for folder in node_folders(dest) {
         let Some(main) = package_main(&folder) else {
             continue;
@@ -162,28 +163,21 @@ fn check_starts(dest: &Path) -> Result<(), String> {
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned();
-        let why = |e: String| {
-            format!(
-                "the test fixture {name} does not start (node {}): {e}",
-                folder.join(&main).display()
-            )
-        };
+        let main = folder.join(&main);
         let mut node = process_group::piped("node");
-        node.arg(folder.join(&main)).stdout(Stdio::null());
-        let ended =
-            process_group::run_blocking(node, Some(START_LIMIT)).map_err(|e| why(e.to_string()))?;
-        match ended.status {
-            None => {
-                return Err(why(format!(
-                    "it did not exit within {}s with stdin closed",
-                    START_LIMIT.as_secs()
-                )))
-            }
-            Some(status) if !status.success() => {
-                return Err(why(format!("{status}: {}", last_line(&ended.stderr))))
-            }
-            Some(_) => {}
-        }
+        node.arg(&main).stdout(Stdio::null());
+        let why = match process_group::run_blocking(node, Some(START_LIMIT)) {
+            Err(e) => StartFailure::CannotRun(Arc::new(e)),
+            Ok(ended) => match ended.status {
+                None => StartFailure::TimedOut { limit: START_LIMIT },
+                Some(status) if !status.success() => StartFailure::Failed {
+                    status,
+                    line: last_line(&ended.stderr),
+                },
+                Some(_) => continue,
+            },
+        };
+        return Err(FixturesError::DoesNotStart { name, main, why });
     }
     Ok(())
 }
@@ -341,7 +335,7 @@ mod tests {
             "import 'no-such-package-anywhere';\n",
         )
         .unwrap();
-        let err = installed(&source, &dest).unwrap_err();
+        let err = installed(&source, &dest).unwrap_err().to_string();
         assert!(
             err.contains("the test fixture broken does not start"),
             "{err}"

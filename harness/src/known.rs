@@ -36,7 +36,10 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::path::Path;
 
+mod error;
 mod generic;
+
+pub use error::{KnownError, TooWide};
 
 /// One known divergence.
 #[derive(Debug, Clone, Deserialize)]
@@ -155,37 +158,34 @@ impl Entry {
     }
 
     /// Why the entry may hide more than it names; `None` when it is precise enough.
-    fn too_wide(&self) -> Option<String> {
-        let s = &self.scenario;
+    fn too_wide(&self) -> Option<TooWide> {
+        let scenario = self.scenario.clone();
         if self.message.is_none() && self.path.is_none() && self.frame.is_none() {
-            return Some(format!(
-                "the entry for {s} names no symptom: give `message` (a regex on the divergence's message naming what is specific to it: the entry number, the request, the frame, the key or the text), `path` or `frame`; `printed` only narrows an entry"
-            ));
+            return Some(TooWide::NoSymptom { scenario });
         }
-        if let Some(generic) =
-            (self.message.as_ref()).and_then(|re| generic::catch_all(self.kind, re))
-        {
-            return Some(format!(
-                "the entry for {s}: {} message /{}/ {generic}: name what is specific to this one (the entry number, the request, the frame, the key or the text)",
-                self.kind,
-                self.message.as_ref().map_or("", regex::Regex::as_str),
-            ));
+        if let Some(re) = &self.message {
+            if let Some(broad) = generic::catch_all(self.kind, re) {
+                let (kind, regex) = (self.kind, re.as_str().to_string());
+                return Some(TooWide::Broad {
+                    scenario,
+                    kind,
+                    regex,
+                    broad,
+                });
+            }
         }
-        let range = self.versions.as_ref()?;
+        let range = self.versions.clone()?;
         if self.observed.is_empty() {
-            return Some(format!(
-                "the entry for {s} on {range} says on no release it was seen: give `observed: [VERSION, ...]`"
-            ));
+            return Some(TooWide::Unobserved { scenario, range });
         }
         let outside: Vec<String> = (self.observed.iter())
             .filter(|v| !range.contains(v))
             .map(ToString::to_string)
             .collect();
-        (!outside.is_empty()).then(|| {
-            format!(
-                "the entry for {s}: observed {} outside its versions {range}",
-                outside.join(", ")
-            )
+        (!outside.is_empty()).then_some(TooWide::ObservedOutside {
+            scenario,
+            outside,
+            range,
         })
     }
 }
@@ -211,28 +211,37 @@ pub struct KnownList {
 
 impl KnownList {
     /// A list file; a missing or empty one lists nothing.
-    pub fn load(path: &Path, shown_as: &str) -> Result<KnownList, String> {
+    pub fn load(path: &Path, shown_as: &str) -> Result<KnownList, KnownError> {
+        let shown = || shown_as.to_string();
         let text = match std::fs::read_to_string(path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(e) => return Err(format!("{shown_as}: {e}")),
+            Err(source) => {
+                return Err(KnownError::Unreadable {
+                    shown_as: shown(),
+                    source,
+                })
+            }
             Ok(text) => text,
         };
         let mut entries = if text.trim().is_empty() || is_only_comments(&text) {
             Vec::new()
         } else {
-            serde_yaml::from_str::<Vec<Entry>>(&text).map_err(|e| {
-                let at = e.location().map_or(String::new(), |l| format!(":{}:{}", l.line(), l.column()));
-                format!("{shown_as}{at}: {e} (each entry: scenario, kind, reason; optionally path, frame, message, printed, target, intermittent, versions with observed)")
+            serde_yaml::from_str::<Vec<Entry>>(&text).map_err(|source| KnownError::Yaml {
+                shown_as: shown(),
+                source,
             })?
         };
         for (e, line) in entries.iter_mut().zip(entry_lines(&text)) {
             e.line = line;
         }
-        let refused: Vec<String> = (entries.iter())
-            .filter_map(|e| Some(format!("{shown_as}:{}: {}", e.line, e.too_wide()?)))
+        let refused: Vec<(usize, TooWide)> = (entries.iter())
+            .filter_map(|e| Some((e.line, e.too_wide()?)))
             .collect();
         if !refused.is_empty() {
-            return Err(refused.join("\n"));
+            return Err(KnownError::TooWide {
+                shown_as: shown(),
+                entries: refused,
+            });
         }
         let findings = Findings::beside(path, shown_as)?;
         check_findings(&findings, &entries, shown_as)?;
@@ -314,30 +323,39 @@ fn entry_lines(text: &str) -> Vec<usize> {
 /// Why the findings and the entries that point at them do not agree: an entry naming
 /// no finding of the file, a finding entry without the releases it holds for, a
 /// finding no entry shows.
-fn check_findings(findings: &Findings, entries: &[Entry], shown_as: &str) -> Result<(), String> {
+fn check_findings(
+    findings: &Findings,
+    entries: &[Entry],
+    shown_as: &str,
+) -> Result<(), KnownError> {
+    let shown = || shown_as.to_string();
     for e in entries {
         let Some(id) = &e.finding else { continue };
-        if findings.get(id).is_none() {
-            return Err(format!(
-                "{shown_as}: the entry for {} names the finding `{id}`, which {} does not hold",
-                e.scenario,
-                crate::findings::FILE_NAME
-            ));
-        }
-        if e.versions.is_none() || e.observed.is_empty() {
-            return Err(format!(
-                "{shown_as}: the entry for {} is the finding `{id}`: a bug holds for some releases; give `versions` and the releases it was `observed` on",
-                e.scenario
-            ));
+        let unknown = findings.get(id).is_none();
+        if unknown || e.versions.is_none() || e.observed.is_empty() {
+            let (shown_as, scenario, id) = (shown(), e.scenario.clone(), id.clone());
+            return Err(match unknown {
+                true => KnownError::NoSuchFinding {
+                    shown_as,
+                    scenario,
+                    id,
+                },
+                false => KnownError::FindingWithoutReleases {
+                    shown_as,
+                    scenario,
+                    id,
+                },
+            });
         }
     }
     if let Some(unused) =
         (findings.items.iter()).find(|f| !entries.iter().any(|e| e.finding.as_ref() == Some(&f.id)))
     {
-        return Err(format!(
-            "{shown_as}: the finding `{}` in {} has no known-divergence entry (give one, with its releases and symptom, or remove the finding)",
-            unused.id, crate::findings::FILE_NAME
-        ));
+        let id = unused.id.clone();
+        return Err(KnownError::UnshownFinding {
+            shown_as: shown(),
+            id,
+        });
     }
     Ok(())
 }
@@ -362,7 +380,7 @@ mod tests {
         }
     }
 
-    fn load(yaml: &str) -> Result<KnownList, String> {
+    fn load(yaml: &str) -> Result<KnownList, KnownError> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("known.yaml");
         std::fs::write(&path, yaml).unwrap();
@@ -418,7 +436,9 @@ mod tests {
         known.judge("s", &ran("t", "t"), &mut divs);
         assert!(divs[0].known.is_some() && divs[1].known.is_none());
 
-        let err = load("- scenario: s\n  kind: no_such_kind\n  reason: r\n").unwrap_err();
+        let err = load("- scenario: s\n  kind: no_such_kind\n  reason: r\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("known.yaml:2:"), "{err}");
         assert!(list("# nothing yet\n").entries.is_empty());
     }
@@ -490,12 +510,12 @@ mod tests {
     fn an_entry_that_would_hide_anything_is_refused() {
         let no_kind =
             load("- scenario: s\n  versions: \">=2.1.1\"\n  observed: [2.1.1]\n  reason: r\n");
-        assert!(no_kind.unwrap_err().contains("kind"));
-        let no_symptom = load("- scenario: s\n  kind: exit_code\n  versions: \">=2.1.1\"\n  observed: [2.1.1]\n  reason: r\n").unwrap_err();
+        assert!(no_kind.unwrap_err().to_string().contains("kind"));
+        let no_symptom = load("- scenario: s\n  kind: exit_code\n  versions: \">=2.1.1\"\n  observed: [2.1.1]\n  reason: r\n").unwrap_err().to_string();
         assert!(no_symptom.contains("names no symptom"), "{no_symptom}");
-        let unseen = load("- scenario: s\n  kind: exit_code\n  message: 'got 1$'\n  versions: \">=2.1.1\"\n  reason: r\n").unwrap_err();
+        let unseen = load("- scenario: s\n  kind: exit_code\n  message: 'got 1$'\n  versions: \">=2.1.1\"\n  reason: r\n").unwrap_err().to_string();
         assert!(unseen.contains("observed"), "{unseen}");
-        let outside = load("- scenario: s\n  kind: exit_code\n  message: 'got 1$'\n  versions: \">=2.1.1, <2.1.5\"\n  observed: [2.1.9]\n  reason: r\n").unwrap_err();
+        let outside = load("- scenario: s\n  kind: exit_code\n  message: 'got 1$'\n  versions: \">=2.1.1, <2.1.5\"\n  observed: [2.1.9]\n  reason: r\n").unwrap_err().to_string();
         assert!(outside.contains("observed 2.1.9 outside"), "{outside}");
     }
 
@@ -504,13 +524,13 @@ mod tests {
     fn an_entry_without_a_symptom_is_refused_with_its_line_even_without_a_range() {
         let ok = "- scenario: s\n  kind: exit_code\n  message: 'got 1$'\n  reason: r\n";
         let kind_only = format!("{ok}- scenario: s\n  kind: missing_frame\n  reason: r\n");
-        let err = load(&kind_only).unwrap_err();
+        let err = load(&kind_only).unwrap_err().to_string();
         assert!(
             err.starts_with("known.yaml:5: ") && err.contains("names no symptom"),
             "{err}"
         );
         let printed_only = format!("{ok}# a comment\n- scenario: s\n  kind: missing_frame\n  printed: {{type: system, subtype: init, permissionMode: auto}}\n  reason: r\n");
-        let err = load(&printed_only).unwrap_err();
+        let err = load(&printed_only).unwrap_err().to_string();
         assert!(
             err.starts_with("known.yaml:6: ") && err.contains("`printed` only narrows"),
             "{err}"
@@ -520,7 +540,10 @@ mod tests {
             "auto}\n  versions: \">=2.1.285, <2.1.302\"\n  observed: [2.1.290]\n",
         );
         assert_ne!(ranged, printed_only);
-        assert!(load(&ranged).unwrap_err().contains("names no symptom"));
+        assert!(load(&ranged)
+            .unwrap_err()
+            .to_string()
+            .contains("names no symptom"));
         for symptom in [
             "path: $.result",
             "frame: 3",
@@ -545,7 +568,7 @@ mod tests {
             ("exit_code", ".*"),
         ] {
             let yaml = format!("- scenario: s\n  kind: {kind}\n  message: '{catch_all}'\n  path: $.x\n  reason: r\n");
-            let err = load(&yaml).unwrap_err();
+            let err = load(&yaml).unwrap_err().to_string();
             assert!(
                 err.starts_with("known.yaml:1: ")
                     && err.contains("matches any")
@@ -636,7 +659,7 @@ mod tests {
     fn with_findings(
         known: &str,
         findings: &str,
-    ) -> (tempfile::TempDir, Result<KnownList, String>) {
+    ) -> (tempfile::TempDir, Result<KnownList, KnownError>) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("known-divergences.yaml");
         std::fs::write(&path, known).unwrap();
@@ -655,17 +678,23 @@ mod tests {
         assert_eq!(list.findings.items.len(), 1);
 
         let (_d, err) = with_findings(&FINDING_ENTRY.replace("null-line", "other"), FINDING_ITEM);
-        assert!(err.unwrap_err().contains("names the finding `other`"));
+        assert!(err
+            .unwrap_err()
+            .to_string()
+            .contains("names the finding `other`"));
     }
 
     #[test]
     fn a_finding_holds_for_named_releases_and_is_shown_by_an_entry() {
         let unranged = "- scenario: s\n  kind: exit_code\n  message: 'expected exit code 0, got 1'\n  finding: null-line\n  reason: r\n";
         let (_d, err) = with_findings(unranged, FINDING_ITEM);
-        assert!(err.unwrap_err().contains("give `versions`"));
+        assert!(err.unwrap_err().to_string().contains("give `versions`"));
         let (_d, err) = with_findings("", FINDING_ITEM);
-        assert!(err.unwrap_err().contains("has no known-divergence entry"));
+        assert!(err
+            .unwrap_err()
+            .to_string()
+            .contains("has no known-divergence entry"));
         let (_d, err) = with_findings(FINDING_ENTRY, &format!("{FINDING_ITEM}{FINDING_ITEM}"));
-        assert!(err.unwrap_err().contains("used twice"));
+        assert!(err.unwrap_err().to_string().contains("used twice"));
     }
 }

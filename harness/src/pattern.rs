@@ -10,6 +10,9 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt;
 
+mod error;
+pub use error::PatternError;
+
 /// Values that are only known once a trial runs, substituted into pattern strings.
 #[derive(Debug, Clone, Default)]
 pub struct Vars {
@@ -57,9 +60,6 @@ enum Node {
     Not(Box<Node>),
 }
 
-const PLACEHOLDERS: &[&str] = &["$any", "$string", "$number", "$bool", "$uuid", "$absent"];
-const OPERATORS: &[&str] = &["$regex", "$capture", "$ref", "$contains", "$one_of", "$not"];
-
 /// Why a value did not match, and where.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mismatch {
@@ -80,7 +80,7 @@ impl fmt::Display for Mismatch {
 
 impl Pattern {
     /// Compiles a pattern; the error names the JSON path of what is wrong.
-    pub fn compile(source: &Value) -> Result<Pattern, String> {
+    pub fn compile(source: &Value) -> Result<Pattern, PatternError> {
         let node = compile_node(source, "$")?;
         Ok(Pattern {
             source: source.clone(),
@@ -206,7 +206,7 @@ fn walk_leaves(
     }
 }
 
-fn compile_node(v: &Value, path: &str) -> Result<Node, String> {
+fn compile_node(v: &Value, path: &str) -> Result<Node, PatternError> {
     Ok(match v {
         Value::String(s) => compile_string(s, path)?,
         Value::Array(items) => Node::Array(
@@ -225,11 +225,10 @@ fn compile_node(v: &Value, path: &str) -> Result<Node, String> {
             let mut fields = Vec::with_capacity(map.len());
             for (k, val) in map {
                 if k.starts_with('$') && !k.starts_with("$$") {
-                    return Err(format!(
-                        "{path}: `{k}` is not a known operator (known: {}); an operator must be the only key of its object; write `$${}` for a literal key",
-                        OPERATORS.join(", "),
-                        &k[1..]
-                    ));
+                    return Err(PatternError::KeyAmongFields {
+                        path: path.to_string(),
+                        key: k.clone(),
+                    });
                 }
                 let key = k
                     .strip_prefix('$')
@@ -302,7 +301,7 @@ pub fn type_placeholder(v: &Value) -> Option<&'static str> {
     }
 }
 
-fn compile_string(s: &str, path: &str) -> Result<Node, String> {
+fn compile_string(s: &str, path: &str) -> Result<Node, PatternError> {
     if let Some(rest) = s.strip_prefix("$$") {
         return Ok(Node::Literal(Value::String(format!("${rest}"))));
     }
@@ -314,10 +313,10 @@ fn compile_string(s: &str, path: &str) -> Result<Node, String> {
         "$uuid" => Node::Uuid,
         "$absent" => Node::Absent,
         _ if is_placeholder_like(s) => {
-            return Err(format!(
-                "{path}: unknown placeholder `{s}` (known: {}; variables $WORKSPACE, $HOME); write `${s}` for a literal string",
-                PLACEHOLDERS.join(", ")
-            ))
+            return Err(PatternError::UnknownPlaceholder {
+                path: path.to_string(),
+                placeholder: s.to_string(),
+            })
         }
         _ if s.contains("$WORKSPACE") || s.contains("$HOME") => Node::Template(s.to_string()),
         _ => Node::Literal(Value::String(s.to_string())),
@@ -335,20 +334,24 @@ fn is_placeholder_like(s: &str) -> bool {
         && s != "$HOME"
 }
 
-fn compile_operator(op: &str, arg: &Value, path: &str) -> Result<Node, String> {
-    let name = |arg: &Value| -> Result<String, String> {
+fn compile_operator(op: &str, arg: &Value, path: &str) -> Result<Node, PatternError> {
+    let at = || path.to_string();
+    let name = |arg: &Value| -> Result<String, PatternError> {
         arg.as_str()
             .filter(|s| !s.is_empty())
             .map(str::to_string)
-            .ok_or_else(|| format!("{path}: `{op}` takes a name (a non-empty string)"))
+            .ok_or_else(|| PatternError::TakesName {
+                path: at(),
+                operator: op.to_string(),
+            })
     };
     Ok(match op {
         "$regex" => {
             let src = arg
                 .as_str()
-                .ok_or_else(|| format!("{path}: `$regex` takes a string"))?;
+                .ok_or_else(|| PatternError::RegexNotString { path: at() })?;
             Node::Regex(Box::new(
-                Regex::new(src).map_err(|e| format!("{path}: bad regex: {e}"))?,
+                Regex::new(src).map_err(|source| PatternError::BadRegex { path: at(), source })?,
             ))
         }
         "$capture" => Node::Capture(name(arg)?),
@@ -362,11 +365,7 @@ fn compile_operator(op: &str, arg: &Value, path: &str) -> Result<Node, String> {
                     .map(|(i, item)| compile_node(item, &format!("{path}[{i}]")))
                     .collect::<Result<_, _>>()?,
             ),
-            _ => {
-                return Err(format!(
-                    "{path}: `$contains` takes a list of patterns (array contains) or a string (substring)"
-                ))
-            }
+            _ => return Err(PatternError::ContainsWhat { path: at() }),
         },
         "$one_of" => match arg {
             Value::Array(items) if !items.is_empty() => Node::OneOf(
@@ -376,14 +375,14 @@ fn compile_operator(op: &str, arg: &Value, path: &str) -> Result<Node, String> {
                     .map(|(i, item)| compile_node(item, &format!("{path}[{i}]")))
                     .collect::<Result<_, _>>()?,
             ),
-            _ => return Err(format!("{path}: `$one_of` takes a non-empty list of patterns")),
+            _ => return Err(PatternError::OneOfWhat { path: at() }),
         },
         "$not" => Node::Not(Box::new(compile_node(arg, path)?)),
         other => {
-            return Err(format!(
-                "{path}: unknown operator `{other}` (known: {})",
-                OPERATORS.join(", ")
-            ))
+            return Err(PatternError::UnknownOperator {
+                path: at(),
+                operator: other.to_string(),
+            })
         }
     })
 }
@@ -897,14 +896,20 @@ mod tests {
     #[test]
     fn unknown_placeholders_and_operators_are_compile_errors_with_a_path() {
         let err = Pattern::compile(&json!({"a": ["$uid"]})).unwrap_err();
-        assert!(
-            err.starts_with("$.a[0]: unknown placeholder `$uid`"),
-            "{err}"
+        assert_eq!(
+            err,
+            PatternError::UnknownPlaceholder {
+                path: "$.a[0]".into(),
+                placeholder: "$uid".into()
+            }
         );
         let err = Pattern::compile(&json!({"a": {"$regexp": "x"}})).unwrap_err();
-        assert!(err.contains("unknown operator `$regexp`"), "{err}");
+        assert!(
+            matches!(&err, PatternError::UnknownOperator { path, operator } if path == "$.a.$regexp" && operator == "$regexp"),
+            "{err}"
+        );
         let err = Pattern::compile(&json!({"a": {"$regex": "x", "b": 1}})).unwrap_err();
-        assert!(err.contains("must be the only key"), "{err}");
+        assert!(err.to_string().contains("must be the only key"), "{err}");
     }
 
     #[test]

@@ -14,8 +14,27 @@
 //! and sends is the target's own: each expectation is written in its target's names.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use stub_api::{Block, Response, Script};
+
+/// Why a target's `tools.yaml` does not load.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolMapError {
+    /// The file exists but cannot be read.
+    #[error("{path}: {source}")]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not a map of neutral names to tools.
+    #[error("{path}: {source}")]
+    Yaml {
+        path: PathBuf,
+        #[source]
+        source: serde_yaml::Error,
+    },
+}
 
 /// How one neutral tool is called by a target.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
@@ -41,18 +60,17 @@ impl ToolMap {
     pub const FILE: &'static str = "tools.yaml";
 
     /// `targets/<target>/tools.yaml` under `root`; no file is the empty map.
-    pub fn load(root: &Path, target: &str) -> Result<ToolMap, String> {
+    pub fn load(root: &Path, target: &str) -> Result<ToolMap, ToolMapError> {
         let path = root.join("targets").join(target).join(Self::FILE);
         match std::fs::read_to_string(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ToolMap::default()),
-            Err(e) => Err(format!("{}: {e}", path.display())),
-            Ok(text) => ToolMap::parse(&text).map_err(|e| format!("{}: {e}", path.display())),
+            Err(source) => Err(ToolMapError::Unreadable { path, source }),
+            Ok(text) => ToolMap::parse(&text).map_err(|source| ToolMapError::Yaml { path, source }),
         }
     }
 
-    pub fn parse(text: &str) -> Result<ToolMap, String> {
-        let tools: Option<BTreeMap<String, ToolName>> =
-            serde_yaml::from_str(text).map_err(|e| e.to_string())?;
+    pub fn parse(text: &str) -> Result<ToolMap, serde_yaml::Error> {
+        let tools: Option<BTreeMap<String, ToolName>> = serde_yaml::from_str(text)?;
         Ok(ToolMap {
             tools: tools.unwrap_or_default(),
         })

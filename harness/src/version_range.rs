@@ -9,6 +9,21 @@
 use semver::{Comparator, Op, Version, VersionReq};
 use std::fmt;
 
+/// Why a text is not a version range.
+#[derive(Debug, thiserror::Error)]
+pub enum RangeError {
+    /// Neither a version nor a semver requirement.
+    #[error("`{written}` is not a version range: {source}")]
+    NotARange {
+        written: String,
+        #[source]
+        source: semver::Error,
+    },
+    /// A comparator with a pre-release tag (`>=2.1.0-beta`).
+    #[error("`{written}`: pre-release versions are not supported in ranges")]
+    PreRelease { written: String },
+}
+
 /// The versions an `expect` key names, as written and as an interval.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VersionRange {
@@ -35,7 +50,7 @@ impl<'de> serde::Deserialize<'de> for VersionRange {
 impl VersionRange {
     /// `2.1.74` is that version exactly (not semver's `^2.1.74`); anything else is a
     /// semver requirement (`>=2.1.300`, `<2.1.200`, `~2.1`, `>=2.1.100, <2.1.200`).
-    pub fn parse(text: &str) -> Result<VersionRange, String> {
+    pub fn parse(text: &str) -> Result<VersionRange, RangeError> {
         let written = text.trim().to_string();
         let req = match Version::parse(&written) {
             Ok(v) => VersionReq {
@@ -47,8 +62,10 @@ impl VersionRange {
                     pre: v.pre,
                 }],
             },
-            Err(_) => VersionReq::parse(&written)
-                .map_err(|e| format!("`{written}` is not a version range: {e}"))?,
+            Err(_) => VersionReq::parse(&written).map_err(|source| RangeError::NotARange {
+                written: written.clone(),
+                source,
+            })?,
         };
         let mut range = VersionRange {
             written,
@@ -57,10 +74,9 @@ impl VersionRange {
         };
         for c in &req.comparators {
             if !c.pre.is_empty() {
-                return Err(format!(
-                    "`{}`: pre-release versions are not supported in ranges",
-                    range.written
-                ));
+                return Err(RangeError::PreRelease {
+                    written: range.written,
+                });
             }
             let (low, high) = interval(c);
             if low > range.low {
@@ -230,16 +246,18 @@ mod tests {
     #[test]
     fn pre_releases_count_as_their_release() {
         assert!(r(">=2.1.300").contains(&v("2.1.300-beta.1")));
-        assert!(VersionRange::parse(">=2.1.300-beta")
-            .unwrap_err()
-            .contains("pre-release"));
+        assert_eq!(
+            VersionRange::parse(">=2.1.300-beta")
+                .unwrap_err()
+                .to_string(),
+            "`>=2.1.300-beta`: pre-release versions are not supported in ranges"
+        );
     }
 
     #[test]
     fn nonsense_is_refused_and_empty_ranges_are_seen() {
-        assert!(VersionRange::parse("latest")
-            .unwrap_err()
-            .contains("not a version range"));
+        let e = VersionRange::parse("latest").unwrap_err().to_string();
+        assert!(e.starts_with("`latest` is not a version range: "), "{e}");
         assert!(r(">=2.1.300, <2.1.200").is_empty());
         assert!(!r(">=2.1.300").is_empty());
     }

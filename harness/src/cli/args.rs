@@ -181,9 +181,7 @@ impl ExecArgs {
             .as_ref()
             .and_then(|c| c.known_divergences.as_ref().map(|k| c.resolve(k)))
         {
-            Some(path) => {
-                KnownList::load(&path, &path.display().to_string()).map_err(Error::Usage)?
-            }
+            Some(path) => KnownList::load(&path, &path.display().to_string())?,
             None => KnownList::default(),
         };
         let mut resolved: Vec<Result<Target, NotInstalled>> = (specs.iter())
@@ -217,7 +215,7 @@ pub fn declare(
     let entry = (setup.config.as_ref()).and_then(|c| c.targets.get(&t.name));
     t.declared = streamcheck::install::Declared {
         supports: match entry {
-            Some(e) => e.supported(&t.name).map_err(Error::Usage)?,
+            Some(e) => e.supported(&t.name)?,
             None => None,
         },
         protocol: flag.or(entry.and_then(|e| e.protocol)),

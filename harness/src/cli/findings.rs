@@ -27,7 +27,7 @@ impl FindingsArgs {
         let root = loc.setup()?.project.root;
         let source = "targets/claude-code";
         let file = format!("{source}/known-divergences.yaml");
-        let known = KnownList::load(&root.join(&file), &file).map_err(Error::Usage)?;
+        let known = KnownList::load(&root.join(&file), &file)?;
         let text = render_doc(&known, source);
         let path = root.join(DOC);
         if self.write {

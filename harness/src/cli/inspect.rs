@@ -114,14 +114,17 @@ fn known_lists_hold(ctx: &Context) -> bool {
     let project_file = (ctx.setup.config.as_ref())
         .and_then(|c| c.known_divergences.as_ref().map(|k| c.resolve(k)));
     let loaded = (Dialect::ALL.iter())
-        .map(|d| streamcheck::install::load_known(&ctx.project, *d).map_err(|e| e.to_string()))
-        .chain(project_file.map(|p| KnownList::load(&p, &p.display().to_string())));
+        .map(|d| streamcheck::install::load_known(&ctx.project, *d).map_err(Error::from))
+        .chain(
+            project_file
+                .map(|p| KnownList::load(&p, &p.display().to_string()).map_err(Error::from)),
+        );
     let (mut lists, mut good) = (Vec::new(), true);
     for list in loaded {
         match list {
             Ok(list) => lists.push(list),
             Err(e) => {
-                super::term::error(&Error::Usage(e));
+                super::term::error(&e);
                 good = false;
             }
         }

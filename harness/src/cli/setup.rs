@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use streamcheck::commands::record::PendingPlace;
-use streamcheck::config::Config;
+use streamcheck::config::{Config, ConfigError};
 use streamcheck::error::{Error, Result};
 use streamcheck::install::Project;
 
@@ -36,7 +36,7 @@ impl Location {
     pub fn setup(&self) -> Result<Setup> {
         let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
         let config = match self.config_path(&cwd) {
-            Some(path) => Some(Config::load(&path).map_err(Error::Usage)?),
+            Some(path) => Some(Config::load(&path)?),
             None => None,
         };
         let checkout = match &self.root {
@@ -88,7 +88,12 @@ impl Setup {
         let Some(c) = &self.config else {
             return Ok(());
         };
-        (c.scenarios.check(ids)).map_err(|e| Error::Usage(format!("{}: {e}", c.path.display())))
+        let in_file = |source| ConfigError::InFile {
+            path: c.path.clone(),
+            source,
+        };
+        c.scenarios.check(ids).map_err(in_file)?;
+        Ok(())
     }
 
     /// `<home>/<report_dir or reports>/<kind>/<timestamp>`, made here (`<timestamp>-2`, ...

@@ -2,6 +2,8 @@
 //! scripts cannot be written. Each message is the sentence a user sees (in a scenario
 //! error, or in the client's log of a trial).
 
+use crate::pattern::PatternError;
+
 /// What is wrong with a scripted client, or with one thing it was about to write.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
@@ -36,9 +38,9 @@ pub enum ClientError {
     /// A `reply` line with both a `response` and an `error`.
     #[error("give `response` or `error`, not both")]
     ResponseAndError,
-    /// A responder's `on` that does not compile, as [`crate::pattern::Pattern`] says it.
-    #[error("{0}")]
-    Pattern(String),
+    /// A responder's `on` that does not compile.
+    #[error(transparent)]
+    Pattern(#[from] PatternError),
     /// A responder with no action, or more than one.
     #[error(
         "a responder takes exactly one of reply, ack, error, silent, close_stdin, mcp (found {found})"

@@ -101,14 +101,32 @@ impl Dialect {
             })
             .collect()
     }
+
+    /// [`Dialect::known_features`] as messages list them: `api-retry, max-budget, ...`.
+    pub fn feature_names() -> String {
+        let known = Dialect::known_features();
+        known.into_iter().collect::<Vec<_>>().join(", ")
+    }
 }
+
+/// A name that is no dialect's key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown dialect `{name}` (known: {})", Dialect::known_keys())]
+pub struct UnknownDialect {
+    pub name: String,
+}
+
+/// A dialect built otherwise than from npm, asked for its npm pin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{0} is not installed from npm")]
+pub struct NotFromNpm(pub Dialect);
 
 impl NpmPin {
     /// The dialect's npm pin; an error for a dialect built otherwise.
-    pub fn of(dialect: Dialect) -> Result<&'static NpmPin, String> {
+    pub fn of(dialect: Dialect) -> Result<&'static NpmPin, NotFromNpm> {
         match dialect.conventions().distribution() {
             Distribution::Npm(pin) => Ok(pin),
-            Distribution::Cargo(_) => Err(format!("{dialect} is not installed from npm")),
+            Distribution::Cargo(_) => Err(NotFromNpm(dialect)),
         }
     }
 }
@@ -120,11 +138,12 @@ impl fmt::Display for Dialect {
 }
 
 impl FromStr for Dialect {
-    type Err = String;
+    type Err = UnknownDialect;
 
-    fn from_str(s: &str) -> Result<Dialect, String> {
-        Dialect::from_key(s)
-            .ok_or_else(|| format!("unknown dialect `{s}` (known: {})", Dialect::known_keys()))
+    fn from_str(s: &str) -> Result<Dialect, UnknownDialect> {
+        Dialect::from_key(s).ok_or_else(|| UnknownDialect {
+            name: s.to_string(),
+        })
     }
 }
 
@@ -135,9 +154,9 @@ impl From<Dialect> for &'static str {
 }
 
 impl TryFrom<String> for Dialect {
-    type Error = String;
+    type Error = UnknownDialect;
 
-    fn try_from(s: String) -> Result<Dialect, String> {
+    fn try_from(s: String) -> Result<Dialect, UnknownDialect> {
         s.parse()
     }
 }
@@ -154,15 +173,22 @@ mod tests {
             assert_eq!(json, format!("\"{d}\""));
             assert_eq!(serde_json::from_str::<Dialect>(&json).unwrap(), d);
         }
-        assert!("claude"
-            .parse::<Dialect>()
-            .unwrap_err()
-            .contains("claude-code, caliban, qwen-code"));
+        assert_eq!(
+            "claude".parse::<Dialect>().unwrap_err().to_string(),
+            "unknown dialect `claude` (known: claude-code, caliban, qwen-code)"
+        );
         let err = serde_json::from_str::<Dialect>("\"gemini\"").unwrap_err();
         assert!(
             err.to_string().contains("unknown dialect `gemini`"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn only_a_dialect_from_npm_has_an_npm_pin() {
+        assert!(NpmPin::of(Dialect::ClaudeCode).is_ok());
+        let e = NpmPin::of(Dialect::Caliban).unwrap_err();
+        assert_eq!(e.to_string(), "caliban is not installed from npm");
     }
 
     #[test]

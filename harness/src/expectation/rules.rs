@@ -28,6 +28,9 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::path::Path;
 
+mod error;
+pub use error::{InvalidRules, RuleError, RulesError};
+
 /// `targets/<dialect>/rules.yaml`.
 #[derive(Debug, Clone, Default)]
 pub struct Rules {
@@ -84,26 +87,30 @@ struct RuleFile {
 
 impl Rules {
     /// `targets/<dialect>/rules.yaml` under `root`; no file: no rules.
-    pub fn load(root: &Path, dialect: &str) -> Result<Rules, String> {
+    pub fn load(root: &Path, dialect: &str) -> Result<Rules, RulesError> {
         let path = root.join("targets").join(dialect).join("rules.yaml");
         match std::fs::read_to_string(&path) {
-            Ok(text) => Rules::parse(&text).map_err(|e| format!("{}: {e}", path.display())),
+            Ok(text) => Rules::parse(&text).map_err(|source| RulesError::Invalid { path, source }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Rules::default()),
-            Err(e) => Err(format!("{}: {e}", path.display())),
+            Err(source) => Err(RulesError::Unreadable { path, source }),
         }
     }
 
-    pub fn parse(text: &str) -> Result<Rules, String> {
-        let file: RulesFile = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
+    pub fn parse(text: &str) -> Result<Rules, InvalidRules> {
+        let file: RulesFile = serde_yaml::from_str(text)?;
         let rules = file
             .rules
             .into_iter()
-            .map(Rule::from_file)
+            .map(|f| {
+                let name = f.name.clone();
+                Rule::from_file(f).map_err(|source| InvalidRules::Rule { name, source })
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let mut names: Vec<&str> = rules.iter().map(|r| r.name.as_str()).collect();
         names.sort_unstable();
         if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-            return Err(format!("rule `{}` is written twice", w[0]));
+            let name = w[0].to_string();
+            return Err(InvalidRules::Twice { name });
         }
         Ok(Rules { rules })
     }
@@ -162,41 +169,31 @@ fn attach(expect: &mut TargetExpect, applied: &[Applied]) {
 }
 
 impl Rule {
-    fn from_file(f: RuleFile) -> Result<Rule, String> {
-        let at = |e: String| format!("rule `{}`: {e}", f.name);
-        let compile = |v: &Value| Pattern::compile(v).map_err(at);
-        let versions = VersionRange::parse(&f.versions).map_err(at)?;
+    fn from_file(f: RuleFile) -> Result<Rule, RuleError> {
+        let versions = VersionRange::parse(&f.versions)?;
         if f.note.trim().is_empty() {
-            return Err(at("`note` must name the first release showing it".into()));
+            return Err(RuleError::NoNote);
         }
         let change = match (&f.anywhere, &f.every, &f.request_keys, &f.missing) {
-            (Some(p), None, None, None) => Change::Anywhere(compile(p)?),
+            (Some(p), None, None, None) => Change::Anywhere(Pattern::compile(p)?),
             (None, Some(p), None, None) => match &f.frame_keys {
-                Some(k) => Change::FrameKeys(compile(p)?, k.clone()),
-                None => Change::Every(compile(p)?),
+                Some(k) => Change::FrameKeys(Pattern::compile(p)?, k.clone()),
+                None => Change::Every(Pattern::compile(p)?),
             },
             (None, None, Some(k), None) => Change::RequestKeys(k.clone()),
-            (None, None, None, Some(p)) => Change::Missing(compile(p)?),
-            _ => {
-                return Err(at(
-                    "write exactly one of `anywhere`, `every`, `request_keys`, `missing`".into(),
-                ))
-            }
+            (None, None, None, Some(p)) => Change::Missing(Pattern::compile(p)?),
+            _ => return Err(RuleError::Changes),
         };
         if f.frame_keys.is_some() && !matches!(change, Change::FrameKeys(..)) {
-            return Err(at(
-                "`frame_keys` needs `every`: the frames it changes".into()
-            ));
+            return Err(RuleError::FrameKeysWithoutEvery);
         }
         if matches!(change, Change::Every(_)) && f.shape.is_none() {
-            return Err(at("`every` needs the `shape` those frames have".into()));
+            return Err(RuleError::EveryWithoutShape);
         }
         if matches!(change, Change::Anywhere(_)) && f.shape.is_none() {
-            return Err(at(
-                "`anywhere` needs the `shape` the frames it lets through have".into(),
-            ));
+            return Err(RuleError::AnywhereWithoutShape);
         }
-        let shape = f.shape.as_ref().map(compile).transpose()?;
+        let shape = f.shape.as_ref().map(Pattern::compile).transpose()?;
         Ok(Rule {
             name: f.name.clone(),
             versions,

@@ -107,8 +107,11 @@ fn refusal(text: &str) -> ScenarioError {
 fn overlapping_ranges_are_refused_with_file_line_and_column() {
     let text = VERSIONED.replace("claude-code@2.1.74:", "claude-code@>=2.1.150, <2.1.250:");
     let e = refusal(&text);
-    assert!(e.message.contains("overlaps"), "{e}");
-    assert!(e.message.contains("neither holds the other"), "{e}");
+    assert!(e.kind.to_string().contains("overlaps"), "{e}");
+    assert!(
+        e.kind.to_string().contains("neither holds the other"),
+        "{e}"
+    );
     let shown = e.to_string();
     assert!(
         shown.starts_with("scenarios/t/v.yaml:") && e.line.is_some() && e.column == Some(3),
@@ -121,16 +124,21 @@ fn overlapping_ranges_are_refused_with_file_line_and_column() {
 #[test]
 fn empty_duplicate_and_unreachable_ranges_are_refused() {
     let empty = VERSIONED.replace("claude-code@2.1.74:", "claude-code@>=2.1.300, <2.1.100:");
-    assert!(refusal(&empty).message.contains("names no version"));
+    assert!(refusal(&empty)
+        .kind
+        .to_string()
+        .contains("names no version"));
     let twice = VERSIONED.replace("claude-code@2.1.74:", "claude-code@<=2.1.199:");
-    assert!(refusal(&twice).message.contains("same versions"));
+    assert!(refusal(&twice).kind.to_string().contains("same versions"));
     let hidden = VERSIONED.replace(
         "claude-code@2.1.74:",
         "claude-code@>=2.1.300, <2.2.0:\n    exit_code: 4\n  claude-code@>=2.2.0:",
     );
     let e = refusal(&hidden);
     assert!(
-        e.message.contains("`claude-code@>=2.1.300` is unreachable"),
+        e.kind
+            .to_string()
+            .contains("`claude-code@>=2.1.300` is unreachable"),
         "{e}"
     );
     assert_eq!(e.line, Some(11), "{e}");
@@ -139,18 +147,22 @@ fn empty_duplicate_and_unreachable_ranges_are_refused() {
 #[test]
 fn bad_keys_and_patches_are_refused() {
     let bad = VERSIONED.replace("claude-code@2.1.74:", "claude-code@latest:");
-    assert!(refusal(&bad).message.contains("not a version range"));
+    assert!(refusal(&bad)
+        .kind
+        .to_string()
+        .contains("not a version range"));
     let past = VERSIONED.replace("2: {type: result", "7: {type: result");
-    assert!(refusal(&past).message.contains("no frame 7"));
+    assert!(refusal(&past).kind.to_string().contains("no frame 7"));
     let general = VERSIONED.replace(
         "    exit_code: 0\n",
         "    exit_code: 0\n    frames_patch: {0: null}\n",
     );
     assert!(refusal(&general)
-        .message
+        .kind
+        .to_string()
         .contains("belongs in a version block"));
     let bad_pattern = VERSIONED.replace("2: {type: result", "2: {type: \"$uid\"");
-    assert!(refusal(&bad_pattern).message.contains("$uid"));
+    assert!(refusal(&bad_pattern).kind.to_string().contains("$uid"));
 }
 
 #[test]
@@ -183,5 +195,5 @@ fn frames_can_be_merged_spliced_and_appended() {
         "{frames:?}"
     );
     let bad_merge = VERSIONED.replace("{1: null}", "{1: {$merge: {type: \"$uid\"}}}");
-    assert!(refusal(&bad_merge).message.contains("$uid"));
+    assert!(refusal(&bad_merge).kind.to_string().contains("$uid"));
 }

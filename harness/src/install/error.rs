@@ -2,6 +2,8 @@
 //! is the sentence a user sees (after `streamcheck: `, or as a target's reason for being
 //! unavailable).
 
+use crate::dialect::NotFromNpm;
+use crate::known::KnownError;
 use crate::process_group::HelperError;
 use std::path::PathBuf;
 
@@ -59,10 +61,9 @@ pub enum InstallError {
     /// `NAME@latest` for a target that is not published on npm.
     #[error("`{name}`: only a target from npm knows where to look up its latest release")]
     LatestNotOnNpm { name: String },
-    /// A dialect whose CLIs are not installed from npm, as [`crate::dialect::NpmPin::of`]
-    /// says it.
-    #[error("{0}")]
-    NotFromNpm(String),
+    /// A dialect whose CLIs are not installed from npm.
+    #[error(transparent)]
+    NotFromNpm(#[from] NotFromNpm),
     /// `npm view` could not be started.
     #[error("cannot run npm view {package} {field}: {source}")]
     NpmViewCannotRun {
@@ -112,10 +113,9 @@ pub enum InstallError {
         #[source]
         source: std::io::Error,
     },
-    /// A dialect's known-divergence list that does not load, as [`crate::known::KnownList`]
-    /// says it.
-    #[error("{0}")]
-    Known(String),
+    /// A dialect's known-divergence list that does not load.
+    #[error(transparent)]
+    Known(#[from] KnownError),
 }
 
 impl InstallError {

@@ -33,16 +33,17 @@ pub fn resolve(
     };
     let key = spec.dialect.conventions().expect_key();
     let known = load_known(project, spec.dialect).map_err(|e| broken(e.to_string()))?;
-    let tools = ToolMap::load(&project.root, key).map_err(broken)?;
+    let tools = ToolMap::load(&project.root, key).map_err(|e| broken(e.to_string()))?;
     let versions = load_versions(project, key).map_err(|e| broken(e.to_string()))?;
-    let rules = crate::expectation::rules::Rules::load(&project.root, key).map_err(broken)?;
+    let rules = crate::expectation::rules::Rules::load(&project.root, key)
+        .map_err(|e| broken(e.to_string()))?;
     let (program, lead_args, version) = match &spec.source {
         Source::PinnedNpm => {
-            let pin = NpmPin::of(spec.dialect).map_err(broken)?;
+            let pin = NpmPin::of(spec.dialect).map_err(|e| broken(e.to_string()))?;
             pinned_npm(pin, project, install).map_err(not)?
         }
         Source::Npm { version } => {
-            let pin = NpmPin::of(spec.dialect).map_err(broken)?;
+            let pin = NpmPin::of(spec.dialect).map_err(|e| broken(e.to_string()))?;
             cached_npm(pin, version, project, install).map_err(not)?
         }
         Source::Cargo { version } => {

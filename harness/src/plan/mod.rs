@@ -211,7 +211,8 @@ impl Planner {
     pub fn new(project: &Project) -> Result<Planner, String> {
         let mut rules = BTreeMap::new();
         for &d in Dialect::ALL {
-            let loaded = Rules::load(&project.root, d.conventions().expect_key())?;
+            let loaded = Rules::load(&project.root, d.conventions().expect_key())
+                .map_err(|e| e.to_string())?;
             rules.insert(d, Arc::new(loaded));
         }
         Ok(Planner {

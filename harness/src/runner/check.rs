@@ -586,7 +586,7 @@ fn files(expect: &TargetExpect, vars: &Vars) -> Vec<Divergence> {
             (FileExpect::Exists(false), Some(_)) => Some("exists".to_string()),
             (FileExpect::Text(_), None) => Some("does not exist".to_string()),
             (FileExpect::Text(rule), Some(bytes)) => {
-                rule.check(&String::from_utf8_lossy(bytes)).err()
+                (rule.check(&String::from_utf8_lossy(bytes)).err()).map(|m| m.to_string())
             }
             _ => None,
         };

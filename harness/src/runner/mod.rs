@@ -45,7 +45,9 @@ pub async fn execute_plan(plan: &TrialPlan, target: &Target, opts: &RunOptions) 
     if let Some(root) = &plan.fixtures {
         if let Err(why) = crate::fixtures::install(root) {
             trial.status = Status::Failed;
-            trial.divergences.push(Divergence::new(Kind::Fixture, why));
+            trial
+                .divergences
+                .push(Divergence::new(Kind::Fixture, why.to_string()));
             return trial;
         }
     }

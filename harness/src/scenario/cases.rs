@@ -8,13 +8,16 @@
 //! number, a map); `{{p}}` inside a longer string (or a mapping key) becomes its text.
 
 pub use super::cases_form::*;
-use super::{id_of, read, Scenario, ScenarioError};
+use super::{id_of, read, Scenario, ScenarioError, ScenarioErrorKind};
 use regex::Regex;
 use serde_json::Value as Json;
 use serde_yaml::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::LazyLock;
+
+pub(super) mod error;
+pub use error::{CaseValueError, CasesError};
 
 type Params = Vec<(String, Value)>;
 
@@ -32,9 +35,6 @@ pub struct Case {
 static PLACEHOLDER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\{\{\s*([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}").expect("a regex"));
 
-static AT_LINE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r" at line \d+ column \d+").expect("a regex"));
-
 const MAX_AUTO_NAME: usize = 60;
 
 /// The scenarios of one file: each of its cases (`cases:`), or the file itself.
@@ -44,44 +44,35 @@ pub fn load(path: &Path, root: &Path) -> Result<Vec<Scenario>, ScenarioError> {
 
 /// The scenarios of one file's text: one per case when it declares `cases:`, else the file itself.
 pub fn parse_file(text: &str, path: &Path, root: &Path) -> Result<Vec<Scenario>, ScenarioError> {
-    let err = |message: String| ScenarioError {
-        path: path.to_path_buf(),
-        line: None,
-        column: None,
-        message,
-    };
+    let err = |line, column, kind| ScenarioError::new(path, line, column, kind);
     let doc: Value = match serde_yaml::from_str(text) {
         Ok(Value::Mapping(m)) if m.contains_key("cases") => Value::Mapping(m),
         // Not YAML at all: say where, rather than what a plain scenario would make of it.
         Err(e) => {
             let loc = e.location();
-            return Err(ScenarioError {
-                line: loc.as_ref().map(|l| l.line()),
-                column: loc.as_ref().map(|l| l.column()),
-                message: format!("not valid YAML: {}", AT_LINE.replace(&e.to_string(), "")),
-                ..err(String::new())
-            });
+            return Err(err(
+                loc.as_ref().map(|l| l.line()),
+                loc.as_ref().map(|l| l.column()),
+                ScenarioErrorKind::NotYaml(e),
+            ));
         }
         _ => return Scenario::parse(text, path, root).map(|s| vec![s]),
     };
-    let (cases, body) = split(doc).map_err(|m| {
+    let (cases, body) = split(doc).map_err(|e| {
         let (line, column) = super::locate_text(text, "cases:").unzip();
-        ScenarioError {
-            line,
-            column,
-            ..err(m)
-        }
+        err(line, column, e.into())
     })?;
     let id = id_of(path, root);
     let mut out = Vec::with_capacity(cases.len());
     for case in &cases {
         let mut expanded = substitute(&body, case);
-        add_blocks(&mut expanded, case).map_err(err)?;
+        add_blocks(&mut expanded, case).map_err(|e| err(None, None, e.into()))?;
         let yaml = serde_yaml::to_string(&expanded).expect("a YAML value serializes");
-        // A place in the expanded text means nothing in the file: only the message is kept.
+        // A place in the expanded text means nothing in the file: only why is kept.
         let mut s = Scenario::parse(&yaml, path, root).map_err(|e| {
-            let message = AT_LINE.replace(&e.message, "");
-            err(format!("case `{}`: {message}", case.name))
+            let case = case.name.clone();
+            let source = e.kind;
+            err(None, None, ScenarioErrorKind::InCase { case, source })
         })?;
         s.id = format!("{id}[{}]", case.name);
         s.case = Some(case.name.clone());
@@ -97,16 +88,16 @@ const CASE_BOUNDS: [&str; 2] = ["min_version", "max_version"];
 /// Adds a case's own `expect:` blocks to its expanded scenario; a block the file already
 /// has for every case is not replaced, except for the bounds ([`CASE_BOUNDS`]) the case
 /// gives it and the file does not.
-fn add_blocks(expanded: &mut Value, case: &Case) -> Result<(), String> {
+fn add_blocks(expanded: &mut Value, case: &Case) -> Result<(), CasesError> {
     if case.expect.is_empty() {
         return Ok(());
     }
     let Some(Value::Mapping(expect)) = expanded.get_mut("expect") else {
-        return Err(format!(
-            "case `{}`: gives `expect` blocks, but the file has no `expect:` mapping to add them to",
-            case.name
-        ));
+        return Err(CasesError::NoExpect {
+            case: case.name.clone(),
+        });
     };
+    let shown = |k: &Value| k.as_str().unwrap_or("?").to_string();
     for (key, block) in &case.expect {
         if let (Some(Value::Mapping(file_block)), Value::Mapping(own)) =
             (expect.get_mut(key), block)
@@ -116,23 +107,21 @@ fn add_blocks(expanded: &mut Value, case: &Case) -> Result<(), String> {
                 .all(|k| k.as_str().is_some_and(|k| CASE_BOUNDS.contains(&k)));
             if bounds_only && !own.is_empty() {
                 if let Some(k) = own.keys().find(|k| file_block.contains_key(*k)) {
-                    return Err(format!(
-                        "case `{}`: `expect.{}.{}` is in the file for every case already",
-                        case.name,
-                        key.as_str().unwrap_or("?"),
-                        k.as_str().unwrap_or("?")
-                    ));
+                    return Err(CasesError::BoundTwice {
+                        case: case.name.clone(),
+                        key: shown(key),
+                        bound: shown(k),
+                    });
                 }
                 file_block.extend(own.clone());
                 continue;
             }
         }
         if expect.contains_key(key) {
-            return Err(format!(
-                "case `{}`: `expect.{}` is in the file for every case already: give the case a version block of its own instead",
-                case.name,
-                key.as_str().unwrap_or("?")
-            ));
+            return Err(CasesError::BlockTwice {
+                case: case.name.clone(),
+                key: shown(key),
+            });
         }
         expect.insert(key.clone(), block.clone());
     }
@@ -141,59 +130,54 @@ fn add_blocks(expanded: &mut Value, case: &Case) -> Result<(), String> {
 
 /// The cases of a file's document, checked against the rest of it (returned without
 /// `cases:`). Err: what is wrong, naming the case.
-pub fn split(doc: Value) -> Result<(Vec<Case>, Value), String> {
+pub fn split(doc: Value) -> Result<(Vec<Case>, Value), CasesError> {
     let Value::Mapping(mut map) = doc else {
-        return Err("a scenario file is a mapping".into());
+        return Err(CasesError::NotAMapping);
     };
     let raw = map.remove("cases").unwrap_or(Value::Null);
-    let cases: Cases =
-        serde_yaml::from_value(raw).map_err(|e| format!("cases: {e}: write a list of parameter sets (`- {{name: ..., param: value}}`) or `{{product: {{param: [values]}}}}`"))?;
+    let cases: Cases = serde_yaml::from_value(raw).map_err(CasesError::Form)?;
     let cases = expand(cases)?;
     let body = Value::Mapping(map);
     let mut used = BTreeSet::new();
     placeholders(&body, &mut used);
     if used.is_empty() {
-        return Err(
-            "cases: the file uses no `{{parameter}}`: every case would be the same scenario".into(),
-        );
+        return Err(CasesError::NoPlaceholder);
     }
     for case in &cases {
         let names: BTreeSet<&str> = case.params.iter().map(|(k, _)| k.as_str()).collect();
         if let Some(p) = used.iter().find(|p| !names.contains(p.as_str())) {
-            return Err(format!(
-                "case `{}`: `{{{{{p}}}}}` is used in the file but the case gives no `{p}` (it gives {})",
-                case.name,
-                names.iter().copied().collect::<Vec<_>>().join(", ")
-            ));
+            return Err(CasesError::MissingParameter {
+                case: case.name.clone(),
+                parameter: p.clone(),
+                given: names.iter().map(|n| n.to_string()).collect(),
+            });
         }
         if let Some(p) = names.iter().find(|p| !used.contains(**p)) {
-            return Err(format!(
-                "case `{}`: parameter `{p}` is used nowhere in the file (no `{{{{{p}}}}}`)",
-                case.name
-            ));
+            return Err(CasesError::UnusedParameter {
+                case: case.name.clone(),
+                parameter: p.to_string(),
+            });
         }
     }
     Ok((cases, body))
 }
 
 /// The cases `cases:` states, named and checked (names unique and usable in an id).
-fn expand(cases: Cases) -> Result<Vec<Case>, String> {
+fn expand(cases: Cases) -> Result<Vec<Case>, CasesError> {
     let items = match cases {
         Cases::Product(p) => vec![CaseItem::Product(p)],
         Cases::List(items) => items,
     };
     if items.is_empty() {
-        return Err("cases: an empty list: give at least one case".into());
+        return Err(CasesError::Empty);
     }
     let mut out: Vec<Case> = Vec::new();
-    for (i, item) in items.into_iter().enumerate() {
+    for (index, item) in items.into_iter().enumerate() {
         match item {
             CaseItem::Set(mut set) => {
                 let name = match set.remove("name") {
                     Some(Json::String(n)) => Some(n),
-                    Some(other) => {
-                        return Err(format!("cases[{i}]: `name` takes a string, found {other}"))
-                    }
+                    Some(found) => return Err(CasesError::NameNotString { index, found }),
                     None => None,
                 };
                 let expect = match set.remove("expect") {
@@ -202,28 +186,25 @@ fn expand(cases: Cases) -> Result<Vec<Case>, String> {
                         Value::Mapping(m) => patch_indexes(m),
                         _ => unreachable!("an object becomes a mapping"),
                     },
-                    Some(other) => {
-                        return Err(format!(
-                            "cases[{i}]: `expect` takes the blocks this case adds to the file's `expect:` (`{{\"claude-code@<2.1.100\": {{...}}}}`), found {other}"
-                        ))
-                    }
+                    Some(found) => return Err(CasesError::ExpectNotBlocks { index, found }),
                 };
                 if set.is_empty() {
-                    return Err(format!(
-                        "cases[{i}]{}: the case names no parameter",
-                        name.map(|n| format!(" (`{n}`)")).unwrap_or_default()
-                    ));
+                    return Err(CasesError::NoParameter { index, name });
                 }
                 let mut params = Vec::new();
                 let mut auto = Vec::new();
                 for (k, v) in set {
-                    let v = generated(&v).map_err(|m| format!("cases[{i}].{k}: {m}"))?;
+                    let v = generated(&v).map_err(|source| CasesError::Value {
+                        index,
+                        parameter: k.clone(),
+                        source,
+                    })?;
                     auto.push(format!("{k}={}", shown(&v)));
                     params.push((k, to_yaml(&v)));
                 }
                 let name = match name {
                     Some(n) => n,
-                    None => auto_name(auto.join(","), i)?,
+                    None => auto_name(auto.join(","), index)?,
                 };
                 out.push(Case {
                     name,
@@ -233,42 +214,48 @@ fn expand(cases: Cases) -> Result<Vec<Case>, String> {
             }
             CaseItem::Product(p) => {
                 if p.product.is_empty() {
-                    return Err(format!("cases[{i}].product names no parameter"));
+                    return Err(CasesError::EmptyProduct { index });
                 }
                 // Per parameter: (value name, value).
                 let mut axes: Vec<(String, Vec<(String, Value)>)> = Vec::new();
                 for (k, vs) in p.product {
                     let k = k
                         .as_str()
-                        .ok_or_else(|| format!("cases[{i}].product: a parameter name is a string"))?
+                        .ok_or(CasesError::ProductName { index })?
                         .to_string();
+                    let in_product = |source| CasesError::ProductValue {
+                        index,
+                        parameter: k.clone(),
+                        source,
+                    };
                     let values: Vec<(String, Value)> = match vs {
                         Value::Sequence(list) => list
                             .into_iter()
                             .map(|v| {
-                                let j = yaml_json(v)?;
-                                let j = generated(&j)?;
+                                let j = generated(&yaml_json(v)?)?;
                                 Ok((shown(&j), to_yaml(&j)))
                             })
-                            .collect::<Result<_, String>>()
-                            .map_err(|m| format!("cases[{i}].product.{k}: {m}"))?,
+                            .collect::<Result<_, CaseValueError>>()
+                            .map_err(in_product)?,
                         Value::Mapping(named) => named
                             .into_iter()
                             .map(|(n, v)| {
-                                let n = n.as_str().ok_or("a value name is a string")?.to_string();
+                                let n = n.as_str().ok_or(CaseValueError::NameNotString)?;
                                 let j = generated(&yaml_json(v)?)?;
-                                Ok((n, to_yaml(&j)))
+                                Ok((n.to_string(), to_yaml(&j)))
                             })
-                            .collect::<Result<_, String>>()
-                            .map_err(|m| format!("cases[{i}].product.{k}: {m}"))?,
+                            .collect::<Result<_, CaseValueError>>()
+                            .map_err(in_product)?,
                         _ => {
-                            return Err(format!(
-                                "cases[{i}].product.{k}: give a list of values or a map of named values"
-                            ))
+                            let parameter = k.clone();
+                            return Err(CasesError::ProductForm { index, parameter });
                         }
                     };
                     if values.is_empty() {
-                        return Err(format!("cases[{i}].product.{k}: no values"));
+                        return Err(CasesError::NoValues {
+                            index,
+                            parameter: k,
+                        });
                     }
                     axes.push((k, values));
                 }
@@ -289,7 +276,7 @@ fn expand(cases: Cases) -> Result<Vec<Case>, String> {
                         .collect();
                 }
                 for (names, params) in combos {
-                    let name = auto_name(names.join(","), i)?;
+                    let name = auto_name(names.join(","), index)?;
                     out.push(Case {
                         name,
                         params,
@@ -303,10 +290,8 @@ fn expand(cases: Cases) -> Result<Vec<Case>, String> {
     for c in &out {
         check_name(&c.name)?;
         if !seen.insert(c.name.as_str()) {
-            return Err(format!(
-                "case `{}` is named twice: case names make the scenario ids and must be unique",
-                c.name
-            ));
+            let name = c.name.clone();
+            return Err(CasesError::NamedTwice { name });
         }
     }
     Ok(out)
@@ -332,33 +317,30 @@ fn patch_indexes(mut blocks: serde_yaml::Mapping) -> serde_yaml::Mapping {
     blocks
 }
 
-fn auto_name(name: String, i: usize) -> Result<String, String> {
+fn auto_name(name: String, index: usize) -> Result<String, CasesError> {
     if name.chars().count() > MAX_AUTO_NAME {
-        return Err(format!(
-            "cases[{i}]: the case's name would be `{}…`: give it a short `name` (or name the values: a map instead of a list)",
-            name.chars().take(MAX_AUTO_NAME).collect::<String>()
-        ));
+        let start = name.chars().take(MAX_AUTO_NAME).collect();
+        return Err(CasesError::NameTooLong { index, start });
     }
     Ok(name)
 }
 
-fn check_name(name: &str) -> Result<(), String> {
+fn check_name(name: &str) -> Result<(), CasesError> {
     if name.trim().is_empty() {
-        return Err("a case has an empty name".into());
+        return Err(CasesError::EmptyName);
     }
-    if let Some(c) = name
+    if let Some(found) = name
         .chars()
         .find(|c| matches!(c, '/' | '[' | ']') || c.is_control())
     {
-        return Err(format!(
-            "case `{name}`: a case name cannot hold {c:?} (it is part of the scenario id and of report file names)"
-        ));
+        let name = name.to_string();
+        return Err(CasesError::NameHolds { name, found });
     }
     Ok(())
 }
 
-fn yaml_json(v: Value) -> Result<Json, String> {
-    serde_yaml::from_value(v).map_err(|e| e.to_string())
+fn yaml_json(v: Value) -> Result<Json, serde_yaml::Error> {
+    serde_yaml::from_value(v)
 }
 
 fn to_yaml(v: &Json) -> Value {
@@ -366,14 +348,14 @@ fn to_yaml(v: &Json) -> Value {
 }
 
 /// `{$repeat: "ab", times: N}` (anywhere in the value) is the string repeated.
-fn generated(v: &Json) -> Result<Json, String> {
+fn generated(v: &Json) -> Result<Json, CaseValueError> {
     let m = match v {
         Json::Object(m) if m.contains_key("$repeat") => m,
         Json::Object(m) => {
             return m
                 .iter()
                 .map(|(k, v)| Ok((k.clone(), generated(v)?)))
-                .collect::<Result<_, String>>()
+                .collect::<Result<_, _>>()
                 .map(Json::Object)
         }
         Json::Array(items) => {
@@ -391,7 +373,7 @@ fn generated(v: &Json) -> Result<Json, String> {
         m.get("times").and_then(Json::as_u64),
         m.len(),
     ) else {
-        return Err("write `{$repeat: \"text\", times: N}`".into());
+        return Err(CaseValueError::Repeat);
     };
     Ok(Json::String(unit.repeat(times as usize)))
 }
@@ -519,7 +501,8 @@ mod tests {
             "notes: \"a \"quoted\" word\"\n{BASE}cases:\n  - {{what: w, value: 1, code: 0}}\n"
         );
         let e = load(&text).unwrap_err();
-        assert!(e.message.starts_with("not valid YAML: "), "{e}");
+        assert!(matches!(*e.kind, ScenarioErrorKind::NotYaml(_)), "{e}");
+        assert!(e.kind.to_string().starts_with("not valid YAML: "), "{e}");
         assert_eq!(e.line, Some(1), "{e}");
     }
 
@@ -700,6 +683,6 @@ mod tests {
             Path::new("scenarios"),
         )
         .unwrap_err();
-        assert!(e.message.contains("declares `cases:`"), "{e}");
+        assert!(matches!(*e.kind, ScenarioErrorKind::DeclaresCases), "{e}");
     }
 }

@@ -175,8 +175,8 @@ struct RawTextRules {
 }
 
 impl TryFrom<RawTextExpect> for TextExpect {
-    type Error = String;
-    fn try_from(raw: RawTextExpect) -> Result<Self, String> {
+    type Error = BadRegex;
+    fn try_from(raw: RawTextExpect) -> Result<Self, BadRegex> {
         let r = match raw {
             RawTextExpect::Equals(s) => return Ok(TextExpect::Equals(s)),
             RawTextExpect::Rules(r) => r,
@@ -212,73 +212,104 @@ pub struct TextRules {
 #[schemars(transparent)]
 pub struct TextRegex(#[schemars(with = "String")] pub regex::Regex);
 
+/// A `regex` in a text expectation that does not compile.
+#[derive(Debug, thiserror::Error)]
+#[error("bad regex: {0}")]
+pub struct BadRegex(#[source] regex::Error);
+
 impl TryFrom<String> for TextRegex {
-    type Error = String;
-    fn try_from(s: String) -> Result<Self, String> {
-        regex::Regex::new(&s)
-            .map(TextRegex)
-            .map_err(|e| format!("bad regex: {e}"))
+    type Error = BadRegex;
+    fn try_from(s: String) -> Result<Self, BadRegex> {
+        regex::Regex::new(&s).map(TextRegex).map_err(BadRegex)
     }
+}
+
+/// What a text does not do that its [`TextExpect`] asks; `found` is the text, cut.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TextMismatch {
+    /// Not equal (trailing whitespace aside).
+    #[error("expected {want:?}, found {found:?}")]
+    NotEqual { want: String, found: String },
+    /// A `contains` it lacks.
+    #[error("expected it to contain {want:?}, found {found:?}")]
+    Lacks { want: String, found: String },
+    /// A `not_contains` it holds.
+    #[error("expected it not to contain {unwanted:?}, found {found:?}")]
+    Contains { unwanted: String, found: String },
+    /// A `regex` it does not match.
+    #[error("expected it to match /{regex}/, found {found:?}")]
+    NoMatch { regex: String, found: String },
+    /// Text where `empty: true` wants none.
+    #[error("expected nothing, found {found:?}")]
+    NotEmpty { found: String },
+    /// No text where `empty: false` wants some.
+    #[error("expected some text, found none")]
+    Empty,
 }
 
 impl TextExpect {
     /// Returns what does not hold, if anything.
-    pub fn check(&self, text: &str) -> Result<(), String> {
+    pub fn check(&self, text: &str) -> Result<(), TextMismatch> {
+        let found = || crate::text::clip(text, 300);
         let rules = match self {
             TextExpect::Equals(s) => {
                 return if text.trim_end() == s.trim_end() {
                     Ok(())
                 } else {
-                    Err(format!("expected {s:?}, found {:?}", clip(text)))
+                    Err(TextMismatch::NotEqual {
+                        want: s.clone(),
+                        found: found(),
+                    })
                 }
             }
             TextExpect::Rules(r) => r,
         };
         if let Some(s) = &rules.equals {
             if text.trim_end() != s.trim_end() {
-                return Err(format!("expected {s:?}, found {:?}", clip(text)));
+                let want = s.clone();
+                return Err(TextMismatch::NotEqual {
+                    want,
+                    found: found(),
+                });
             }
         }
-        for c in &rules.contains {
-            if !text.contains(c.as_str()) {
-                return Err(format!(
-                    "expected it to contain {c:?}, found {:?}",
-                    clip(text)
-                ));
-            }
+        if let Some(c) = rules.contains.iter().find(|c| !text.contains(c.as_str())) {
+            let want = c.clone();
+            return Err(TextMismatch::Lacks {
+                want,
+                found: found(),
+            });
         }
-        for c in &rules.not_contains {
-            if text.contains(c.as_str()) {
-                return Err(format!(
-                    "expected it not to contain {c:?}, found {:?}",
-                    clip(text)
-                ));
-            }
+        if let Some(c) = rules
+            .not_contains
+            .iter()
+            .find(|c| text.contains(c.as_str()))
+        {
+            let unwanted = c.clone();
+            return Err(TextMismatch::Contains {
+                unwanted,
+                found: found(),
+            });
         }
         if let Some(TextRegex(re)) = &rules.regex {
             if !re.is_match(text) {
-                return Err(format!(
-                    "expected it to match /{re}/, found {:?}",
-                    clip(text)
-                ));
+                let regex = re.to_string();
+                return Err(TextMismatch::NoMatch {
+                    regex,
+                    found: found(),
+                });
             }
         }
         if let Some(empty) = rules.empty {
             if empty != text.trim().is_empty() {
-                return Err(if empty {
-                    format!("expected nothing, found {:?}", clip(text))
-                } else {
-                    "expected some text, found none".into()
+                return Err(match empty {
+                    true => TextMismatch::NotEmpty { found: found() },
+                    false => TextMismatch::Empty,
                 });
             }
         }
         Ok(())
     }
-}
-
-/// Text shown in a message about it, cut.
-fn clip(s: &str) -> String {
-    crate::text::clip(s, 300)
 }
 
 /// Assertions on the requests the CLI sent to the stub.

@@ -6,15 +6,16 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
 pub mod cases;
 pub mod cases_form;
+mod error;
 pub mod expect;
 pub mod input;
 pub mod skip;
 
+pub use error::{PathError, ScenarioError, ScenarioErrorKind, UnboundRef, UnknownFeature};
 pub use expect::*;
 pub use input::*;
 pub use skip::{Skip, SkipReason};
@@ -177,123 +178,82 @@ impl Scenario {
     }
 }
 
-/// A scenario file that cannot be used, located as precisely as possible.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ScenarioError {
-    pub path: PathBuf,
-    pub line: Option<usize>,
-    pub column: Option<usize>,
-    pub message: String,
-}
-
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.path.display())?;
-        if let Some(line) = self.line {
-            write!(f, ":{line}")?;
-            if let Some(col) = self.column {
-                write!(f, ":{col}")?;
-            }
-        }
-        write!(f, ": {}", self.message)
-    }
-}
-
-impl std::error::Error for ScenarioError {}
-
 impl Scenario {
     /// Parses a scenario from its text; `root` is the `scenarios/` folder (for the id).
     pub fn parse(text: &str, path: &Path, root: &Path) -> Result<Scenario, ScenarioError> {
-        let err = |line, column, message: String| ScenarioError {
-            path: path.to_path_buf(),
-            line,
-            column,
-            message,
-        };
+        let err = |line, column, kind| ScenarioError::new(path, line, column, kind);
+        let unplaced = |kind| err(None, None, kind);
         if cases_form::may_have_cases(text) {
             let (line, column) = locate_text(text, "cases:").unzip();
-            return Err(err(
-                line,
-                column,
-                "this file declares `cases:`: it is a matrix of scenarios, loaded with `scenario::cases::load`".into(),
-            ));
+            return Err(err(line, column, ScenarioErrorKind::DeclaresCases));
         }
         let mut file: ScenarioFile = serde_yaml::from_str(text).map_err(|e| {
             let loc = e.location();
             err(
                 loc.as_ref().map(|l| l.line()),
                 loc.as_ref().map(|l| l.column()),
-                e.to_string(),
+                ScenarioErrorKind::Yaml(e),
             )
         })?;
         crate::expectation::resolve_version_blocks(text, &mut file.expect)
-            .map_err(|e| err(e.line, e.column, e.message))?;
+            .map_err(|e| err(e.line, e.column, e.kind.into()))?;
+        let relative = |field: &str, name: &String| {
+            check_relative(name).map_err(|source| {
+                unplaced(ScenarioErrorKind::Path {
+                    field: field.to_string(),
+                    name: name.clone(),
+                    source,
+                })
+            })
+        };
         for (field, files) in [("files", &file.files), ("home_files", &file.home_files)] {
-            for name in files.keys() {
-                check_relative(name)
-                    .map_err(|m| err(None, None, format!("{field}: `{name}`: {m}")))?;
-            }
+            files.keys().try_for_each(|name| relative(field, name))?;
         }
 
-        if let Some(i) = file.setup.iter().position(|c| c.trim().is_empty()) {
-            return Err(err(None, None, format!("setup[{i}]: an empty command")));
+        if let Some(index) = file.setup.iter().position(|c| c.trim().is_empty()) {
+            return Err(unplaced(ScenarioErrorKind::EmptySetup { index }));
         }
 
         for (target, exp) in &file.expect {
-            for name in exp.files.keys() {
-                check_relative(name).map_err(|m| {
-                    err(None, None, format!("expect.{target}.files: `{name}`: {m}"))
-                })?;
-            }
+            let field = format!("expect.{target}.files");
+            exp.files
+                .keys()
+                .try_for_each(|name| relative(&field, name))?;
+            let target = target.clone();
             if exp.hangs.is_some() && exp.exit_code.is_some() {
-                return Err(err(
-                    None,
-                    None,
-                    format!("expect.{target}: `hangs` and `exit_code`: a CLI killed for hanging has no exit code; write `exit_code: null`"),
-                ));
+                return Err(unplaced(ScenarioErrorKind::HangsAndExitCode { target }));
             }
             if let Some(opt) = &exp.invariants {
                 if opt.reason.trim().is_empty() {
-                    return Err(err(
-                        None,
-                        None,
-                        format!("expect.{target}.invariants: say why in `reason`"),
-                    ));
+                    return Err(unplaced(ScenarioErrorKind::InvariantsWithoutReason {
+                        target,
+                    }));
                 }
             }
         }
         if let Some(client) = &file.client {
             client
                 .validate()
-                .map_err(|m| err(None, None, format!("client: {m}")))?;
+                .map_err(|e| unplaced(ScenarioErrorKind::Client(e)))?;
             if file.stdin.is_some() || file.expect.values().any(|e| e.stdin.is_some()) {
-                return Err(err(
-                    None,
-                    None,
-                    "`client` and `stdin` both write stdin: put the lines in `client.conversation`"
-                        .into(),
-                ));
+                return Err(unplaced(ScenarioErrorKind::ClientAndStdin));
             }
         }
-        check_runs(&file).map_err(|m| err(None, None, m))?;
-        check_refs(text, client_names(&file)).map_err(|(name, m)| {
+        check_runs(&file).map_err(unplaced)?;
+        check_refs(text, client_names(&file)).map_err(|e| {
             let at = text.lines().enumerate().find_map(|(n, line)| {
                 let c = line.find("$ref")?;
-                line[c..].contains(name.as_str()).then_some((n + 1, c + 1))
+                line[c..].contains(e.name()).then_some((n + 1, c + 1))
             });
             let (line, column) = at.unzip();
-            err(line, column, m)
+            err(line, column, e.into())
         })?;
-        check_features(&file).map_err(|(name, m)| {
-            let (line, column) = locate_text(text, &name).unzip();
-            err(line, column, m)
+        check_features(&file).map_err(|e| {
+            let (line, column) = locate_text(text, &e.name).unzip();
+            err(line, column, e.into())
         })?;
         if file.expect.is_empty() {
-            return Err(err(
-                None,
-                None,
-                "`expect` names no target: add e.g. `expect: {claude-code: {...}}`".into(),
-            ));
+            return Err(unplaced(ScenarioErrorKind::NoTarget));
         }
         let id = id_of(path, root);
         Ok(Scenario {
@@ -311,29 +271,24 @@ impl Scenario {
 
 /// A scenario file's text.
 pub fn read(path: &Path) -> Result<String, ScenarioError> {
-    std::fs::read_to_string(path).map_err(|e| ScenarioError {
-        path: path.to_path_buf(),
-        line: None,
-        column: None,
-        message: format!("cannot read: {e}"),
-    })
+    std::fs::read_to_string(path)
+        .map_err(|e| ScenarioError::new(path, None, None, ScenarioErrorKind::Unreadable(e)))
 }
 
 impl Scenario {}
 
 /// A multi-run scenario gives every (not skipped) target one expectation per run.
-fn check_runs(file: &ScenarioFile) -> Result<(), String> {
+fn check_runs(file: &ScenarioFile) -> Result<(), ScenarioErrorKind> {
     for (target, exp) in &file.expect {
         let (want, got) = (file.runs.len(), exp.runs.len());
         if exp.skip.is_some() || want == got || (got == 0 && target.contains('@')) {
             continue;
         }
+        let target = target.clone();
         if want == 0 {
-            return Err(format!("expect.{target}.runs: the scenario has no `runs:`"));
+            return Err(ScenarioErrorKind::NoRuns { target });
         }
-        return Err(format!(
-            "expect.{target}.runs: {got} expectations for {want} runs: give one per run"
-        ));
+        return Err(ScenarioErrorKind::RunsPerRun { target, got, want });
     }
     Ok(())
 }
@@ -360,11 +315,8 @@ fn client_names(file: &ScenarioFile) -> std::collections::BTreeSet<String> {
 /// Every `{$ref: name}` names a value the scenario binds: a `{$capture: name}` in an
 /// expectation of the same target (any of its version blocks) or outside `expect`, or one
 /// of the client's request names. An unbound name fails every trial that gets there, so
-/// it is the file's error, found without running anything. Err: the name and the message.
-fn check_refs(
-    text: &str,
-    client: std::collections::BTreeSet<String>,
-) -> Result<(), (String, String)> {
+/// it is the file's error, found without running anything.
+fn check_refs(text: &str, client: std::collections::BTreeSet<String>) -> Result<(), UnboundRef> {
     use serde_yaml::Value;
     use std::collections::BTreeSet;
     #[derive(Default)]
@@ -418,26 +370,25 @@ fn check_refs(
         .iter()
         .find(|n| unbound(n, None) && targets.values().all(|t| !t.bound.contains(n.as_str())));
     if let Some(name) = outside {
-        return Err((
-            name.clone(),
-            format!("`{{$ref: {name}}}` refers to nothing: no `{{$capture: {name}}}` and no client request named `{name}` in the file"),
-        ));
+        let name = name.clone();
+        return Err(UnboundRef::InFile { name });
     }
     for (key, names) in &keys {
         let base = key.split('@').next().unwrap_or_default();
         if let Some(name) = names.refs.iter().find(|n| unbound(n, targets.get(base))) {
-            return Err((
-                name.clone(),
-                format!("expect.{key}: `{{$ref: {name}}}` refers to nothing: no `{{$capture: {name}}}` in {base}'s expectations and no client request named `{name}`"),
-            ));
+            return Err(UnboundRef::InExpectation {
+                key: key.clone(),
+                base: base.to_string(),
+                name: name.clone(),
+            });
         }
     }
     Ok(())
 }
 
 /// Every `features:` name, the scenario's and each expectation's, is one some dialect offers:
-/// a typo would otherwise skip the scenario on every target. Err: the name and the message.
-fn check_features(file: &ScenarioFile) -> Result<(), (String, String)> {
+/// a typo would otherwise skip the scenario on every target.
+fn check_features(file: &ScenarioFile) -> Result<(), UnknownFeature> {
     let known = crate::dialect::Dialect::known_features();
     let all = file.features.iter().map(|f| ("features".to_string(), f));
     let per_target = (file.expect.iter()).flat_map(|(key, e)| {
@@ -447,11 +398,8 @@ fn check_features(file: &ScenarioFile) -> Result<(), (String, String)> {
     });
     for (field, name) in all.chain(per_target) {
         if !known.contains(name) {
-            let names: Vec<&str> = known.iter().map(String::as_str).collect();
-            return Err((
-                name.clone(),
-                format!("{field}: `{name}` is not a feature any target offers; the known features are {}", names.join(", ")),
-            ));
+            let name = name.clone();
+            return Err(UnknownFeature { field, name });
         }
     }
     Ok(())
@@ -480,18 +428,16 @@ pub fn id_of(path: &Path, root: &Path) -> String {
 }
 
 /// A path inside the working directory: relative, and no `..`.
-pub fn check_relative(name: &str) -> Result<(), String> {
+pub fn check_relative(name: &str) -> Result<(), PathError> {
     let p = Path::new(name);
     if name.is_empty() {
-        return Err("empty path".into());
+        return Err(PathError::Empty);
     }
     for c in p.components() {
         match c {
             Component::Normal(_) | Component::CurDir => {}
-            Component::ParentDir => return Err("`..` would leave the working directory".into()),
-            Component::RootDir | Component::Prefix(_) => {
-                return Err("must be relative to the working directory".into())
-            }
+            Component::ParentDir => return Err(PathError::LeavesWorkdir),
+            Component::RootDir | Component::Prefix(_) => return Err(PathError::Absolute),
         }
     }
     Ok(())

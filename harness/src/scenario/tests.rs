@@ -32,7 +32,7 @@ fn a_bad_regex_is_a_file_error_with_its_line() {
     let text = "prompt: hi\nexpect:\n  claude-code:\n    stderr: {regex: \"(\"}\n";
     let e = parse(text).expect_err("a bad regex must not load");
     assert_eq!(e.line, Some(4), "{e}");
-    assert!(e.message.contains("bad regex"), "{e}");
+    assert!(e.kind.to_string().contains("bad regex"), "{e}");
 }
 
 #[test]
@@ -52,7 +52,10 @@ fn unknown_key_names_line_and_column() {
     let text = MINIMAL.replace("    exit_code: 0", "    exit_cod: 0");
     let e = parse(&text).unwrap_err();
     assert_eq!(e.line, Some(15), "{e}");
-    assert!(e.message.contains("unknown field `exit_cod`"), "{e}");
+    assert!(
+        e.kind.to_string().contains("unknown field `exit_cod`"),
+        "{e}"
+    );
     assert!(e.to_string().starts_with("scenarios/t/x.yaml:15:"), "{e}");
 }
 
@@ -60,7 +63,10 @@ fn unknown_key_names_line_and_column() {
 fn bad_placeholder_is_reported_with_its_line() {
     let text = MINIMAL.replace("result: \"Hello!\"", "result: \"$uid\"");
     let e = parse(&text).unwrap_err();
-    assert!(e.message.contains("unknown placeholder `$uid`"), "{e}");
+    assert!(
+        e.kind.to_string().contains("unknown placeholder `$uid`"),
+        "{e}"
+    );
     assert!(e.line.is_some(), "{e}");
 }
 
@@ -72,14 +78,20 @@ fn files_cannot_escape_the_workspace() {
     );
     let e = parse(&text).unwrap_err();
     assert!(
-        e.message.contains("`..` would leave the working directory"),
+        e.kind
+            .to_string()
+            .contains("`..` would leave the working directory"),
         "{e}"
     );
     let text = MINIMAL.replace(
         "prompt: say hello",
         "prompt: x\nfiles: {\"/etc/passwd\": owned}",
     );
-    assert!(parse(&text).unwrap_err().message.contains("relative"));
+    assert!(parse(&text)
+        .unwrap_err()
+        .kind
+        .to_string()
+        .contains("relative"));
 }
 
 #[test]
@@ -101,25 +113,31 @@ fn stdin_lines_raw_and_frames_and_turns() {
 #[test]
 fn an_expectation_is_required() {
     let e = parse("description: x\nexpect: {}\n").unwrap_err();
-    assert!(e.message.contains("names no target"), "{e}");
+    assert!(e.kind.to_string().contains("names no target"), "{e}");
 }
 
 #[test]
 fn text_expectations() {
     assert!(TextExpect::Equals("hi".into()).check("hi\n").is_ok());
-    assert!(TextExpect::Equals("hi".into()).check("ho").is_err());
+    let e = TextExpect::Equals("hi".into()).check("ho").unwrap_err();
+    assert_eq!(e.to_string(), r#"expected "hi", found "ho""#);
     let rules = TextExpect::Rules(TextRules {
         contains: vec!["Error".into()],
         ..Default::default()
     });
     assert!(rules.check("Error parsing").is_ok());
-    assert!(rules.check("fine").is_err());
+    let e = rules.check("fine").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        r#"expected it to contain "Error", found "fine""#
+    );
     let empty = TextExpect::Rules(TextRules {
         empty: Some(true),
         ..Default::default()
     });
     assert!(empty.check("  \n").is_ok());
-    assert!(empty.check("x").is_err());
+    let e = empty.check("x").unwrap_err();
+    assert_eq!(e.to_string(), r#"expected nothing, found "x""#);
 }
 
 const TWO_RUNS: &str = r#"
@@ -173,13 +191,18 @@ fn a_ref_needs_a_capture_of_its_target_or_a_named_client_request() {
     };
     let err = with("", "[{id: {$ref: nope}}]").unwrap_err();
     assert!(
-        err.message.contains("`{$ref: nope}` refers to nothing"),
+        err.kind
+            .to_string()
+            .contains("`{$ref: nope}` refers to nothing"),
         "{err}"
     );
     assert_eq!(err.line, Some(4), "{err}");
     // `late` is captured by caliban's expectation only: not this target's.
     let err = with("", "[{id: {$capture: x}}]").unwrap_err();
-    assert!(err.message.starts_with("expect.claude-code@>=2:"), "{err}");
+    assert!(
+        err.kind.to_string().starts_with("expect.claude-code@>=2:"),
+        "{err}"
+    );
     with("", "[{id: {$capture: late}}]").unwrap();
     let named = "{conversation: [{request: {subtype: interrupt}, as: late}]}";
     with(named, "[{id: {$ref: late}}]").unwrap();
@@ -191,7 +214,7 @@ fn a_ref_needs_a_capture_of_its_target_or_a_named_client_request() {
     .unwrap();
     let none = "{profile: sdk-ts, initialize: false}";
     let err = with(none, "[{id: {$ref: initialize}}, {id: {$capture: late}}]").unwrap_err();
-    assert!(err.message.contains("initialize"), "{err}");
+    assert!(err.kind.to_string().contains("initialize"), "{err}");
 }
 
 fn with_block(block: &str) -> String {
@@ -209,7 +232,7 @@ fn a_plain_string_skip_is_refused_naming_the_file_and_the_reasons_to_write() {
         "tool_absent",
         "frame_absent",
     ] {
-        assert!(e.message.contains(form), "{form}: {e}");
+        assert!(e.kind.to_string().contains(form), "{form}: {e}");
     }
 }
 
@@ -219,15 +242,18 @@ fn a_skip_takes_exactly_one_reason_and_says_why() {
         "    skip: {flag_refused: --x, tool_absent: T, because: both}",
     ))
     .unwrap_err();
-    assert!(two.message.contains("exactly one reason"), "{two}");
+    assert!(two.kind.to_string().contains("exactly one reason"), "{two}");
     let no_because = parse(&with_block("    skip: {tool_absent: T}")).unwrap_err();
     assert!(
-        no_because.message.contains("needs `because`"),
+        no_because.kind.to_string().contains("needs `because`"),
         "{no_because}"
     );
     let unknown = parse(&with_block("    skip: {os: windows, because: x}")).unwrap_err();
     assert!(
-        unknown.message.contains("`skip.os` is not a skip reason"),
+        unknown
+            .kind
+            .to_string()
+            .contains("`skip.os` is not a skip reason"),
         "{unknown}"
     );
     let ok = parse(&with_block(
@@ -241,7 +267,10 @@ fn a_skip_takes_exactly_one_reason_and_says_why() {
 #[test]
 fn a_pinned_hang_has_no_exit_code() {
     let e = parse(&with_block("    hangs: after_result")).unwrap_err();
-    assert!(e.message.contains("`hangs` and `exit_code`"), "{e}");
+    assert!(
+        e.kind.to_string().contains("`hangs` and `exit_code`"),
+        "{e}"
+    );
     let ok = parse(&with_block("    hangs: after_result\n    exit_code: null")).unwrap();
     assert_eq!(
         ok.file.expect["claude-code@<1.0.0"].hangs,

@@ -413,7 +413,7 @@ fn entries(
     takes: impl Fn(&str) -> bool,
 ) -> Result<Vec<Range>, EnumerateError> {
     let file = sources.shown(path);
-    let known = KnownList::load(path, &file).map_err(EnumerateError)?;
+    let known = KnownList::load(path, &file).map_err(|e| EnumerateError(e.to_string()))?;
     if known.entries.is_empty() {
         return Ok(Vec::new());
     }

@@ -521,11 +521,15 @@ fn unbounded(ranges: &[Range], scenarios: &[Scenario]) -> Vec<Scenario> {
         };
         // The version blocks of the key's target carry its bound too (each is the general
         // block with its own fields over it).
-        let target_of = |k: &str| crate::expectation::ExpectKey::parse(k).map(|k| k.target);
+        let target_of = |k: &str| {
+            crate::expectation::ExpectKey::parse(k)
+                .ok()
+                .map(|k| k.target)
+        };
         let target = target_of(key);
         for s in out.iter_mut().filter(|s| r.scenarios.contains(&s.id)) {
             for (k, block) in s.file.expect.iter_mut() {
-                if target.is_err() || target_of(k) != target {
+                if target.is_none() || target_of(k) != target {
                     continue;
                 }
                 let bound = match field.as_str() {

@@ -249,7 +249,7 @@ pub fn verify(
     seed: &Captures,
 ) -> Result<(), String> {
     let frames: Vec<Value> = parent.frames.iter().map(|e| e.0.source()).collect();
-    let patched = apply_frames_patch(&frames, patch)?;
+    let patched = apply_frames_patch(&frames, patch).map_err(|e| e.to_string())?;
     let compiled: Vec<Expected> = patched
         .iter()
         .map(|f| serde_json::from_value::<FrameEntry>(f.clone()).map(|e| e.0))

@@ -15,15 +15,15 @@ use tokio::sync::{mpsc, Semaphore};
 pub struct Selection {
     /// Substrings of scenario ids; empty takes all.
     pub filters: Vec<String>,
-    /// `(k, n)`: run only shard k of n (1-based).
-    pub shard: Option<(usize, usize)>,
+    /// Run only this shard.
+    pub shard: Option<Shard>,
 }
 
 impl Selection {
     pub fn takes(&self, id: &str) -> bool {
         let filtered =
             self.filters.is_empty() || self.filters.iter().any(|f| id.contains(f.as_str()));
-        let sharded = self.shard.is_none_or(|(k, n)| shard_of(id, n) == k);
+        let sharded = self.shard.is_none_or(|s| shard_of(id, s.n) == s.k);
         filtered && sharded
     }
 }
@@ -39,23 +39,45 @@ pub fn shard_of(id: &str, n: usize) -> usize {
     (h % n as u64) as usize + 1
 }
 
-/// Parses `K/N`.
-pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
-    let (k, n) = s
-        .split_once('/')
-        .ok_or_else(|| format!("--shard `{s}`: write K/N, e.g. 1/4"))?;
-    let k: usize = k
-        .trim()
-        .parse()
-        .map_err(|_| format!("--shard `{s}`: K is not a number"))?;
-    let n: usize = n
-        .trim()
-        .parse()
-        .map_err(|_| format!("--shard `{s}`: N is not a number"))?;
-    if n == 0 || k == 0 || k > n {
-        return Err(format!("--shard `{s}`: need 1 <= K <= N"));
+/// Shard `k` of `n` (1-based), as `--shard K/N` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub k: usize,
+    pub n: usize,
+}
+
+/// Why `--shard` does not read as `K/N`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("--shard `{given}`: {why}")]
+pub struct ShardError {
+    given: String,
+    why: &'static str,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = ShardError;
+
+    fn from_str(s: &str) -> Result<Self, ShardError> {
+        let fail = |why| ShardError {
+            given: s.to_string(),
+            why,
+        };
+        let (k, n) = s
+            .split_once('/')
+            .ok_or_else(|| fail("write K/N, e.g. 1/4"))?;
+        let k: usize = k.trim().parse().map_err(|_| fail("K is not a number"))?;
+        let n: usize = n.trim().parse().map_err(|_| fail("N is not a number"))?;
+        if n == 0 || k == 0 || k > n {
+            return Err(fail("need 1 <= K <= N"));
+        }
+        Ok(Shard { k, n })
     }
-    Ok((k, n))
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.k, self.n)
+    }
 }
 
 pub fn target_infos(targets: &[Result<Target, NotInstalled>]) -> Vec<TargetInfo> {
@@ -448,7 +470,7 @@ mod tests {
                 .filter(|k| {
                     Selection {
                         filters: vec![],
-                        shard: Some((*k, 4)),
+                        shard: Some(Shard { k: *k, n: 4 }),
                     }
                     .takes(id)
                 })
@@ -465,10 +487,17 @@ mod tests {
 
     #[test]
     fn shard_syntax() {
-        assert_eq!(parse_shard("2/4"), Ok((2, 4)));
-        assert!(parse_shard("0/4").is_err());
-        assert!(parse_shard("5/4").is_err());
-        assert!(parse_shard("x").is_err());
+        assert_eq!("2/4".parse(), Ok(Shard { k: 2, n: 4 }));
+        assert!("0/4".parse::<Shard>().is_err());
+        assert!("5/4".parse::<Shard>().is_err());
+        assert_eq!(
+            "x".parse::<Shard>().unwrap_err().to_string(),
+            "--shard `x`: write K/N, e.g. 1/4"
+        );
+        assert_eq!(
+            "a/4".parse::<Shard>().unwrap_err().to_string(),
+            "--shard `a/4`: K is not a number"
+        );
     }
 
     #[test]

@@ -29,15 +29,11 @@ pub struct SelectArgs {
     #[arg(long = "filter", short = 'f')]
     pub filters: Vec<String>,
     /// Run only shard K of N (e.g. 2/4), for CI matrices.
-    #[arg(long, value_parser = parse_shard)]
-    pub shard: Option<(usize, usize)>,
+    #[arg(long)]
+    pub shard: Option<streamcheck::suite::Shard>,
     /// Succeed when the filters or the shard select no scenario (otherwise exit 2).
     #[arg(long)]
     pub allow_empty: bool,
-}
-
-fn parse_shard(s: &str) -> Result<(usize, usize), String> {
-    streamcheck::suite::parse_shard(s)
 }
 
 /// Which targets a command runs.
@@ -228,12 +224,8 @@ pub fn declare(
 pub struct ReportArgs {
     /// Report formats, comma-separated: html (index.html), md (summary.md, per-trial .md),
     /// junit (junit.xml), json (results.json, per-trial .json); default all.
-    #[arg(long = "report", value_name = "FORMATS", default_value = "all", value_parser = parse_formats)]
+    #[arg(long = "report", value_name = "FORMATS", default_value = "all")]
     pub formats: Formats,
-}
-
-fn parse_formats(s: &str) -> Result<Formats, String> {
-    s.parse()
 }
 
 impl ReportArgs {

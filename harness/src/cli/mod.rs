@@ -205,8 +205,8 @@ fn nothing_selected(selection: &Selection, catalogue: usize, dirs: &[PathBuf]) -
         let quoted: Vec<String> = selection.filters.iter().map(|f| format!("`{f}`")).collect();
         what.push(format!("--filter {}", quoted.join(", ")));
     }
-    if let Some((k, n)) = selection.shard {
-        what.push(format!("--shard {k}/{n}"));
+    if let Some(shard) = selection.shard {
+        what.push(format!("--shard {shard}"));
     }
     format!(
         "no trial selected: {} matches none of the {catalogue} scenarios (--allow-empty if that is meant)",

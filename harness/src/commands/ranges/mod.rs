@@ -9,6 +9,7 @@
 //! - [`rewrite`]: a range written back with the bounds its proof found
 
 pub mod enumerate;
+pub mod not_proven;
 pub mod proof;
 pub mod prove;
 pub mod rewrite;

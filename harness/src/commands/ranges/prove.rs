@@ -15,6 +15,7 @@
 //! every range that asks for it.
 
 use super::enumerate::Range;
+use super::not_proven::NotProven;
 use super::proof::{Edge, Proof};
 use super::subject::Subject;
 use crate::commands::bisect::probe::{self, ProbeOptions, Probed, Prober};
@@ -46,7 +47,7 @@ pub struct ProveOptions {
 
 /// What proving found: per range its proof, or why it has none.
 pub struct Proved {
-    pub results: Vec<std::result::Result<Proof, String>>,
+    pub results: Vec<std::result::Result<Proof, NotProven>>,
     pub done: Probed,
 }
 
@@ -282,7 +283,7 @@ fn shows(entry: &crate::known::Entry, trial: &Trial, range: &Range) -> bool {
 }
 
 /// One bound's result: the release just inside it and the one beyond, or why not.
-type Bound = std::result::Result<(String, Edge), String>;
+type Bound = std::result::Result<(String, Edge), NotProven>;
 
 /// A bound being searched: its range, side and search over `indices` (window indices,
 /// oldest first: the range's members, or the releases beyond it when it reaches further
@@ -314,7 +315,7 @@ pub async fn prove(
     scenarios: &[Scenario],
     project: &Project,
     opts: &ProveOptions,
-    mut on_line: impl FnMut(&Range, &std::result::Result<Proof, String>),
+    mut on_line: impl FnMut(&Range, &std::result::Result<Proof, NotProven>),
 ) -> Result<Proved> {
     let planner = Planner::new(project).map_err(Error::Usage)?;
     let known = match ranges.first() {
@@ -335,7 +336,7 @@ pub async fn prove(
         per_run: opts.probe.jobs.max(1) * 2,
         known,
     };
-    let spans: Vec<std::result::Result<Span, String>> = (ranges.iter().zip(&within))
+    let spans: Vec<std::result::Result<Span, NotProven>> = (ranges.iter().zip(&within))
         .map(|(r, within)| span(r, within.as_ref(), &p.window))
         .collect();
 
@@ -369,10 +370,10 @@ pub async fn prove(
 async fn prove_pass(
     p: &mut Prover<'_>,
     ranges: &[Range],
-    spans: &[std::result::Result<Span, String>],
+    spans: &[std::result::Result<Span, NotProven>],
     opts: &ProveOptions,
     first_edge: &Edge,
-) -> Result<Vec<std::result::Result<Proof, String>>> {
+) -> Result<Vec<std::result::Result<Proof, NotProven>>> {
     // The releases on either side of each bound, and the sampled ones inside.
     let sampled = |s: &Span, window: &[String]| -> Vec<usize> {
         (s.members.iter().copied())
@@ -472,7 +473,7 @@ async fn prove_pass(
             Some(searched(o.search.outcome.expect("finished"), o.side));
     }
 
-    let proofs: Vec<std::result::Result<Proof, String>> = (ranges.iter().zip(spans))
+    let proofs: Vec<std::result::Result<Proof, NotProven>> = (ranges.iter().zip(spans))
         .zip(&bounds)
         .map(|((r, s), bounds)| match s {
             Err(why) => Err(why.clone()),
@@ -572,7 +573,7 @@ fn span(
     range: &Range,
     within: Option<&VersionRange>,
     window: &[String],
-) -> std::result::Result<Span, String> {
+) -> std::result::Result<Span, NotProven> {
     // A block holds wherever its range does, also where a block nested inside it refines
     // it (ranges nest: the inner block states only what differs from this one).
     let written = |i: usize| parse_version(&window[i]).is_some_and(|p| range.versions.contains(&p));
@@ -582,7 +583,7 @@ fn span(
         .filter(|&i| written(i) && own(i))
         .collect();
     let (Some(&first), Some(&last)) = (members.first(), members.last()) else {
-        return Err("no published release searched is in it".into());
+        return Err(NotProven::NoReleaseIn);
     };
     let below = first.checked_sub(1);
     let above = (last + 1 < window.len()).then_some(last + 1);
@@ -615,11 +616,10 @@ fn edge(p: &Prover, r: &Range, s: &Span, side: Side, first_edge: &Edge) -> Edged
         // Nothing beyond to compare with: the release inside passes the block, or shows the entry.
         return Edged::Found(match seen_in == Seen::New {
             true => Ok((v(inside), outer)),
-            false => Err(format!(
-                "{} does not behave as written: {}",
-                v(inside),
-                seen_in.describe()
-            )),
+            false => Err(NotProven::InsideDiffers {
+                inside: v(inside),
+                seen: seen_in,
+            }),
         });
     };
     let (seen_out, _) = p.seen(r, s, beyond, side);
@@ -632,23 +632,21 @@ fn edge(p: &Prover, r: &Range, s: &Span, side: Side, first_edge: &Edge) -> Edged
                 Side::Upper => p.window.len() - 1,
             },
         },
-        (_, Seen::New) => Edged::Found(Err(format!(
-            "{}, beyond the range, behaves as written, {} inside it {}",
-            v(beyond),
-            v(inside),
-            seen_in.describe()
-        ))),
+        (_, Seen::New) => Edged::Found(Err(NotProven::BeyondAsWritten {
+            beyond: v(beyond),
+            inside: v(inside),
+            seen_in,
+        })),
         (Seen::Old, Seen::Old) => {
             let (seen_far, _) = p.seen(r, s, far, side);
             if seen_far != Seen::New {
-                return Edged::Found(Err(format!(
-                    "no release in the range behaves as written against {}: {} {}, {} {}",
-                    v(beyond),
-                    v(inside),
-                    seen_in.describe(),
-                    v(far),
-                    seen_far.describe()
-                )));
+                return Edged::Found(Err(NotProven::NoneAsWritten {
+                    beyond: v(beyond),
+                    inside: v(inside),
+                    seen_in,
+                    far: v(far),
+                    seen_far,
+                }));
             }
             // The first member is known to behave as beyond the lower bound, the last as
             // written (flipped for the upper bound): the search starts between them.
@@ -657,13 +655,12 @@ fn edge(p: &Prover, r: &Range, s: &Span, side: Side, first_edge: &Edge) -> Edged
                 s.members.clone(),
             )
         }
-        _ => Edged::Found(Err(format!(
-            "{} {}; {}, beyond, {}",
-            v(inside),
-            seen_in.describe(),
-            v(beyond),
-            seen_out.describe()
-        ))),
+        _ => Edged::Found(Err(NotProven::Unclear {
+            inside: v(inside),
+            seen_in,
+            beyond: v(beyond),
+            seen_out,
+        })),
     }
 }
 
@@ -694,12 +691,11 @@ fn further(
             };
             Edged::Search(Box::new(Search::new(&r.describe(), indices.len())), indices)
         }
-        other => Edged::Found(Err(format!(
-            "{} behaves as written, past the range; {}, the outermost release searched, {}",
-            v(beyond),
-            v(outermost),
-            other.describe()
-        ))),
+        seen => Edged::Found(Err(NotProven::PastRange {
+            beyond: v(beyond),
+            outermost: v(outermost),
+            seen,
+        })),
     }
 }
 
@@ -726,15 +722,23 @@ fn searched(outcome: Outcome, side: Side) -> Bound {
             version,
             against_new,
             ..
-        } => Err(format!(
-            "{version} behaves neither as written nor as beyond: {}",
-            against_new.message
-        )),
-        Outcome::Both { version } => Err(format!(
-            "{version} matches both expectations: they do not tell its output apart"
-        )),
-        Outcome::NotRun { version, why } => Err(format!("{version} did not run: {why}")),
-        other => Err(format!("{other:?}")),
+        } => Err(NotProven::Neither {
+            version,
+            against_new,
+        }),
+        Outcome::Both { version } => Err(NotProven::Both { version }),
+        Outcome::NotRun { version, why } => Err(NotProven::NotRun { version, why }),
+        Outcome::Unstable {
+            version,
+            first,
+            again,
+        } => Err(NotProven::Unstable {
+            version,
+            first,
+            again,
+        }),
+        Outcome::Precondition { version, why } => Err(NotProven::Precondition { version, why }),
+        Outcome::Identical => Err(NotProven::Identical),
     }
 }
 
@@ -758,7 +762,7 @@ fn changed_inside(
     s: &Span,
     proof: &Proof,
     sampled: &[usize],
-) -> std::result::Result<(), String> {
+) -> std::result::Result<(), NotProven> {
     let (first, last) = (parse_version(&proof.first), parse_version(&proof.last));
     for &at in sampled {
         let v = parse_version(&p.window[at]);
@@ -782,13 +786,12 @@ fn changed_inside(
             None => known || matches!(seen, Seen::New | Seen::Both),
         };
         if !behaves {
-            return Err(format!(
-                "the behaviour changes twice inside the range: {} and {} behave as written, {} between them does not ({}): it needs two blocks or entries",
-                proof.first,
-                proof.last,
-                p.window[at],
-                seen.describe()
-            ));
+            return Err(NotProven::ChangesInside {
+                first: proof.first.clone(),
+                last: proof.last.clone(),
+                between: p.window[at].clone(),
+                seen,
+            });
         }
     }
     Ok(())
@@ -799,28 +802,30 @@ fn assemble(
     r: &Range,
     bounds: &[Option<Bound>; 2],
     p: &Prover,
-) -> std::result::Result<Proof, String> {
+) -> std::result::Result<Proof, NotProven> {
     let [lower, upper] = bounds
         .clone()
-        .map(|b| b.unwrap_or_else(|| Err("not searched".into())));
+        .map(|b| b.unwrap_or(Err(NotProven::NotSearched)));
     let (first, below, last, above) = match (lower, upper) {
         (Ok((first, below)), Ok((last, above))) => (first, below, last, above),
         (Err(why), Ok((last, above))) => {
-            return Err(format!(
-                "{why} (the upper bound holds: {last} behaves as written, {above} does not)"
-            ))
+            return Err(NotProven::Lower {
+                why: Box::new(why),
+                last,
+                above,
+            })
         }
         (Ok((first, below)), Err(why)) => {
-            return Err(format!(
-                "{why} (the lower bound holds: {first} behaves as written, {below} does not)"
-            ))
+            return Err(NotProven::Upper {
+                why: Box::new(why),
+                first,
+                below,
+            })
         }
-        (Err(low), Err(high)) => return Err(format!("{low}; {high}")),
+        (Err(low), Err(high)) => return Err(NotProven::BothBounds(Box::new(low), Box::new(high))),
     };
     if parse_version(&last) < parse_version(&first) {
-        return Err(format!(
-            "the behaviour changes twice inside the range: it starts at {first} but ends after {last}: it needs two entries"
-        ));
+        return Err(NotProven::Crossed { first, last });
     }
     let mut trials = Vec::new();
     for at in 0..p.window.len() {

@@ -4,6 +4,7 @@
 //! conforms to), the known-divergences file, the report folder and the jobs.
 
 use crate::dialect::Dialect;
+use crate::file_error::FileError;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -256,10 +257,8 @@ impl TargetEntry {
 impl Config {
     /// Reads `path`; an unknown key or a wrong type is an error naming file:line:column.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Unreadable {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| ConfigError::Unreadable(FileError::new(path, source)))?;
         let mut config: Config = toml::from_str(&text).map_err(|source| {
             let at = source.span().map(|s| line_col(&text, s.start));
             let takes = source.span().and_then(|s| form_at(&text, s.start));
@@ -276,10 +275,7 @@ impl Config {
         })?;
         config.dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
         config.path = path.to_path_buf();
-        let in_file = |source| ConfigError::InFile {
-            path: path.to_path_buf(),
-            source,
-        };
+        let in_file = |source| ConfigError::InFile(FileError::new(path, source));
         for (name, t) in &config.targets {
             if t.command.is_some() == t.package.is_some() {
                 return Err(ConfigError::CommandOrPackage {

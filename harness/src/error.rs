@@ -5,6 +5,7 @@
 use crate::client::ClientError;
 use crate::config::{ConfigError, EntryError};
 use crate::dialect::NotFromNpm;
+use crate::file_error::FileError;
 use crate::install::InstallError;
 use crate::known::KnownError;
 use crate::scenario::ScenarioError;
@@ -20,12 +21,8 @@ pub enum Error {
     ScenarioFiles(usize),
     #[error(transparent)]
     Scenario(#[from] ScenarioError),
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] FileError<std::io::Error>),
     /// Naming, looking up or installing a target.
     #[error(transparent)]
     Install(#[from] InstallError),
@@ -68,10 +65,7 @@ impl From<NotFromNpm> for Error {
 
 impl Error {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io {
-            path: path.into(),
-            source,
-        }
+        Error::Io(FileError::new(path, source))
     }
 }
 

@@ -36,6 +36,7 @@ pub mod dialect;
 pub mod divergence;
 pub mod error;
 pub mod expectation;
+pub mod file_error;
 pub mod findings;
 pub mod fixtures;
 pub mod frame;

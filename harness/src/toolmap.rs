@@ -13,27 +13,20 @@
 //! names in flags (`--allowedTools Bash`) are translated by the dialect. What the CLI prints
 //! and sends is the target's own: each expectation is written in its target's names.
 
+use crate::file_error::FileError;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use stub_api::{Block, Response, Script};
 
 /// Why a target's `tools.yaml` does not load.
 #[derive(Debug, thiserror::Error)]
 pub enum ToolMapError {
     /// The file exists but cannot be read.
-    #[error("{path}: {source}")]
-    Unreadable {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Unreadable(#[from] FileError<std::io::Error>),
     /// The file is not a map of neutral names to tools.
-    #[error("{path}: {source}")]
-    Yaml {
-        path: PathBuf,
-        #[source]
-        source: serde_yaml::Error,
-    },
+    #[error(transparent)]
+    Yaml(#[from] FileError<serde_yaml::Error>),
 }
 
 /// How one neutral tool is called by a target.
@@ -64,8 +57,9 @@ impl ToolMap {
         let path = root.join("targets").join(target).join(Self::FILE);
         match std::fs::read_to_string(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ToolMap::default()),
-            Err(source) => Err(ToolMapError::Unreadable { path, source }),
-            Ok(text) => ToolMap::parse(&text).map_err(|source| ToolMapError::Yaml { path, source }),
+            Err(source) => Err(ToolMapError::Unreadable(FileError::new(path, source))),
+            Ok(text) => ToolMap::parse(&text)
+                .map_err(|source| ToolMapError::Yaml(FileError::new(path, source))),
         }
     }
 

@@ -51,6 +51,7 @@ const LAYERS: &[&[&str]] = &[
     // words: what every room speaks
     &[
         "text",
+        "file_error",
         "frame",
         "pattern",
         "toolmap",

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use streamcheck::commands::record::PendingPlace;
 use streamcheck::config::{Config, ConfigError};
 use streamcheck::error::{Error, Result};
+use streamcheck::file_error::FileError;
 use streamcheck::install::Project;
 
 /// What the command line says about where to look (`--root`, `--config`).
@@ -88,10 +89,7 @@ impl Setup {
         let Some(c) = &self.config else {
             return Ok(());
         };
-        let in_file = |source| ConfigError::InFile {
-            path: c.path.clone(),
-            source,
-        };
+        let in_file = |source| ConfigError::InFile(FileError::new(c.path.clone(), source));
         c.scenarios.check(ids).map_err(in_file)?;
         Ok(())
     }

@@ -3,18 +3,15 @@
 //! `streamcheck: `.
 
 use crate::dialect::Dialect;
+use crate::file_error::FileError;
 use std::path::PathBuf;
 
 /// Why the project file cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file cannot be read.
-    #[error("{path}: {source}")]
-    Unreadable {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Unreadable(#[from] FileError<std::io::Error>),
     /// Not TOML, or a key or value the file does not take; `at` is its line and column,
     /// `takes` the key and the form of value it takes, when the message does not say it.
     #[error("{path}{}: {}{}", place(.at), toml_message(.source), what_it_takes(.takes))]
@@ -30,12 +27,8 @@ pub enum ConfigError {
     #[error("{path}: targets.{name}: give either `command` or `package`")]
     CommandOrPackage { path: PathBuf, name: String },
     /// An entry that does not hold, in the file at `path`.
-    #[error("{path}: {source}")]
-    InFile {
-        path: PathBuf,
-        #[source]
-        source: EntryError,
-    },
+    #[error(transparent)]
+    InFile(#[from] FileError<EntryError>),
     /// An entry that does not hold, where the file is not named.
     #[error(transparent)]
     Entry(#[from] EntryError),
@@ -94,10 +87,7 @@ mod tests {
         let path = || PathBuf::from("/p/streamcheck.toml");
         let cases: Vec<(ConfigError, String)> = vec![
             (
-                ConfigError::Unreadable {
-                    path: path(),
-                    source: std::io::Error::other("gone"),
-                },
+                ConfigError::Unreadable(FileError::new(path(), std::io::Error::other("gone"))),
                 "/p/streamcheck.toml: gone".into(),
             ),
             (
@@ -108,14 +98,14 @@ mod tests {
                 "/p/streamcheck.toml: targets.x: give either `command` or `package`".into(),
             ),
             (
-                ConfigError::InFile {
-                    path: path(),
-                    source: EntryError::ConformsTo {
+                ConfigError::InFile(FileError::new(
+                    path(),
+                    EntryError::ConformsTo {
                         name: "x".into(),
                         key: "claude-code",
                         spec: "caliban@1".into(),
                     },
-                },
+                )),
                 "/p/streamcheck.toml: targets.x.conforms_to: write `claude-code@VERSION` with the release it conforms to (`claude-code@2.1.330`), not `caliban@1`".into(),
             ),
             (

@@ -19,6 +19,7 @@
 //! Each rule names its versions and a note saying which release first showed it.
 
 use crate::divergence::{Divergence, Kind};
+use crate::file_error::FileError;
 use crate::pattern::PatternValue;
 use crate::pattern::{Captures, Pattern, Vars};
 use crate::printed::output::Frame;
@@ -90,9 +91,10 @@ impl Rules {
     pub fn load(root: &Path, dialect: &str) -> Result<Rules, RulesError> {
         let path = root.join("targets").join(dialect).join("rules.yaml");
         match std::fs::read_to_string(&path) {
-            Ok(text) => Rules::parse(&text).map_err(|source| RulesError::Invalid { path, source }),
+            Ok(text) => Rules::parse(&text)
+                .map_err(|source| RulesError::Invalid(FileError::new(path, source))),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Rules::default()),
-            Err(source) => Err(RulesError::Unreadable { path, source }),
+            Err(source) => Err(RulesError::Unreadable(FileError::new(path, source))),
         }
     }
 

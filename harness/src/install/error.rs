@@ -3,6 +3,7 @@
 //! unavailable).
 
 use crate::dialect::NotFromNpm;
+use crate::file_error::FileError;
 use crate::known::KnownError;
 use crate::process_group::HelperError;
 use std::path::PathBuf;
@@ -11,12 +12,8 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum InstallError {
     /// A file or path that cannot be read or resolved.
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] FileError<std::io::Error>),
     /// An installed package's `package.json` that cannot be read.
     #[error("cannot read {path}: {source}")]
     Unreadable {
@@ -25,19 +22,11 @@ pub enum InstallError {
         source: std::io::Error,
     },
     /// A YAML file (`versions.yaml`, a target file) that does not parse.
-    #[error("{path}: {source}")]
-    Yaml {
-        path: PathBuf,
-        #[source]
-        source: serde_yaml::Error,
-    },
+    #[error(transparent)]
+    Yaml(#[from] FileError<serde_yaml::Error>),
     /// A JSON file (`package.json`) that does not parse.
-    #[error("{path}: {source}")]
-    Json {
-        path: PathBuf,
-        #[source]
-        source: serde_json::Error,
-    },
+    #[error(transparent)]
+    Json(#[from] FileError<serde_json::Error>),
     /// `targets/<target>/versions.yaml` is missing or unreadable.
     #[error("{path}: {source} (`{target}@supported` needs the list of supported versions there)")]
     NoVersionsFile {
@@ -120,24 +109,15 @@ pub enum InstallError {
 
 impl InstallError {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        InstallError::Io {
-            path: path.into(),
-            source,
-        }
+        InstallError::Io(FileError::new(path, source))
     }
 
     pub(crate) fn yaml(path: impl Into<PathBuf>, source: serde_yaml::Error) -> Self {
-        InstallError::Yaml {
-            path: path.into(),
-            source,
-        }
+        InstallError::Yaml(FileError::new(path, source))
     }
 
     pub(crate) fn json(path: impl Into<PathBuf>, source: serde_json::Error) -> Self {
-        InstallError::Json {
-            path: path.into(),
-            source,
-        }
+        InstallError::Json(FileError::new(path, source))
     }
 }
 

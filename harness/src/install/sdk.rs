@@ -4,6 +4,7 @@
 //! A folder is reinstalled when what it was installed from changed.
 
 use super::Project;
+use crate::file_error::FileError;
 use crate::process_group;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -11,12 +12,8 @@ use std::time::Duration;
 /// Why a consumer's package could not be installed.
 #[derive(Debug, thiserror::Error)]
 pub enum SdkInstallError {
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] FileError<std::io::Error>),
     /// The lockfile does not name the package.
     #[error("{file}: no `{package}` pinned there")]
     NoPin { file: PathBuf, package: String },
@@ -28,10 +25,7 @@ pub enum SdkInstallError {
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SdkInstallError + '_ {
-    move |source| SdkInstallError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
+    move |source| SdkInstallError::Io(FileError::new(path, source))
 }
 
 /// Which version of a package.

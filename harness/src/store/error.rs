@@ -2,25 +2,18 @@
 //! merged or compared. Each message is the sentence a user sees (after `streamcheck: `).
 
 use crate::dialect::Dialect;
+use crate::file_error::FileError;
 use std::path::PathBuf;
 
 /// Why reading, writing or comparing run folders failed.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// A file or folder of a run that cannot be read, written or listed.
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] FileError<std::io::Error>),
     /// `results.json` or a saved trial that does not parse.
-    #[error("{path}: {source}")]
-    Json {
-        path: PathBuf,
-        #[source]
-        source: serde_json::Error,
-    },
+    #[error(transparent)]
+    Json(#[from] FileError<serde_json::Error>),
     /// `results.json` written by a streamcheck with another schema.
     #[error("{path}: schema_version {found} (this streamcheck reads {reads})")]
     SchemaVersion {
@@ -97,17 +90,11 @@ pub enum StoreError {
 
 impl StoreError {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        StoreError::Io {
-            path: path.into(),
-            source,
-        }
+        StoreError::Io(FileError::new(path, source))
     }
 
     pub(crate) fn json(path: impl Into<PathBuf>, source: serde_json::Error) -> Self {
-        StoreError::Json {
-            path: path.into(),
-            source,
-        }
+        StoreError::Json(FileError::new(path, source))
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::worker::{Protocol, Serve};
 use super::Consumer;
+use crate::file_error::FileError;
 use crate::install::{self, sdk::SdkInstallError, sdk::Wanted, Project};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -176,9 +177,8 @@ impl SdkSpec {
             }
             Sdk::Typescript => {
                 let ts = install::sdk::npm(project, &pin_dir, package, &self.version)?;
-                let exe = std::env::current_exe().map_err(|source| SdkInstallError::Io {
-                    path: "streamcheck's own path".into(),
-                    source,
+                let exe = std::env::current_exe().map_err(|source| {
+                    SdkInstallError::Io(FileError::new("streamcheck's own path", source))
                 })?;
                 let command = format!(
                     "node {} {} {}",

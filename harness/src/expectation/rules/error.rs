@@ -2,27 +2,19 @@
 //! [`InvalidRules`] says what is wrong in its text, [`RuleError`] what is wrong with one
 //! rule. Each message is the sentence a user sees.
 
+use crate::file_error::FileError;
 use crate::pattern::PatternError;
 use crate::version_range::RangeError;
-use std::path::PathBuf;
 
 /// Why a rules file does not load.
 #[derive(Debug, thiserror::Error)]
 pub enum RulesError {
     /// The file exists but cannot be read.
-    #[error("{path}: {source}")]
-    Unreadable {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Unreadable(#[from] FileError<std::io::Error>),
     /// The file's text is not a list of rules.
-    #[error("{path}: {source}")]
-    Invalid {
-        path: PathBuf,
-        #[source]
-        source: InvalidRules,
-    },
+    #[error(transparent)]
+    Invalid(#[from] FileError<InvalidRules>),
 }
 
 /// What is wrong in the text of a rules file.
@@ -76,25 +68,22 @@ mod tests {
     /// Each message is the one the `String` errors it replaced printed, word for word.
     #[test]
     fn messages_read_as_before() {
-        let path = PathBuf::from("/p/targets/x/rules.yaml");
+        let path = std::path::PathBuf::from("/p/targets/x/rules.yaml");
         let rule = |source| InvalidRules::Rule {
             name: "r".into(),
             source,
         };
         let cases: Vec<(String, String)> = vec![
             (
-                RulesError::Unreadable {
-                    path: path.clone(),
-                    source: std::io::Error::other("gone"),
-                }
-                .to_string(),
+                RulesError::Unreadable(FileError::new(path.clone(), std::io::Error::other("gone")))
+                    .to_string(),
                 "/p/targets/x/rules.yaml: gone".into(),
             ),
             (
-                RulesError::Invalid {
+                RulesError::Invalid(FileError::new(
                     path,
-                    source: InvalidRules::Twice { name: "r".into() },
-                }
+                    InvalidRules::Twice { name: "r".into() },
+                ))
                 .to_string(),
                 "/p/targets/x/rules.yaml: rule `r` is written twice".into(),
             ),

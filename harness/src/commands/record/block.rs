@@ -2,6 +2,7 @@
 //! that states only what differs from the expectation the version gets without it
 //! (`frames_patch` entries, `exit_code`), never a copy of the whole expectation.
 
+use super::error::RecordError;
 use crate::expectation::{apply_frames_patch, for_version, ExpectKey};
 use crate::frame::{frame_kind, PatternKind};
 use crate::matcher::{self, Expected, FrameRules, Mode};
@@ -247,14 +248,14 @@ pub fn verify(
     actual: &[Frame],
     vars: &Vars,
     seed: &Captures,
-) -> Result<(), String> {
+) -> Result<(), RecordError> {
     let frames: Vec<Value> = parent.frames.iter().map(|e| e.0.source()).collect();
-    let patched = apply_frames_patch(&frames, patch).map_err(|e| e.to_string())?;
+    let patched = apply_frames_patch(&frames, patch)?;
     let compiled: Vec<Expected> = patched
         .iter()
         .map(|f| serde_json::from_value::<FrameEntry>(f.clone()).map(|e| e.0))
         .collect::<Result<_, _>>()
-        .map_err(|e| format!("the version block holds an invalid pattern: {e}"))?;
+        .map_err(RecordError::BlockPattern)?;
     let ignore: Vec<Pattern> = parent.ignore.iter().map(|p| p.0.clone()).collect();
     let rules = FrameRules {
         expected: &compiled,
@@ -262,8 +263,11 @@ pub fn verify(
         absent: &[],
         mode: parent.mode,
     };
-    match matcher::match_frames(&rules, actual, vars, &mut seed.clone()).first() {
-        Some(d) => Err(format!("the version block does not match its own run: {d}")),
+    match matcher::match_frames(&rules, actual, vars, &mut seed.clone())
+        .into_iter()
+        .next()
+    {
+        Some(d) => Err(RecordError::BlockNoSelfMatch(Box::new(d))),
         None => Ok(()),
     }
 }

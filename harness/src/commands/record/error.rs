@@ -3,6 +3,7 @@
 //! (after `streamcheck: `, on a `review` line, or as the reason a scenario was not recorded).
 
 use crate::divergence::Divergence;
+use crate::file_error::FileError;
 use crate::runner::Exit;
 use crate::scenario::ScenarioError;
 use std::path::PathBuf;
@@ -11,19 +12,11 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
     /// A file (a scenario, a record profile) that cannot be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] FileError<std::io::Error>),
     /// A YAML file (a scenario, a record profile) that does not parse.
-    #[error("{path}: {source}")]
-    Yaml {
-        path: PathBuf,
-        #[source]
-        source: serde_yaml::Error,
-    },
+    #[error(transparent)]
+    Yaml(#[from] FileError<serde_yaml::Error>),
     /// A pending file that cannot be read or removed; `review` names the file on the line.
     #[error("{source}")]
     PendingFile {
@@ -100,6 +93,15 @@ pub enum RecordError {
     /// A recording that does not match a run it came from.
     #[error("the recording does not match its own run: {0}")]
     NoSelfMatch(Box<Divergence>),
+    /// A version block's frames patch that does not apply to its parent's frames.
+    #[error(transparent)]
+    BlockPatch(#[from] crate::expectation::PatchError),
+    /// A version block whose patched frames do not compile, as the pattern compiler says.
+    #[error("the version block holds an invalid pattern: {0}")]
+    BlockPattern(serde_json::Error),
+    /// A version block that does not match the run it was recorded from.
+    #[error("the version block does not match its own run: {0}")]
+    BlockNoSelfMatch(Box<Divergence>),
 
     /// A scenario file without a top-level `expect:`.
     #[error("the file has no top-level `expect:` line")]
@@ -165,17 +167,11 @@ pub enum RecordError {
 
 impl RecordError {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        RecordError::Io {
-            path: path.into(),
-            source,
-        }
+        RecordError::Io(FileError::new(path, source))
     }
 
     pub(crate) fn yaml(path: impl Into<PathBuf>, source: serde_yaml::Error) -> Self {
-        RecordError::Yaml {
-            path: path.into(),
-            source,
-        }
+        RecordError::Yaml(FileError::new(path, source))
     }
 
     pub(crate) fn write_pending(path: impl Into<PathBuf>, source: std::io::Error) -> Self {

@@ -146,7 +146,7 @@ fn block_pending(
             let (mode, vars) = (parent.mode, &first.vars);
             let patch = block::frames_patch(&parent_frames, mode, &recorded, &actual, vars, &seed);
             if let Err(why) = block::verify(parent, &patch, &first.output.frames, vars, &seed) {
-                return Outcome::NotRecorded(why);
+                return Outcome::NotRecorded(why.to_string());
             }
             patch
         }

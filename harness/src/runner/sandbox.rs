@@ -228,13 +228,12 @@ mod tests {
         assert!(!root.exists(), "the sandbox is removed with its owner");
     }
 
-    fn with_setup(setup: &str) -> Result<Scenario, String> {
+    fn with_setup(setup: &str) -> Result<Scenario, crate::scenario::ScenarioError> {
         Scenario::parse(
             &format!("description: d\nprompt: p\nfiles: {{a.txt: hi}}\nsetup: {setup}\nexpect: {{claude-code: {{}}}}\n"),
             Path::new("scenarios/x.yaml"),
             Path::new("scenarios"),
         )
-        .map_err(|e| e.to_string())
     }
 
     #[test]
@@ -265,7 +264,7 @@ mod tests {
             ),
             "{err}"
         );
-        let err = with_setup(r#"["true", " "]"#).unwrap_err();
+        let err = with_setup(r#"["true", " "]"#).unwrap_err().to_string();
         assert!(err.contains("setup[1]: an empty command"), "{err}");
     }
 }

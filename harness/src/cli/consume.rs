@@ -7,7 +7,7 @@ use super::{Context, Verdict};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use streamcheck::commands::consume::probe::Probe;
+use streamcheck::commands::consume::probe::{Probe, ProbeParseError};
 use streamcheck::commands::consume::sdk::SdkSpec;
 use streamcheck::commands::consume::{self, history, render, Consumed, Consumer, Input, ProbeInfo};
 use streamcheck::error::{Error, Result};
@@ -76,7 +76,7 @@ pub struct ConsumeArgs {
     run_dir: Option<PathBuf>,
 }
 
-fn parse_probe(s: &str) -> Result<Probe, String> {
+fn parse_probe(s: &str) -> Result<Probe, ProbeParseError> {
     Probe::parse(s)
 }
 

@@ -2,6 +2,7 @@
 //! how it ended and what it printed. A failure is located: the shortest prefix of the
 //! feed it still fails on names the line it was last given.
 
+use super::error::ConsumeError;
 use super::probe::Feed;
 use super::worker::{unread, SPLIT_POLL};
 use crate::pattern::Pattern;
@@ -94,7 +95,7 @@ pub async fn run_once(
     feed: &Feed,
     pause: bool,
     env: &[(&str, String)],
-) -> Result<Ran, String> {
+) -> Result<Ran, ConsumeError> {
     let mut cmd = tokio::process::Command::new("sh");
     cmd.arg("-c")
         .arg(&consumer.command)
@@ -107,8 +108,11 @@ pub async fn run_once(
     }
     // `sh -c` may start the consumer as a child, and the consumer children of its own: the
     // whole group is killed when this ends.
-    let Spawned { mut child, group } = process_group::spawn(&mut cmd)
-        .map_err(|e| format!("consumer `{}`: cannot start sh: {e}", consumer.name))?;
+    let Spawned { mut child, group } =
+        process_group::spawn(&mut cmd).map_err(|source| ConsumeError::Spawn {
+            consumer: consumer.name.clone(),
+            source,
+        })?;
     let deadline = Instant::now() + consumer.timeout;
     let mut stdin = child.stdin.take().expect("piped");
     let stdout = process_group::read_kept(child.stdout.take().expect("piped"), STDOUT_MAX);
@@ -136,7 +140,10 @@ pub async fn run_once(
         buf
     });
     let status = match tokio::time::timeout_at(deadline, child.wait()).await {
-        Ok(status) => Some(status.map_err(|e| format!("consumer `{}`: {e}", consumer.name))?),
+        Ok(status) => Some(status.map_err(|source| ConsumeError::Wait {
+            consumer: consumer.name.clone(),
+            source,
+        })?),
         Err(_) => None,
     };
     // It exited 0: what it started in the background gets until the same deadline, then
@@ -166,12 +173,12 @@ pub async fn run_once(
                 }),
                 (Some(0), _) => checked,
                 (Some(code), _) if CANNOT_RUN.contains(&code) => {
-                    return Err(format!(
-                        "consumer `{}`: `{}` could not be run (sh exited {code}): {}",
-                        consumer.name,
-                        consumer.command,
-                        tail.trim()
-                    ))
+                    return Err(ConsumeError::CannotRun {
+                        consumer: consumer.name.clone(),
+                        command: consumer.command.clone(),
+                        code,
+                        stderr: tail.trim().to_string(),
+                    })
                 }
                 (Some(code), _) => Some(Failure::Exit { code }),
                 (None, Some(signal)) => Some(Failure::Signal { signal }),
@@ -228,11 +235,11 @@ pub async fn locate(
     pause: bool,
     hint: Option<usize>,
     env: &[(&str, String)],
-) -> Result<Option<usize>, String> {
+) -> Result<Option<usize>, ConsumeError> {
     let n = feed.line_count();
     let fails = |k: usize| async move {
         let ran = run_once(consumer, &feed.prefix(k), pause, env).await?;
-        Ok::<bool, String>(matches!(
+        Ok::<bool, ConsumeError>(matches!(
             ran.failure,
             Some(Failure::Exit { .. } | Failure::Signal { .. })
         ))

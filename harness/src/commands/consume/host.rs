@@ -4,6 +4,7 @@
 //! CLI did (completed; or threw for an error result or the recorded exit code, after
 //! yielding it) and the last result it yielded is the feed's last `result` frame.
 
+use super::error::ConsumeError;
 use super::feed::Failure;
 use super::probe::{Feed, Probe};
 use super::worker::Serve;
@@ -150,7 +151,7 @@ pub async fn feed(
     probe: Option<Probe>,
     feed: &Feed,
     timeout: Duration,
-) -> Result<Result<usize, Failure>, String> {
+) -> Result<Result<usize, Failure>, ConsumeError> {
     let cwd = std::env::temp_dir();
     let request = json!({
         "trial": file,

@@ -14,6 +14,7 @@
 //! - [`worker`]: long-lived consumers given feed after feed
 //! - [`host`]: the TypeScript SDK's `query()` over `replay-cli`
 
+mod error;
 pub mod feed;
 pub mod history;
 pub mod host;
@@ -24,6 +25,7 @@ pub mod sdk;
 pub mod worker;
 
 use crate::store::saved::SavedTrial;
+pub use error::ConsumeError;
 pub use feed::Consumer;
 use feed::Failure;
 use host::NotReplayable;
@@ -200,7 +202,7 @@ pub async fn consume(
     probes_on: Option<&str>,
     jobs: usize,
     fail_fast: bool,
-) -> Result<Vec<Fed>, String> {
+) -> Result<Vec<Fed>, ConsumeError> {
     let gate = Arc::new(tokio::sync::Semaphore::new(jobs.max(1)));
     let mut set = tokio::task::JoinSet::new();
     let mut order = 0usize;
@@ -229,7 +231,7 @@ pub async fn consume(
             Ok(done) => done,
             // Stopped by --fail-fast.
             Err(e) if e.is_cancelled() => continue,
-            Err(e) => return Err(format!("a consumer task failed: {e}")),
+            Err(e) => return Err(ConsumeError::Task(e)),
         };
         let outcome = match outcome {
             Ok(o) => o,
@@ -263,7 +265,7 @@ pub async fn feed_one(
     consumer: &Consumer,
     input: &Input,
     probe: Option<Probe>,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, ConsumeError> {
     if let Some(why) = &input.not_fed {
         return Ok(Outcome::NotFed { why: why.clone() });
     }

@@ -84,6 +84,16 @@ impl Feed {
     }
 }
 
+/// A probe name (`--probe`) that names none.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown probe `{name}` (one of {})",
+    Probe::ALL.map(Probe::name).join(", ")
+)]
+pub struct ProbeParseError {
+    pub name: String,
+}
+
 /// The marker every probe's additions carry, so a report reader sees what was added.
 pub const MARK: &str = "streamcheck_probe";
 
@@ -118,14 +128,10 @@ impl Probe {
         }
     }
 
-    pub fn parse(name: &str) -> Result<Probe, String> {
-        Probe::ALL
-            .into_iter()
-            .find(|p| p.name() == name)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Probe::ALL.iter().map(|p| p.name()).collect();
-                format!("unknown probe `{name}` (one of {})", names.join(", "))
-            })
+    pub fn parse(name: &str) -> Result<Probe, ProbeParseError> {
+        (Probe::ALL.into_iter().find(|p| p.name() == name)).ok_or_else(|| ProbeParseError {
+            name: name.to_string(),
+        })
     }
 
     /// The real change the probe models: the release and the public report.
@@ -371,6 +377,9 @@ mod tests {
             "the longest frame is cut mid-line"
         );
         assert_eq!(Probe::parse("split-write"), Ok(Probe::SplitWrite));
-        assert!(Probe::parse("nope").unwrap_err().contains("new-frame-type"));
+        assert!(Probe::parse("nope")
+            .unwrap_err()
+            .to_string()
+            .contains("new-frame-type"));
     }
 }

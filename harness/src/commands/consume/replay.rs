@@ -5,6 +5,7 @@
 //! request it answers (under the host's own `request_id`), a recorded `control_request`
 //! waits for the host's answer, and the first turn waits for the host's user message.
 
+use super::error::ConsumeError;
 use super::probe::Probe;
 use crate::store::saved::SavedTrial;
 use serde_json::Value;
@@ -69,7 +70,7 @@ pub fn find_trial(
     runs: &[std::path::PathBuf],
     id: &str,
     release: &str,
-) -> Result<std::path::PathBuf, String> {
+) -> Result<std::path::PathBuf, ConsumeError> {
     use crate::store::{results::saved_trial_path, RunReader};
     for dir in runs {
         // A folder that is not a run (no results.json) is passed over.
@@ -86,14 +87,12 @@ pub fn find_trial(
             }
         }
     }
-    Err(format!(
-        "no saved trial of `{id}` on {release} in {} run folder(s){}",
-        runs.len(),
-        runs.first().map_or(String::new(), |d| format!(
-            " (newest looked at: {})",
-            d.display()
-        ))
-    ))
+    Err(ConsumeError::NoSavedTrial {
+        scenario: id.to_string(),
+        release: release.to_string(),
+        folders: runs.len(),
+        newest: runs.first().cloned(),
+    })
 }
 
 /// What went wrong with the host: the replay stops and says which.

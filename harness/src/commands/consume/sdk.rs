@@ -100,6 +100,27 @@ impl Sdk {
     }
 }
 
+/// Why an `--sdk NAME[@VERSION]` names no consumer package.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SdkSpecError {
+    #[error(
+        "unknown SDK `{name}`: use one of {} (python@VERSION, typescript@VERSION for a published version)",
+        Sdk::ALL.map(Sdk::key).join(", ")
+    )]
+    Unknown { name: String },
+    #[error("`{spec}`: give a version after `@`")]
+    NoVersion { spec: String },
+    #[error(
+        "`{spec}`: {} is a community parser, tried at its pin only (not @{version})",
+        .sdk.key()
+    )]
+    CommunityVersion {
+        spec: String,
+        sdk: Sdk,
+        version: String,
+    },
+}
+
 /// `--sdk NAME[@VERSION]`: a consumer package at its pin or at a published version.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SdkSpec {
@@ -108,25 +129,29 @@ pub struct SdkSpec {
 }
 
 impl SdkSpec {
-    pub fn parse(s: &str) -> Result<SdkSpec, String> {
+    pub fn parse(s: &str) -> Result<SdkSpec, SdkSpecError> {
         let (name, version) = match s.split_once('@') {
             Some((n, v)) => (n, Some(v)),
             None => (s, None),
         };
-        let names: Vec<&str> = Sdk::ALL.iter().map(|k| k.key()).collect();
         let sdk = (Sdk::ALL.into_iter().find(|k| k.key() == name)).ok_or_else(|| {
-            format!(
-                "unknown SDK `{name}`: use one of {} (python@VERSION, typescript@VERSION for a published version)",
-                names.join(", ")
-            )
+            SdkSpecError::Unknown {
+                name: name.to_string(),
+            }
         })?;
         let version = match version {
             None | Some("pinned") => Wanted::Pinned,
-            Some("") => return Err(format!("`{s}`: give a version after `@`")),
+            Some("") => {
+                return Err(SdkSpecError::NoVersion {
+                    spec: s.to_string(),
+                })
+            }
             Some(v) if !sdk.official() => {
-                return Err(format!(
-                    "`{s}`: {name} is a community parser, tried at its pin only (not @{v})"
-                ))
+                return Err(SdkSpecError::CommunityVersion {
+                    spec: s.to_string(),
+                    sdk,
+                    version: v.to_string(),
+                })
             }
             Some(v) => Wanted::Exact(v.to_string()),
         };
@@ -262,8 +287,12 @@ mod tests {
         );
         assert!(spec("claude-code-pretty@0.1.0")
             .unwrap_err()
+            .to_string()
             .contains("community parser"));
         assert!(spec("python@").is_err());
-        assert!(spec("go").unwrap_err().contains("claude-code-sdk-ts"));
+        assert!(spec("go")
+            .unwrap_err()
+            .to_string()
+            .contains("claude-code-sdk-ts"));
     }
 }

@@ -125,7 +125,8 @@ fn a_crash_a_hang_and_a_command_that_cannot_run_are_told_apart() {
     assert_eq!(f.at_line, Some(3), "a timeout names the last line written");
     let err = rt
         .block_on(feed_one(&consumer("no-such-consumer-xyz"), &i, None))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(
         err.contains("could not be run") && err.contains("no-such-consumer-xyz"),
         "{err}"

@@ -11,6 +11,7 @@
 //! - [`Serve::Host`] (the TypeScript SDK's `host.mjs`): the SDK drives `replay-cli` over the
 //!   saved trial; see [`super::host`].
 
+use super::error::ConsumeError;
 use crate::process_group::{self, Spawned};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -64,7 +65,7 @@ impl Serve {
     }
 
     /// An idle worker, or a new one.
-    fn take(&self) -> Result<Worker, String> {
+    fn take(&self) -> Result<Worker, ConsumeError> {
         if let Some(w) = self.idle.lock().expect("not poisoned").pop() {
             return Ok(w);
         }
@@ -75,8 +76,11 @@ impl Serve {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
-        let mut process = process_group::spawn(&mut sh)
-            .map_err(|e| format!("`{}`: cannot start sh: {e}", self.command))?;
+        let mut process =
+            process_group::spawn(&mut sh).map_err(|source| ConsumeError::ServeSpawn {
+                command: self.command.clone(),
+                source,
+            })?;
         Ok(Worker {
             stdin: process.child.stdin.take().expect("piped"),
             stdout: BufReader::new(process.child.stdout.take().expect("piped")),
@@ -93,7 +97,7 @@ impl Serve {
         writes: &[Vec<u8>],
         pause: bool,
         timeout: Duration,
-    ) -> Result<Option<A>, String> {
+    ) -> Result<Option<A>, ConsumeError> {
         let mut worker = self.take()?;
         let header = serde_json::to_string(header).expect("serializable") + "\n";
         let exchange = async {

@@ -1,7 +1,7 @@
 //! `streamcheck consume`: the selected trials' stdout (run now, or saved by earlier runs)
 //! fed to a consumer's parser, as printed and through the probes.
 
-use super::args::{ExecArgs, ReportArgs, SelectArgs, TargetArgs};
+use super::args::{ReportArgs, SuiteArgs};
 use super::setup::Location;
 use super::{Context, Verdict};
 use std::collections::BTreeSet;
@@ -18,11 +18,7 @@ use streamcheck::suite;
 #[derive(clap::Args)]
 pub struct ConsumeArgs {
     #[command(flatten)]
-    select: SelectArgs,
-    #[command(flatten)]
-    targets: TargetArgs,
-    #[command(flatten)]
-    exec: ExecArgs,
+    suite: SuiteArgs,
     #[command(flatten)]
     report: ReportArgs,
     /// A shell command reading stream-json on stdin, one line per frame (run with `sh -c`).
@@ -83,7 +79,7 @@ fn parse_probe(s: &str) -> Result<Probe, ProbeParseError> {
 impl ConsumeArgs {
     pub fn exec(self, loc: &Location) -> Result<Verdict> {
         let started = Instant::now();
-        let ctx = Context::load(loc, &self.select)?;
+        let ctx = Context::load(loc, &self.suite.select)?;
         let consumers = self.consumers(&ctx)?;
         let probes: Vec<Probe> = match (self.only.is_empty(), self.probes) {
             (false, _) => self.only.clone(),
@@ -93,16 +89,17 @@ impl ConsumeArgs {
         let rt = super::args::runtime()?;
         let (dirs, unavailable) = if self.from.is_empty() {
             let resolved = self
+                .suite
                 .exec
-                .resolve(&self.targets.specs(&ctx.setup)?, &ctx.setup)?;
+                .resolve(&self.suite.targets.specs(&ctx.setup)?, &ctx.setup)?;
             let dir = (self.run_dir.clone()).unwrap_or_else(|| ctx.default_report_dir("runs"));
             let errors = ctx.errors.iter().map(|e| e.to_string()).collect();
             rt.block_on(suite::run_and_report(
                 &dir,
                 ctx.scenarios.clone(),
                 &resolved,
-                ctx.jobs(&self.exec),
-                self.exec.run_options(),
+                ctx.jobs(&self.suite.exec),
+                self.suite.exec.run_options(),
                 errors,
                 |_, _| {},
             ))?;
@@ -129,7 +126,7 @@ impl ConsumeArgs {
             &inputs,
             &probes,
             self.probes_on.as_deref(),
-            ctx.jobs(&self.exec),
+            ctx.jobs(&self.suite.exec),
             self.fail_fast,
         ))?;
         let probed = (inputs.iter())
@@ -345,7 +342,7 @@ fn read_run(dir: &Path, fresh: bool) -> Result<Vec<(PathBuf, SavedTrial)>> {
 /// of this machine (run folders by their release).
 fn history_command(args: &ConsumeArgs, file: &Path) -> String {
     let mut parts = vec!["streamcheck consume".to_string()];
-    for f in &args.select.filters {
+    for f in &args.suite.select.filters {
         parts.push(format!("-f {f}"));
     }
     for s in &args.sdks {

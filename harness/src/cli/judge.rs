@@ -3,7 +3,7 @@
 //! version blocks and inventory entries a maintainer would accept. (Not `verdict.rs`:
 //! the layers test would read every `verdict` in `cli/mod.rs` as this module.)
 
-use super::args::{ExecArgs, SelectArgs, TargetArgs};
+use super::args::SuiteArgs;
 use super::setup::Location;
 use super::{term, Context, Verdict};
 use std::path::PathBuf;
@@ -19,12 +19,7 @@ use streamcheck::suite;
 #[derive(clap::Args)]
 pub struct VerdictArgs {
     #[command(flatten)]
-    select: SelectArgs,
-    /// The release: claude-code@latest (asks npm) or claude-code@VERSION.
-    #[command(flatten)]
-    targets: TargetArgs,
-    #[command(flatten)]
-    exec: ExecArgs,
+    suite: SuiteArgs,
     /// Where verdict.md, verdict.json, the pending protocol.yaml and the run (run/) go
     /// (default reports/verdict/<timestamp>/).
     #[arg(long)]
@@ -34,15 +29,18 @@ pub struct VerdictArgs {
 impl VerdictArgs {
     pub fn exec(self, loc: &Location) -> Result<Verdict> {
         let started = Instant::now();
-        let ctx = Context::load(loc, &self.select)?;
-        let specs = self.targets.specs(&ctx.setup)?;
+        let ctx = Context::load(loc, &self.suite.select)?;
+        let specs = self.suite.targets.specs(&ctx.setup)?;
         let [spec] = specs.as_slice() else {
             return Err(Error::Usage(format!(
                 "verdict judges one release: name one --target (got {})",
                 specs.len()
             )));
         };
-        let resolved = self.exec.resolve(std::slice::from_ref(spec), &ctx.setup)?;
+        let resolved = self
+            .suite
+            .exec
+            .resolve(std::slice::from_ref(spec), &ctx.setup)?;
         let target = match &resolved[0] {
             Ok(t) => t.clone(),
             Err(e) => return Err(Error::Failed(format!("target {e}"))),
@@ -58,10 +56,10 @@ impl VerdictArgs {
             writer,
             ctx.scenarios.clone(),
             &resolved,
-            ctx.jobs(&self.exec),
+            ctx.jobs(&self.suite.exec),
             RunOptions {
                 protocol: Policy::Report,
-                ..self.exec.run_options()
+                ..self.suite.exec.run_options()
             },
             |t, _| progress.trial(t),
         ))?;

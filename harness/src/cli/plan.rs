@@ -2,7 +2,7 @@
 //! installing or running anything (as `cargo nextest list`). `--json`: one object per trial
 //! and line, of the shape docs/plan.md describes.
 
-use super::args::{ExecArgs, SelectArgs, TargetArgs};
+use super::args::{ExecArgs, SuiteArgs};
 use super::setup::Location;
 use super::{Context, Verdict};
 use streamcheck::error::{Error, Result};
@@ -18,12 +18,7 @@ pub struct PlanArgs {
     /// Scenario ids, or parts of them (as --filter): a file's id takes each of its cases.
     ids: Vec<String>,
     #[command(flatten)]
-    select: SelectArgs,
-    #[command(flatten)]
-    targets: TargetArgs,
-    /// The limits and policies, as `run` takes them (a target is never installed here).
-    #[command(flatten)]
-    exec: ExecArgs,
+    suite: SuiteArgs,
     /// Hold each trial to the expectation this version of the target gets (as `run`).
     #[arg(long, value_name = "VERSION")]
     expect_for: Option<String>,
@@ -34,14 +29,14 @@ pub struct PlanArgs {
 
 impl PlanArgs {
     pub fn exec(self, loc: &Location) -> Result<Verdict> {
-        let mut select = self.select.clone();
+        let mut select = self.suite.select.clone();
         select.filters.extend(self.ids.iter().cloned());
         let ctx = Context::load(loc, &select)?;
         let exec = ExecArgs {
             no_install: true,
-            ..self.exec.clone()
+            ..self.suite.exec.clone()
         };
-        let resolved = exec.resolve(&self.targets.specs(&ctx.setup)?, &ctx.setup)?;
+        let resolved = exec.resolve(&self.suite.targets.specs(&ctx.setup)?, &ctx.setup)?;
         let opts = RunOptions {
             expect_for: self.expect_for.clone(),
             protocol: exec.protocol(&ctx.setup),

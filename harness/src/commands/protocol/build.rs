@@ -2,7 +2,7 @@
 //! with stream-json output, per dialect and per release it printed as, observed and added
 //! one release at a time. The command lines come from the folder's `results.json`.
 
-use super::BuildError;
+use super::error::BuildError;
 use crate::protocol::inventory::Inventory;
 use crate::protocol::observe::Observed;
 use crate::runner::{Status, Trial};

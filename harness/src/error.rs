@@ -8,7 +8,7 @@ use crate::dialect::NotFromNpm;
 use crate::file_error::FileError;
 use crate::install::InstallError;
 use crate::known::KnownError;
-use crate::protocol::{ProtocolError, SchemaError};
+use crate::protocol::{ProtocolError, SchemaError, SdkError};
 use crate::scenario::ScenarioError;
 use std::path::PathBuf;
 
@@ -64,6 +64,12 @@ impl From<EntryError> for Error {
 impl From<SchemaError> for Error {
     fn from(e: SchemaError) -> Self {
         Error::Protocol(e.into())
+    }
+}
+
+impl From<SdkError> for Error {
+    fn from(e: SdkError) -> Self {
+        Error::Protocol(SchemaError::from(e).into())
     }
 }
 

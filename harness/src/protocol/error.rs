@@ -1,7 +1,8 @@
 //! [`ProtocolError`]: why an inventory, its examples, the hand-written files beside it or
 //! the SDK's schema could not be read; [`InventoryError`]: why an inventory file's text
-//! does not hold an inventory; [`SchemaError`]: why a release's schema or the SDK's
-//! comparison cannot be made. Each message is the sentence a user sees.
+//! does not hold an inventory; [`SdkError`]: why the SDK's schema cannot be read as
+//! message types or compared; [`SchemaError`]: why a release's schema cannot be written.
+//! Each message is the sentence a user sees.
 
 use crate::file_error::FileError;
 use semver::Version;
@@ -25,8 +26,8 @@ pub enum ProtocolError {
     Json(#[from] FileError<serde_json::Error>),
     /// The SDK's schema (in the named file) that cannot be compared with the inventory.
     #[error(transparent)]
-    Sdk(#[from] FileError<SchemaError>),
-    /// A schema to write, or the SDK's (named on the command line) to compare, that cannot be.
+    Sdk(#[from] FileError<SdkError>),
+    /// A release's schema that cannot be written.
     #[error(transparent)]
     Schema(#[from] SchemaError),
     /// A line of the examples that does not parse.
@@ -88,13 +89,21 @@ pub struct BadVersion {
     pub source: semver::Error,
 }
 
-/// Why a release's schema, or the SDK's comparison with the inventory, cannot be made.
+/// Why the SDK's schema cannot be read as message types, or compared with the inventory.
 #[derive(Debug, thiserror::Error)]
-pub enum SchemaError {
+pub enum SdkError {
     #[error("the schema declares no message type")]
     NoMessageType,
     #[error("the inventory starts after {release}")]
     StartsAfter { release: Version },
+}
+
+/// Why a release's schema cannot be written.
+#[derive(Debug, thiserror::Error)]
+pub enum SchemaError {
+    /// The SDK's schema it would be written with that holds no message type.
+    #[error(transparent)]
+    Sdk(#[from] SdkError),
     #[error(
         "the {dialect} inventory starts at {}: nothing to write for {release}",
         .first.as_ref().map(Version::to_string).unwrap_or_default()
@@ -185,11 +194,11 @@ mod tests {
                 ),
             ),
             (
-                ProtocolError::from(FileError::new(p, SchemaError::NoMessageType)).to_string(),
+                ProtocolError::from(FileError::new(p, SdkError::NoMessageType)).to_string(),
                 format!("{}: the schema declares no message type", p.display()),
             ),
             (
-                SchemaError::StartsAfter {
+                SdkError::StartsAfter {
                     release: v("2.1.0"),
                 }
                 .to_string(),

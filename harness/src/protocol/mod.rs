@@ -29,6 +29,6 @@ pub mod schema;
 pub mod sdk;
 
 pub use check::{Change, Direction, Finding, Policy, What};
-pub use error::{InventoryError, ProtocolError, SchemaError};
+pub use error::{InventoryError, ProtocolError, SchemaError, SdkError};
 pub use inventory::Inventory;
 pub use observe::Observed;

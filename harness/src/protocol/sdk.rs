@@ -7,7 +7,7 @@
 //! declare that no frame of a printed kind carried; and per key the SDK's doc comment and
 //! literal values. `$ref`s are percent-decoded (`Record%3Cstring%2CX%3E`).
 
-use super::error::SchemaError;
+use super::error::SdkError;
 use super::inventory::Inventory;
 use semver::Version;
 use serde::Serialize;
@@ -229,11 +229,11 @@ fn split_kind(kind: &str) -> (&str, Option<&str>, Option<&str>) {
 impl<'a> Sdk<'a> {
     /// `schema`: typescript-json-schema's output for `StdoutMessage` (or any union of
     /// message types).
-    pub fn new(schema: &'a Value) -> Result<Sdk<'a>, SchemaError> {
+    pub fn new(schema: &'a Value) -> Result<Sdk<'a>, SdkError> {
         let mut members = Vec::new();
         objects(schema, schema, &mut members, 0);
         if members.is_empty() {
-            return Err(SchemaError::NoMessageType);
+            return Err(SdkError::NoMessageType);
         }
         let declared = (members.iter())
             .filter_map(|m| {
@@ -307,12 +307,8 @@ impl<'a> Sdk<'a> {
 }
 
 /// `schema` (typescript-json-schema's output for `StdoutMessage`) against `inv` at `release`.
-pub fn compare(
-    inv: &Inventory,
-    release: &Version,
-    schema: &Value,
-) -> Result<Comparison, SchemaError> {
-    let view = (inv.view(release)).ok_or_else(|| SchemaError::StartsAfter {
+pub fn compare(inv: &Inventory, release: &Version, schema: &Value) -> Result<Comparison, SdkError> {
+    let view = (inv.view(release)).ok_or_else(|| SdkError::StartsAfter {
         release: release.clone(),
     })?;
     let sdk = Sdk::new(schema)?;

@@ -8,6 +8,7 @@ use crate::dialect::NotFromNpm;
 use crate::file_error::FileError;
 use crate::install::InstallError;
 use crate::known::KnownError;
+use crate::protocol::{ProtocolError, SchemaError, SdkError};
 use crate::scenario::ScenarioError;
 use std::path::PathBuf;
 
@@ -40,6 +41,9 @@ pub enum Error {
     /// A known-divergence list that does not load.
     #[error(transparent)]
     Known(#[from] KnownError),
+    /// A protocol inventory, its examples or the SDK's schema that does not load or fit.
+    #[error(transparent)]
+    Protocol(#[from] ProtocolError),
     /// Anything else a command reports as a sentence (installing a target, writing a report).
     #[error("{0}")]
     Failed(String),
@@ -54,6 +58,18 @@ impl From<String> for Error {
 impl From<EntryError> for Error {
     fn from(e: EntryError) -> Self {
         Error::Config(e.into())
+    }
+}
+
+impl From<SchemaError> for Error {
+    fn from(e: SchemaError) -> Self {
+        Error::Protocol(e.into())
+    }
+}
+
+impl From<SdkError> for Error {
+    fn from(e: SdkError) -> Self {
+        Error::Protocol(SchemaError::from(e).into())
     }
 }
 

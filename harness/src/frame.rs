@@ -28,6 +28,9 @@ pub fn json_type(v: &Value) -> &'static str {
     }
 }
 
+/// Every name [`json_type`] gives.
+pub const JSON_TYPES: [&str; 6] = ["null", "bool", "number", "string", "array", "object"];
+
 /// What a frame pattern says about the kind of frame it is about: its `type`, and its
 /// `subtype` when the pattern names one. A placeholder or operator (`$string`,
 /// `{$regex: ..}`) names none: it is about every kind. The one rule lining patterns up

@@ -72,7 +72,7 @@ impl VerdictArgs {
         let root = &ctx.project.root;
         let inv_path = root.join(inventory::file_of(key));
         let before = match inv_path.exists() {
-            true => Some(Inventory::load(&inv_path).map_err(Error::Failed)?),
+            true => Some(Inventory::load(&inv_path)?),
             false => None,
         };
         let at = semver::Version::parse(target.expect_version()).ok();
@@ -103,7 +103,7 @@ impl VerdictArgs {
                 )?);
             }
         }
-        let runs = Runs::read(&[&run_dir]).map_err(Error::Failed)?;
+        let runs = Runs::read(&[&run_dir])?;
         if runs.by.contains_key(key) {
             let after = runs.inventory(key, before.clone());
             v.pending_inventory = match &before {
@@ -118,7 +118,7 @@ impl VerdictArgs {
                 .map_err(|e| Error::io(&pending, e))?;
             let requests_path = root.join(requests::file_of(key));
             let sent_before = match requests_path.exists() {
-                true => Some(Inventory::load(&requests_path).map_err(Error::Failed)?),
+                true => Some(Inventory::load(&requests_path)?),
                 false => None,
             };
             let sent = runs.request_inventory(key, sent_before.clone());

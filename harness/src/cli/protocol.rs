@@ -7,9 +7,10 @@ use super::Verdict;
 use std::path::{Path, PathBuf};
 use streamcheck::commands::protocol::build::Runs;
 use streamcheck::error::{Error, Result};
+use streamcheck::file_error::FileError;
 use streamcheck::protocol::sdk::Sdk;
 use streamcheck::protocol::{
-    check, inventory, render, requests, requests_render, schema, Inventory, Policy,
+    check, inventory, render, requests, requests_render, schema, Inventory, Policy, ProtocolError,
 };
 use streamcheck::report::write_atomic;
 
@@ -102,10 +103,10 @@ impl ProtocolArgs {
                     None => None,
                 };
                 let sdk = match &sdk_value {
-                    Some(v) => Some(Sdk::new(v).map_err(Error::Usage)?),
+                    Some(v) => Some(Sdk::new(v)?),
                     None => None,
                 };
-                let schema = schema::schema(&inv, &version, sdk.as_ref()).map_err(Error::Usage)?;
+                let schema = schema::schema(&inv, &version, sdk.as_ref())?;
                 let text = serde_json::to_string_pretty(&schema).expect("JSON") + "\n";
                 match out {
                     Some(path) => {
@@ -118,10 +119,9 @@ impl ProtocolArgs {
             ProtocolCmd::Check { runs, protocol } => {
                 let mut trials = Vec::new();
                 for dir in &runs {
-                    trials.extend(
-                        streamcheck::commands::protocol::build::recheck(&root, dir, protocol)
-                            .map_err(Error::Usage)?,
-                    );
+                    trials.extend(streamcheck::commands::protocol::build::recheck(
+                        &root, dir, protocol,
+                    )?);
                 }
                 let findings = streamcheck::runner::protocol::run_findings(&trials);
                 for (f, t) in &findings {
@@ -145,7 +145,7 @@ impl ProtocolArgs {
                     .map_err(|e| Error::Usage(format!("--release `{release}`: {e}")))?;
                 let value = read_json(&schema)?;
                 let c = streamcheck::protocol::sdk::compare(&inv, &version, &value)
-                    .map_err(|e| Error::Usage(format!("{}: {e}", schema.display())))?;
+                    .map_err(|e| ProtocolError::Sdk(FileError::new(&schema, e)))?;
                 let show = |title: &str, items: &[String]| {
                     println!("{title} ({}):", items.len());
                     for i in items {
@@ -196,11 +196,11 @@ fn load(root: &Path, dialect: &str) -> Result<Inventory> {
             inventory::file_of(dialect).display()
         )));
     }
-    Inventory::load(&path).map_err(Error::Failed)
+    Ok(Inventory::load(&path)?)
 }
 
 fn write_from(root: &Path, dirs: &[PathBuf], add: bool) -> Result<Verdict> {
-    let runs = Runs::read(dirs).map_err(Error::Usage)?;
+    let runs = Runs::read(dirs)?;
     if runs.by.is_empty() {
         return Err(Error::Usage(
             "the run folders hold no trial that ran".into(),
@@ -210,7 +210,7 @@ fn write_from(root: &Path, dirs: &[PathBuf], add: bool) -> Result<Verdict> {
         let path = root.join(inventory::file_of(dialect));
         let requests_path = root.join(requests::file_of(dialect));
         let base = |path: &Path| match add && path.exists() {
-            true => Inventory::load(path).map(Some).map_err(Error::Failed),
+            true => Inventory::load(path).map(Some).map_err(Error::from),
             false => Ok(None),
         };
         let inv = runs.inventory(dialect, base(&path)?);
@@ -220,7 +220,7 @@ fn write_from(root: &Path, dirs: &[PathBuf], add: bool) -> Result<Verdict> {
             .map_err(|e| Error::io(&requests_path, e))?;
         let examples_path = root.join(render::examples_file(dialect));
         let mut examples = match add {
-            true => render::Examples::load(&examples_path).map_err(Error::Failed)?,
+            true => render::Examples::load(&examples_path)?,
             false => render::Examples::default(),
         };
         examples.update(&runs.examples[dialect]);
@@ -255,7 +255,7 @@ fn write_from(root: &Path, dirs: &[PathBuf], add: bool) -> Result<Verdict> {
 
 /// Writes the reference; its text.
 fn write_doc(root: &Path, inv: &Inventory) -> Result<String> {
-    let page = requests_render::page(root, inv).map_err(Error::Failed)?;
+    let page = requests_render::page(root, inv)?;
     let path = root.join(render::doc_file(&inv.dialect));
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;

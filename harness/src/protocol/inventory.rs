@@ -9,7 +9,10 @@
 //! a release says something only where that release ran a scenario printing its kind
 //! ([`Inventory::ran_kind`]); elsewhere the kind was not run there.
 
+use super::error::{BadVersion, InventoryError, ProtocolError};
 use super::observe::{Observed, Values};
+use crate::file_error::FileError;
+use crate::frame::JSON_TYPES;
 use semver::Version;
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -26,7 +29,8 @@ pub fn file_of(dialect: &str) -> PathBuf {
     Path::new("targets").join(dialect).join("protocol.yaml")
 }
 
-type Loaded = Arc<Result<Option<Inventory>, String>>;
+/// An inventory read once per process, shared, or why it did not load.
+pub type Loaded = Result<Option<Arc<Inventory>>, Arc<ProtocolError>>;
 
 /// A dialect's inventory in the project at `root` (`None`: it has none), read once per
 /// process while the file is unchanged.
@@ -49,10 +53,12 @@ pub fn load_at(path: PathBuf) -> Loaded {
             return inv.clone();
         }
     }
-    let inv: Loaded = Arc::new(match path.exists() {
+    let inv: Loaded = match path.exists() {
         false => Ok(None),
-        true => Inventory::load(&path).map(Some),
-    });
+        true => Inventory::load(&path)
+            .map(|i| Some(Arc::new(i)))
+            .map_err(Arc::new),
+    };
     cache.insert(path, (modified, inv.clone()));
     inv
 }
@@ -249,36 +255,44 @@ impl Inventory {
 
     // ---- the file ----
 
-    pub fn load(path: &Path) -> Result<Inventory, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Inventory::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    pub fn load(path: &Path) -> Result<Inventory, ProtocolError> {
+        let text = std::fs::read_to_string(path).map_err(FileError::at(path))?;
+        Ok(Inventory::parse(&text).map_err(FileError::at(path))?)
     }
 
-    pub fn parse(text: &str) -> Result<Inventory, String> {
-        let file: File = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
+    pub fn parse(text: &str) -> Result<Inventory, InventoryError> {
+        let file: File = serde_yaml::from_str(text)?;
+        let at = |at: String, source| InventoryError::Release { at, source };
+        let version = |r: &String| {
+            Version::parse(r).map_err(|source| BadVersion {
+                text: r.clone(),
+                source,
+            })
+        };
         let mut releases = Vec::new();
         for r in &file.releases {
-            releases.push(Version::parse(r).map_err(|e| format!("releases: `{r}`: {e}"))?);
+            releases.push(version(r).map_err(|e| at("releases".into(), e))?);
         }
         releases.sort();
         let spans = Spans(&releases);
         let format = file.format_version.unwrap_or(1);
         if format > FORMAT_VERSION {
-            return Err(format!(
-                "format_version {format}: this streamcheck reads up to {FORMAT_VERSION}"
-            ));
+            return Err(InventoryError::Format {
+                found: format,
+                reads: FORMAT_VERSION,
+            });
         }
         let unknown_coverage = match format {
             1 => releases.iter().cloned().collect(),
             _ => (file.unknown_coverage.iter())
-                .map(|r| Version::parse(r).map_err(|e| format!("unknown_coverage: `{r}`: {e}")))
+                .map(|r| version(r).map_err(|e| at("unknown_coverage".into(), e)))
                 .collect::<Result<_, _>>()?,
         };
         let mut ran = BTreeMap::new();
         for (trial, on) in file.ran {
             let on = spans
                 .parse(Some(&on))
-                .map_err(|e| format!("ran.{trial}: {e}"))?;
+                .map_err(|e| at(format!("ran.{trial}"), e))?;
             ran.insert(trial, on);
         }
         let all: BTreeSet<String> = ran
@@ -294,13 +308,13 @@ impl Inventory {
             lists: BTreeMap::new(),
         };
         for (kind, k) in file.kinds {
-            let at = |what: &str, e: String| format!("kinds.{kind}.{what}: {e}");
-            let seen = spans.parse(k.seen.as_deref()).map_err(|e| at("seen", e))?;
+            let seen = (spans.parse(k.seen.as_deref()))
+                .map_err(|e| at(format!("kinds.{kind}.seen"), e))?;
             let by = match (k.by, k.by_all_but) {
                 (Some(by), None) => by.into_iter().collect(),
                 (None, Some(not)) => all.iter().filter(|s| !not.contains(s)).cloned().collect(),
                 (None, None) => BTreeSet::new(),
-                (Some(_), Some(_)) => return Err(at("by", "both `by` and `by_all_but`".into())),
+                (Some(_), Some(_)) => return Err(InventoryError::ByTwice { kind }),
             };
             let mut entry = KindEntry {
                 seen: seen.clone(),
@@ -308,21 +322,22 @@ impl Inventory {
                 keys: BTreeMap::new(),
             };
             for (path, key) in k.keys {
-                let at = |e: String| format!("kinds.{kind}.keys.{path}: {e}");
+                let here = |e| at(format!("kinds.{kind}.keys.{path}"), e);
                 let key_seen = match &key.seen {
-                    Some(s) => spans.parse(Some(s)).map_err(at)?,
+                    Some(s) => spans.parse(Some(s)).map_err(here)?,
                     None => seen.clone(),
                 };
                 let mut types = BTreeMap::new();
                 for t in key.r#type.split('|').map(str::trim) {
                     if !JSON_TYPES.contains(&t) {
-                        return Err(at(format!(
-                            "`{t}` is not a JSON type ({})",
-                            JSON_TYPES.join(", ")
-                        )));
+                        return Err(InventoryError::NotAJsonType {
+                            kind,
+                            path,
+                            found: t.to_string(),
+                        });
                     }
                     let during = match key.types.get(t) {
-                        Some(s) => spans.parse(Some(s)).map_err(at)?,
+                        Some(s) => spans.parse(Some(s)).map_err(here)?,
                         None => key_seen.clone(),
                     };
                     types.insert(t.to_string(), during);
@@ -330,14 +345,14 @@ impl Inventory {
                 let every = match key.every {
                     None | Some(Every::All(false)) => Releases::new(),
                     Some(Every::All(true)) => key_seen.clone(),
-                    Some(Every::Span(s)) => spans.parse(Some(&s)).map_err(at)?,
+                    Some(Every::Span(s)) => spans.parse(Some(&s)).map_err(here)?,
                 };
                 let values = match key.values {
                     None => Values::Unrecorded,
                     Some(FileValues::List(v)) => Values::Tokens(v.into_iter().collect()),
                     Some(FileValues::Open(o)) if o == "open" => Values::Open,
-                    Some(FileValues::Open(o)) => {
-                        return Err(at(format!("values: `{o}` is neither a list nor `open`")))
+                    Some(FileValues::Open(found)) => {
+                        return Err(InventoryError::Values { kind, path, found })
                     }
                 };
                 let key = KeyEntry {
@@ -353,7 +368,7 @@ impl Inventory {
             let mut out = BTreeMap::new();
             for (name, n) in names {
                 let seen = (spans.parse(n.seen.as_deref()))
-                    .map_err(|e| format!("lists.{list}.{name}: {e}"))?;
+                    .map_err(|e| at(format!("lists.{list}.{name}"), e))?;
                 let witnesses = n.by.into_iter().collect();
                 out.insert(name, NameEntry { seen, witnesses });
             }
@@ -474,8 +489,6 @@ impl Inventory {
     }
 }
 
-pub const JSON_TYPES: [&str; 6] = ["null", "bool", "number", "string", "array", "object"];
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
@@ -569,11 +582,16 @@ impl Spans<'_> {
         Some(parts.join(", "))
     }
 
-    fn parse(&self, text: Option<&str>) -> Result<Releases, String> {
+    fn parse(&self, text: Option<&str>) -> Result<Releases, BadVersion> {
         let Some(text) = text else {
             return Ok(self.0.iter().cloned().collect());
         };
-        let v = |s: &str| Version::parse(s.trim()).map_err(|e| format!("`{s}`: {e}"));
+        let v = |s: &str| {
+            Version::parse(s.trim()).map_err(|source| BadVersion {
+                text: s.to_string(),
+                source,
+            })
+        };
         let mut out = Releases::new();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (from, to) = match part.split_once("..") {
@@ -684,12 +702,14 @@ mod tests {
 
     #[test]
     fn a_bad_file_names_the_entry() {
-        let e = Inventory::parse("dialect: x\nreleases: [\"1.0.0\"]\nkinds:\n  result:\n    keys:\n      a: {type: \"strung\"}\n").unwrap_err();
+        let e = Inventory::parse("dialect: x\nreleases: [\"1.0.0\"]\nkinds:\n  result:\n    keys:\n      a: {type: \"strung\"}\n").unwrap_err().to_string();
         assert!(
             e.contains("kinds.result.keys.a") && e.contains("strung"),
             "{e}"
         );
-        let e = Inventory::parse("dialect: x\nreleases: [\"one\"]\n").unwrap_err();
+        let e = Inventory::parse("dialect: x\nreleases: [\"one\"]\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("releases: `one`"), "{e}");
     }
 
@@ -727,7 +747,9 @@ mod tests {
             keys["stop_reason"].types,
             inv.kinds["result/success"].keys["stop_reason"].types
         );
-        let e = Inventory::parse(&yaml.replace("values: open", "values: many")).unwrap_err();
+        let e = Inventory::parse(&yaml.replace("values: open", "values: many"))
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("kinds.result/success.keys.error") && e.contains("many"),
             "{e}"
@@ -739,7 +761,7 @@ mod tests {
             yaml.replace("format_version: 3", "format_version: 4"),
         )
         .unwrap();
-        let e = Inventory::load(&newer).unwrap_err();
+        let e = Inventory::load(&newer).unwrap_err().to_string();
         assert!(
             e.contains(&newer.display().to_string()) && e.contains("format_version 4"),
             "{e}"

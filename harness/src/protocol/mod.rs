@@ -14,8 +14,10 @@
 //!   (`render`'s) with its Requests part
 //! - [`schema`]: a release's JSON Schema
 //! - [`sdk`]: the Agent SDK's declared message types against the inventory
+//! - [`error`]: why any of these could not be read or made
 
 pub mod check;
+pub mod error;
 pub mod html;
 pub mod inventory;
 pub mod observe;
@@ -27,5 +29,6 @@ pub mod schema;
 pub mod sdk;
 
 pub use check::{Change, Direction, Finding, Policy, What};
+pub use error::{InventoryError, ProtocolError, SchemaError, SdkError};
 pub use inventory::Inventory;
 pub use observe::Observed;

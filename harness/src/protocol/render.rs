@@ -2,9 +2,11 @@
 //! every frame kind with its keys, types, the release each key was first seen in and an
 //! example from a real run). The JSON Schema of a release is [`super::schema`].
 
+use super::error::ProtocolError;
 use super::inventory::{Inventory, KeyEntry, Releases};
 use super::observe::{Values, MAX_VALUES};
 use super::sdk::{Comparison, Sdk};
+use crate::file_error::FileError;
 use semver::Version;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -34,13 +36,15 @@ pub fn unobserved_file(dialect: &str) -> PathBuf {
 }
 
 /// The dialect's [`unobserved_file`], kind to how it could be shown; none where missing.
-pub fn load_unobserved(root: &Path, dialect: &str) -> Result<BTreeMap<String, String>, String> {
+pub fn load_unobserved(
+    root: &Path,
+    dialect: &str,
+) -> Result<BTreeMap<String, String>, ProtocolError> {
     let path = root.join(unobserved_file(dialect));
-    let at = |e: String| format!("{}: {e}", path.display());
     match std::fs::read_to_string(&path) {
-        Ok(text) => serde_yaml::from_str(&text).map_err(|e| at(e.to_string())),
+        Ok(text) => Ok(serde_yaml::from_str(&text).map_err(FileError::at(&path))?),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
-        Err(e) => Err(at(e.to_string())),
+        Err(e) => Err(FileError::new(path, e).into()),
     }
 }
 
@@ -59,11 +63,11 @@ pub struct Examples(pub BTreeMap<String, (Version, Value)>);
 
 impl Examples {
     /// A missing file: none.
-    pub fn load(path: &Path) -> Result<Examples, String> {
+    pub fn load(path: &Path) -> Result<Examples, ProtocolError> {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Examples::default()),
-            Err(e) => return Err(format!("{}: {e}", path.display())),
+            Err(e) => return Err(FileError::new(path, e).into()),
         };
         let mut out = BTreeMap::new();
         for (i, line) in text
@@ -71,14 +75,27 @@ impl Examples {
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty())
         {
-            let at = |e: String| format!("{}:{}: {e}", path.display(), i + 1);
-            let v: Value = serde_json::from_str(line).map_err(|e| at(e.to_string()))?;
+            let (path, line_no) = (path.to_path_buf(), i + 1);
+            let v: Value =
+                serde_json::from_str(line).map_err(|source| ProtocolError::ExampleJson {
+                    path: path.clone(),
+                    line: line_no,
+                    source,
+                })?;
             let (Some(kind), Some(release), Some(frame)) =
                 (v["kind"].as_str(), v["release"].as_str(), v.get("frame"))
             else {
-                return Err(at("a line is {\"kind\", \"release\", \"frame\"}".into()));
+                return Err(ProtocolError::ExampleShape {
+                    path,
+                    line: line_no,
+                });
             };
-            let release = Version::parse(release).map_err(|e| at(e.to_string()))?;
+            let release =
+                Version::parse(release).map_err(|source| ProtocolError::ExampleRelease {
+                    path,
+                    line: line_no,
+                    source,
+                })?;
             out.insert(kind.to_string(), (release, frame.clone()));
         }
         Ok(Examples(out))
@@ -243,24 +260,22 @@ pub fn changes(inv: &Inventory) -> Vec<(Version, Vec<String>)> {
 /// The reference page of `inv` as `protocol doc` writes it, from the project at `root`:
 /// its examples, the hand-written overview (if the dialect has one) and the kinds the
 /// SDK declares but the inventory never saw (if the dialect has an SDK schema).
-pub fn page(root: &Path, inv: &Inventory) -> Result<String, String> {
+pub fn page(root: &Path, inv: &Inventory) -> Result<String, ProtocolError> {
     let examples = Examples::load(&root.join(examples_file(&inv.dialect)))?;
     let overview_path = root.join(overview_file(&inv.dialect));
     let overview = match overview_path.exists() {
-        true => std::fs::read_to_string(&overview_path)
-            .map_err(|e| format!("{}: {e}", overview_path.display()))?,
+        true => std::fs::read_to_string(&overview_path).map_err(FileError::at(&overview_path))?,
         false => String::new(),
     };
     let sdk_path = root.join(super::schema::sdk_file(&inv.dialect));
     let (Some(newest), true) = (inv.releases.last(), sdk_path.exists()) else {
         return Ok(doc(inv, &examples, &overview, None));
     };
-    let at = |e: String| format!("{}: {e}", sdk_path.display());
-    let text = std::fs::read_to_string(&sdk_path).map_err(|e| at(e.to_string()))?;
-    let schema: Value = serde_json::from_str(&text).map_err(|e| at(e.to_string()))?;
+    let text = std::fs::read_to_string(&sdk_path).map_err(FileError::at(&sdk_path))?;
+    let schema: Value = serde_json::from_str(&text).map_err(FileError::at(&sdk_path))?;
     let word = SdkWord {
-        sdk: Sdk::new(&schema).map_err(at)?,
-        comparison: super::sdk::compare(inv, newest, &schema).map_err(at)?,
+        sdk: Sdk::new(&schema).map_err(FileError::at(&sdk_path))?,
+        comparison: super::sdk::compare(inv, newest, &schema).map_err(FileError::at(&sdk_path))?,
         how: load_unobserved(root, &inv.dialect)?,
     };
     Ok(doc(inv, &examples, &overview, Some(&word)))

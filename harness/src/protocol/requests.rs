@@ -24,7 +24,7 @@ pub fn file_of(dialect: &str) -> PathBuf {
 }
 
 /// A dialect's request inventory in the project at `root` (`None`: it has none).
-pub fn load(root: &Path, dialect: &str) -> std::sync::Arc<Result<Option<Inventory>, String>> {
+pub fn load(root: &Path, dialect: &str) -> inventory::Loaded {
     inventory::load_at(root.join(file_of(dialect)))
 }
 

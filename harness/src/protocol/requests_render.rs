@@ -3,6 +3,7 @@
 //! names, `anthropic-beta` flags and query parameters, the tools sent with their
 //! `input_schema` keywords, and what changed from release to release.
 
+use super::error::ProtocolError;
 use super::inventory::{Inventory, Releases};
 use super::render::{changes, every, first_seen, last_seen, types};
 use super::requests::{self, kind_of_list};
@@ -13,11 +14,10 @@ use std::path::Path;
 
 /// The whole reference of `inv`'s dialect as `protocol doc` writes it: the frames
 /// ([`super::render::page`]) and then the Requests part from the project at `root`.
-pub fn page(root: &Path, inv: &Inventory) -> Result<String, String> {
+pub fn page(root: &Path, inv: &Inventory) -> Result<String, ProtocolError> {
     let frames = super::render::page(root, inv)?;
-    let sent = requests::load(root, &inv.dialect);
-    let sent = (*sent).as_ref().map_err(Clone::clone)?;
-    Ok(frames + &part(sent.as_ref()))
+    let sent = requests::load(root, &inv.dialect)?;
+    Ok(frames + &part(sent.as_deref()))
 }
 
 /// The part, appended to the page; `None`: the dialect has no request inventory.

@@ -7,6 +7,7 @@
 //! every frame of its kind carried it and, for a kind the SDK declares, the SDK declares
 //! it required. Objects stay open: a consumer must accept keys it does not know.
 
+use super::error::SchemaError;
 use super::inventory::{Inventory, Releases};
 use super::sdk::Sdk;
 use semver::Version;
@@ -82,16 +83,13 @@ fn kind_view(inv: &Inventory, kind: &str, at: &[&Version]) -> Releases {
 
 /// The JSON Schema of what `release` prints; `sdk`: the SDK's declared message types
 /// (required keys are only those it requires too).
-pub fn schema(inv: &Inventory, release: &Version, sdk: Option<&Sdk>) -> Result<Value, String> {
+pub fn schema(inv: &Inventory, release: &Version, sdk: Option<&Sdk>) -> Result<Value, SchemaError> {
     let Some(at) = inv.view(release) else {
-        return Err(format!(
-            "the {} inventory starts at {}: nothing to write for {release}",
-            inv.dialect,
-            inv.releases
-                .first()
-                .map(|r| r.to_string())
-                .unwrap_or_default()
-        ));
+        return Err(SchemaError::NothingToWrite {
+            dialect: inv.dialect.clone(),
+            first: inv.releases.first().cloned(),
+            release: release.clone(),
+        });
     };
     let mut present: BTreeMap<&String, Releases> = BTreeMap::new();
     for (kind, k) in &inv.kinds {

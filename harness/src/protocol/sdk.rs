@@ -7,6 +7,7 @@
 //! declare that no frame of a printed kind carried; and per key the SDK's doc comment and
 //! literal values. `$ref`s are percent-decoded (`Record%3Cstring%2CX%3E`).
 
+use super::error::SdkError;
 use super::inventory::Inventory;
 use semver::Version;
 use serde::Serialize;
@@ -228,11 +229,11 @@ fn split_kind(kind: &str) -> (&str, Option<&str>, Option<&str>) {
 impl<'a> Sdk<'a> {
     /// `schema`: typescript-json-schema's output for `StdoutMessage` (or any union of
     /// message types).
-    pub fn new(schema: &'a Value) -> Result<Sdk<'a>, String> {
+    pub fn new(schema: &'a Value) -> Result<Sdk<'a>, SdkError> {
         let mut members = Vec::new();
         objects(schema, schema, &mut members, 0);
         if members.is_empty() {
-            return Err("the schema declares no message type".into());
+            return Err(SdkError::NoMessageType);
         }
         let declared = (members.iter())
             .filter_map(|m| {
@@ -306,10 +307,10 @@ impl<'a> Sdk<'a> {
 }
 
 /// `schema` (typescript-json-schema's output for `StdoutMessage`) against `inv` at `release`.
-pub fn compare(inv: &Inventory, release: &Version, schema: &Value) -> Result<Comparison, String> {
-    let view = inv
-        .view(release)
-        .ok_or_else(|| format!("the inventory starts after {release}"))?;
+pub fn compare(inv: &Inventory, release: &Version, schema: &Value) -> Result<Comparison, SdkError> {
+    let view = (inv.view(release)).ok_or_else(|| SdkError::StartsAfter {
+        release: release.clone(),
+    })?;
     let sdk = Sdk::new(schema)?;
     let mut c = Comparison::default();
     let mut matched: BTreeSet<usize> = BTreeSet::new();

@@ -71,7 +71,7 @@ pub fn check_trial(policy: Policy, root: &Path, trial: &mut Trial) {
     );
     for (direction, file, loaded, observed) in [printed, sent] {
         let file = file.display().to_string();
-        let findings = match &*loaded {
+        let findings = match &loaded {
             Err(e) => {
                 let which = match direction {
                     Direction::Printed => "protocol",

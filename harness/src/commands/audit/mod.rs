@@ -8,14 +8,18 @@
 //! - [`model`]: the mutations and what the audit found, as audit.json has them
 //! - [`mutate`]: one [`Mutation`] applied to what a trial printed
 //! - [`render`]: audit.md and audit.json
+//! - [`error`]: why a trial could not be audited, or the audit run or written
 
+pub mod error;
 pub mod html;
 pub mod model;
 pub mod mutate;
 pub mod render;
 
+pub use error::AuditError;
 pub use model::*;
 
+use crate::file_error::FileError;
 use crate::install::{NotInstalled, Project, Target};
 use crate::pattern::Captures;
 use crate::plan::{Planner, RunPlan};
@@ -42,7 +46,7 @@ pub fn audit(scenarios: &[Scenario], saved: &[SavedTrial], planner: &Planner) ->
             Err(reason) => not_audited.push(NotAudited {
                 scenario: s.scenario.clone(),
                 target: s.target.clone(),
-                reason,
+                reason: reason.to_string(),
             }),
         }
     }
@@ -76,22 +80,23 @@ pub fn audit_one(
     scenario: &Scenario,
     saved: &SavedTrial,
     planner: &Planner,
-) -> Result<ScenarioAudit, String> {
+) -> Result<ScenarioAudit, AuditError> {
     if saved.status != Status::Passed {
-        return Err("the trial did not pass, so there is nothing to mutate".into());
+        return Err(AuditError::NotPassed);
     }
     let trial = Trial::from_saved(saved);
     // The expectation the trial ran against: the release it was held to's block, if one
     // holds it.
-    let check = replanned(planner, scenario, &trial, trial.expect_version())?;
+    let check = replanned(planner, scenario, &trial, trial.expect_version())
+        .map_err(AuditError::Replanned)?;
     let root = planner.project().root.as_path();
     let check = Audited {
         check,
         root,
         before: protocol_findings(&trial, root),
     };
-    if let Some(d) = first_divergence(&check, &trial) {
-        return Err(format!("its saved output no longer passes: {d}"));
+    if let Some(divergence) = first_divergence(&check, &trial) {
+        return Err(AuditError::NoLongerPasses { divergence });
     }
     let caps = Captures::new();
     let ignores = |v: &serde_json::Value| {
@@ -194,7 +199,7 @@ pub async fn command(
     scenarios: Vec<Scenario>,
     targets: &[Result<Target, NotInstalled>],
     opts: &AuditOptions,
-) -> Result<(Audit, String), String> {
+) -> Result<(Audit, String), AuditError> {
     let run_dir = match &opts.from {
         Some(dir) => dir.clone(),
         None => {
@@ -207,18 +212,17 @@ pub async fn command(
                 Vec::new(),
                 |_, _| {},
             )
-            .await
-            .map_err(|e| e.to_string())?;
+            .await?;
             opts.run_dir.clone()
         }
     };
-    let saved = (RunReader::open(&run_dir).saved()).map_err(|e| e.to_string())?;
+    let saved = RunReader::open(&run_dir).saved()?;
+    let planner = Planner::new(&opts.project).map_err(AuditError::Planner)?;
     let audit = Audit {
         command: opts.command.clone(),
-        ..audit(&scenarios, &saved, &Planner::new(&opts.project)?)
+        ..audit(&scenarios, &saved, &planner)
     };
-    render::write(&opts.report_dir, &audit)
-        .map_err(|e| format!("{}: {e}", opts.report_dir.display()))?;
+    render::write(&opts.report_dir, &audit).map_err(FileError::at(&opts.report_dir))?;
     let summary = render::summary(&audit, &opts.report_dir);
     Ok((audit, summary))
 }

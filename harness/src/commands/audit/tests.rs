@@ -199,7 +199,7 @@ fn the_version_block_of_the_saved_version_is_used() {
         target_version: "0.9.0".into(),
         ..saved()
     };
-    let err = audit_one(&s, &older, &planner()).unwrap_err();
+    let err = audit_one(&s, &older, &planner()).unwrap_err().to_string();
     assert!(err.contains("no longer passes"), "{err}");
 }
 
@@ -227,7 +227,7 @@ fn the_dialect_and_the_held_to_release_come_from_the_trial_not_its_name() {
         dialect: None,
         ..saved()
     };
-    let err = audit_one(&s, &unsaid, &planner()).unwrap_err();
+    let err = audit_one(&s, &unsaid, &planner()).unwrap_err().to_string();
     assert!(err.contains("dialect"), "{err}");
 }
 
@@ -252,8 +252,9 @@ fn a_multi_run_trial_is_checked_against_the_run_it_saved() {
     };
     assert!(audit_one(&s, &run1, &planner())
         .unwrap_err()
+        .to_string()
         .contains("no longer passes"));
-    let unknown = audit_one(&s, &saved(), &planner()).unwrap_err();
+    let unknown = audit_one(&s, &saved(), &planner()).unwrap_err().to_string();
     assert!(unknown.contains("does not say which one"), "{unknown}");
     let gone = SavedTrial {
         run: Some(3),
@@ -261,6 +262,7 @@ fn a_multi_run_trial_is_checked_against_the_run_it_saved() {
     };
     assert!(audit_one(&s, &gone, &planner())
         .unwrap_err()
+        .to_string()
         .contains("run 3"));
 }
 
@@ -283,7 +285,7 @@ fn a_saved_client_log_seeds_the_request_captures() {
         stdout: stdout.into(),
         ..saved()
     };
-    let err = audit_one(&s, &without, &planner()).unwrap_err();
+    let err = audit_one(&s, &without, &planner()).unwrap_err().to_string();
     assert!(err.contains("initialize"), "{err}");
     let log: crate::client::ClientLog = serde_json::from_value(serde_json::json!({
         "requests": [{"name": "initialize", "id": "req_1", "subtype": "initialize"}],

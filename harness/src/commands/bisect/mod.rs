@@ -8,12 +8,15 @@
 //!   `ranges --prove`'s)
 //! - [`search`]: one scenario's binary search, told what each probe saw
 //! - [`render`]: the terminal lines, bisect.md and bisect.json
+//! - [`error`]: why a release could not be probed, or a trial judged
 
+pub mod error;
 pub mod model;
 pub mod probe;
 pub mod render;
 pub mod search;
 
+pub use error::ProbeError;
 pub use model::{Bisect, InstallFailure, ScenarioBisect};
 
 use crate::dialect::Dialect;

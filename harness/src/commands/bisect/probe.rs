@@ -3,6 +3,7 @@
 //! shared by every search that probes it; with a cache cap, the least recently used
 //! releases are evicted as new ones come in.
 
+use super::error::ProbeError;
 use super::model::InstallFailure;
 use crate::divergence::{Divergence, Kind};
 use crate::error::Result;
@@ -51,7 +52,7 @@ pub struct Prober<'a> {
     project: &'a Project,
     opts: &'a ProbeOptions,
     scenarios: &'a [Scenario],
-    targets: BTreeMap<String, std::result::Result<Target, String>>,
+    targets: BTreeMap<String, std::result::Result<Target, ProbeError>>,
     /// How many times each version ran (each run has its own report folder).
     runs: BTreeMap<String, usize>,
     /// The releases the run being prepared uses: never evicted.
@@ -109,7 +110,7 @@ impl<'a> Prober<'a> {
                     installed.push((t.name.clone(), version.clone(), t));
                     results.push(None);
                 }
-                Err(why) => results.push(Some(Err(why))),
+                Err(why) => results.push(Some(Err(why.to_string()))),
             }
         }
         if !installed.is_empty() {
@@ -186,7 +187,7 @@ impl<'a> Prober<'a> {
     }
 
     /// The target at `version`, installed on first use (once per run, even if it fails).
-    fn target(&mut self, version: &str) -> std::result::Result<Target, String> {
+    fn target(&mut self, version: &str) -> std::result::Result<Target, ProbeError> {
         let cached = self.cached(version);
         if let Some(known) = self.targets.get(version) {
             // Evicted since (the cap is below what this run needs at once): install again.
@@ -204,7 +205,7 @@ impl<'a> Prober<'a> {
         if let Err(why) = &resolved {
             self.done.install_failures.push(InstallFailure {
                 version: version.to_string(),
-                why: why.clone(),
+                why: why.to_string(),
             });
         }
         let _ = install::cache::touch(&cached);
@@ -212,8 +213,12 @@ impl<'a> Prober<'a> {
         if let Some(cap) = self.opts.cache_cap {
             let cache = self.project.cache_dir();
             self.in_use.push(cached);
-            let removed = install::cache::keep_under(&cache, cap, &self.in_use)
-                .map_err(|e| format!("cannot keep {} under its cap: {e}", cache.display()))?;
+            let removed = (install::cache::keep_under(&cache, cap, &self.in_use)).map_err(|e| {
+                ProbeError::CacheCap {
+                    cache: cache.clone(),
+                    source: e.into(),
+                }
+            })?;
             for dir in removed {
                 let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
                 if let Some(v) = name
@@ -233,19 +238,18 @@ impl<'a> Prober<'a> {
         self.project.cache_dir().join(format!("{base}@{version}"))
     }
 
-    fn install(&mut self, version: &str) -> std::result::Result<Target, String> {
+    fn install(&mut self, version: &str) -> std::result::Result<Target, ProbeError> {
         let base = &self.opts.target;
         let spec = match Versions::load(self.project, base) {
             Ok(v) => supported::pinned_or_versioned(base, version, &v.pinned),
             Err(_) => TargetSpec::parse(&format!("{base}@{version}")),
-        }
-        .map_err(|e| e.to_string())?;
+        }?;
         if matches!(spec.source, Source::Npm { .. } | Source::Cargo { .. })
             && !self.cached(version).exists()
         {
             self.done.installed.push(version.to_string());
         }
-        install::resolve(&spec, self.project, true).map_err(|e| e.to_string())
+        install::resolve(&spec, self.project, true).map_err(ProbeError::NotInstalled)
     }
 }
 
@@ -278,9 +282,11 @@ fn workspace_files(
     scenario: &Scenario,
     held_to: &str,
     planner: &Planner,
-) -> Result<Vec<Divergence>, String> {
+) -> Result<Vec<Divergence>, ProbeError> {
     let files = |release: &str| {
-        check::replanned_with_files(planner, scenario, trial, release).map(|r| r.expect.files)
+        check::replanned_with_files(planner, scenario, trial, release)
+            .map(|r| r.expect.files)
+            .map_err(ProbeError::Replanned)
     };
     let wanted = files(held_to)?;
     if wanted.is_empty() {
@@ -289,9 +295,10 @@ fn workspace_files(
     let own = trial.held_to.as_deref().unwrap_or(&trial.target_version);
     // Compiled patterns have no equality: compared as they print.
     if format!("{:?}", files(own)?) != format!("{wanted:?}") {
-        return Err(format!(
-            "cannot check it against {held_to}'s expectation: it pins workspace files other than those {own}'s run was checked against, and a finished run keeps none"
-        ));
+        return Err(ProbeError::OtherWorkspaceFiles {
+            held_to: held_to.to_string(),
+            own: own.to_string(),
+        });
     }
     Ok((trial.divergences.iter())
         .filter(|d| d.kind == Kind::Workspace)
@@ -353,7 +360,7 @@ pub fn against_seeing_through(
     };
     match workspace_files(trial, scenario, held_to, planner) {
         Ok(shown) => found.extend(shown),
-        Err(why) => return judged(Some(Divergence::new(Kind::HarnessError, why))),
+        Err(why) => return judged(Some(Divergence::new(Kind::HarnessError, why.to_string()))),
     }
     if let Some(known) = known {
         let printed: Vec<&serde_json::Value> =

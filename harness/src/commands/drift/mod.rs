@@ -13,9 +13,10 @@
 //!
 //! Its parts: [`model`] (what drift reads and drift.json as types), [`diff`](mod@diff) (the
 //! differ, one function per report section), [`render`] (drift.md) and [`html`](mod@html)
-//! (the drift page).
+//! (the drift page); [`error`] why a drift could not be run, read back or written.
 
 pub mod diff;
+pub mod error;
 pub mod html;
 pub mod model;
 pub mod pending;
@@ -23,16 +24,18 @@ pub mod render;
 pub mod verdict;
 
 pub use diff::{diff, diff_pair, run_length, schema_of, Schema};
+pub use error::DriftError;
 pub use model::*;
 pub use render::render_md;
 pub use verdict::classify;
 
 use crate::commands::record::PendingPlace;
+use crate::file_error::FileError;
 use crate::install::{self, NotInstalled, Project, Source, Target, TargetSpec};
 use crate::report::{self, write_atomic, ReportWriter};
 use crate::runner::{RunOptions, Trial};
 use crate::scenario::Scenario;
-use crate::store::RunReader;
+use crate::store::{RunReader, StoreError};
 use crate::suite;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
@@ -82,9 +85,9 @@ pub async fn run(
     specs: &[TargetSpec],
     opts: &DriftOptions,
     on_trial: impl FnMut(&Trial),
-) -> Result<DriftFile, String> {
+) -> Result<DriftFile, DriftError> {
     if specs.len() < 2 {
-        return Err("drift: name at least two targets (--target A --target B)".into());
+        return Err(DriftError::TooFewTargets);
     }
     let started = Instant::now();
     let targets: Vec<Result<Target, NotInstalled>> = specs
@@ -123,9 +126,12 @@ async fn run_all(
     targets: &[Result<Target, NotInstalled>],
     opts: &DriftOptions,
     on_trial: impl FnMut(&Trial),
-) -> Result<(), String> {
+) -> Result<(), DriftError> {
     let mut writer = ReportWriter::create(&opts.run_dir, suite::target_infos(targets), vec![])
-        .map_err(|e| format!("cannot write reports to {}: {e}", opts.run_dir.display()))?;
+        .map_err(|source| DriftError::CreateReports {
+            dir: opts.run_dir.clone(),
+            source,
+        })?;
     let runnable: Vec<Result<Target, NotInstalled>> =
         targets.iter().filter(|t| t.is_ok()).cloned().collect();
     let finished = suite::run(
@@ -137,18 +143,18 @@ async fn run_all(
         on_trial,
     )
     .await
-    .map_err(|e| format!("cannot write reports: {e}"))?;
+    .map_err(|source| DriftError::WriteReports { source })?;
     if !finished {
-        return Err("interrupted: no drift report written".into());
+        return Err(DriftError::Interrupted);
     }
-    writer.finish().map_err(|e| e.to_string())?;
+    (writer.finish()).map_err(|source| DriftError::FinishReports { source })?;
     Ok(())
 }
 
 /// What each target of a run folder printed (its `results.json` and saved trials), in
 /// the order the run named the targets, and the trials themselves.
-pub fn read_run(dir: &Path) -> Result<(Vec<VersionOutputs>, Vec<Trial>), String> {
-    let results = (RunReader::open(dir).results_with_outputs()).map_err(|e| e.to_string())?;
+pub fn read_run(dir: &Path) -> Result<(Vec<VersionOutputs>, Vec<Trial>), StoreError> {
+    let results = RunReader::open(dir).results_with_outputs()?;
     let versions = (results.targets.iter())
         .map(|info| {
             let trials: Vec<&Trial> = (results.trials.iter())
@@ -174,7 +180,7 @@ pub fn replay(
     run_dir: &Path,
     scenarios: Option<(&Project, &[Scenario])>,
     opts: &DriftOptions,
-) -> Result<DriftFile, String> {
+) -> Result<DriftFile, DriftError> {
     let (versions, trials) = read_run(run_dir)?;
     write(&versions, &trials, scenarios, opts, opts.notes.clone(), 0)
 }
@@ -188,12 +194,11 @@ fn write(
     opts: &DriftOptions,
     notes: Vec<String>,
     duration_ms: u64,
-) -> Result<DriftFile, String> {
+) -> Result<DriftFile, DriftError> {
     let (dir, command) = (&opts.report_dir, &opts.command);
     let mut drift = diff(versions);
     if let Some((project, scenarios)) = scenarios {
-        pending::open(project, &opts.pending, scenarios, trials, &mut drift)
-            .map_err(|e| e.to_string())?;
+        pending::open(project, &opts.pending, scenarios, trials, &mut drift)?;
     }
     let md = render_md(&drift, command, &notes);
     let file = DriftFile {
@@ -203,10 +208,9 @@ fn write(
         notes,
         drift,
     };
-    let err = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
     let (md_path, json_path) = (dir.join("drift.md"), dir.join("drift.json"));
-    write_atomic(&md_path, md.as_bytes()).map_err(|e| err(&md_path, e))?;
-    let json = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())? + "\n";
-    write_atomic(&json_path, json.as_bytes()).map_err(|e| err(&json_path, e))?;
+    write_atomic(&md_path, md.as_bytes()).map_err(FileError::at(&md_path))?;
+    let json = serde_json::to_string_pretty(&file)? + "\n";
+    write_atomic(&json_path, json.as_bytes()).map_err(FileError::at(&json_path))?;
     Ok(file)
 }

@@ -2,10 +2,12 @@
 //! with stream-json output, per dialect and per release it printed as, observed and added
 //! one release at a time. The command lines come from the folder's `results.json`.
 
+use super::error::BuildError;
 use crate::protocol::inventory::Inventory;
 use crate::protocol::observe::Observed;
 use crate::runner::{Status, Trial};
 use crate::store::saved::SavedTrial;
+use crate::store::StoreError;
 use semver::Version;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -24,13 +26,14 @@ pub struct Runs {
 }
 
 impl Runs {
-    pub fn read(dirs: &[impl AsRef<Path>]) -> Result<Runs, String> {
+    pub fn read(dirs: &[impl AsRef<Path>]) -> Result<Runs, BuildError> {
         let mut runs = Runs::default();
         for dir in dirs {
             let dir = dir.as_ref();
-            let saved = SavedTrial::read_all(dir).map_err(|e| e.to_string())?;
+            let saved = SavedTrial::read_all(dir)?;
             if saved.is_empty() {
-                return Err(format!("{}: no saved trials (outputs/)", dir.display()));
+                let dir = dir.to_path_buf();
+                return Err(StoreError::NoSavedTrials { dir }.into());
             }
             let commands = command_lines(dir)?;
             for s in &saved {
@@ -44,20 +47,18 @@ impl Runs {
                     continue;
                 }
                 let Some(dialect) = trial.dialect else {
-                    return Err(format!(
-                        "{}: the saved trial of {} does not say its dialect (saved by an older streamcheck)",
-                        dir.display(),
-                        s.scenario
-                    ));
+                    return Err(BuildError::NoDialect {
+                        dir: dir.to_path_buf(),
+                        scenario: s.scenario.clone(),
+                    });
                 };
-                let release = Version::parse(trial.printed_by()).map_err(|e| {
-                    format!(
-                        "{}: {} ran on `{}`: {e}",
-                        dir.display(),
-                        s.scenario,
-                        trial.printed_by()
-                    )
-                })?;
+                let release =
+                    Version::parse(trial.printed_by()).map_err(|source| BuildError::Release {
+                        dir: dir.to_path_buf(),
+                        scenario: s.scenario.clone(),
+                        release: trial.printed_by().to_string(),
+                        source,
+                    })?;
                 runs.add(dialect.conventions().expect_key(), &release, &trial);
             }
         }
@@ -110,8 +111,8 @@ fn built(
 /// Per trial (scenario, target) of a run folder, its command line (`results.json`). A run
 /// that did not finish leaves out the scenario it stopped in (its cases may be partly run;
 /// what ran is what the inventory records as looked at).
-fn command_lines(dir: &Path) -> Result<BTreeMap<(String, String), String>, String> {
-    let results = crate::store::results::Results::read(dir).map_err(|e| e.to_string())?;
+fn command_lines(dir: &Path) -> Result<BTreeMap<(String, String), String>, StoreError> {
+    let results = crate::store::results::Results::read(dir)?;
     let stopped_in = (!results.complete)
         .then(|| results.trials.last())
         .flatten()
@@ -175,8 +176,8 @@ pub fn recheck(
     root: &Path,
     dir: &Path,
     policy: crate::protocol::Policy,
-) -> Result<Vec<Trial>, String> {
-    let saved = SavedTrial::read_all(dir).map_err(|e| e.to_string())?;
+) -> Result<Vec<Trial>, StoreError> {
+    let saved = SavedTrial::read_all(dir)?;
     let commands = command_lines(dir)?;
     let mut out = Vec::new();
     for s in &saved {

@@ -38,6 +38,9 @@ pub enum Error {
     /// The project file (`streamcheck.toml`) that does not load or hold.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// A dialect's `rules.yaml` that does not load.
+    #[error(transparent)]
+    Rules(#[from] crate::expectation::rules::RulesError),
     /// A known-divergence list that does not load.
     #[error(transparent)]
     Known(#[from] KnownError),

@@ -20,7 +20,7 @@ use crate::client;
 use crate::client::script::Line;
 use crate::client::session::{ClosePolicy, Plan as ClientPlan};
 use crate::dialect::Dialect;
-use crate::expectation::rules::Rules;
+use crate::expectation::rules::{Rules, RulesError};
 use crate::install::{Project, Target};
 use crate::scenario::{CloseStdin, RunSpec, Scenario, StdinLine, TargetExpect};
 use std::collections::BTreeMap;
@@ -106,7 +106,8 @@ pub enum PlanError {
     NoExpectation(Dialect),
     RunUnknown,
     RunGone(usize),
-    Rules(String),
+    NoRules(Dialect),
+    Truncated,
 }
 
 impl std::fmt::Display for PlanError {
@@ -116,16 +117,13 @@ impl std::fmt::Display for PlanError {
             PlanError::NoExpectation(d) => write!(f, "the scenario has no expectation for {}", d.conventions().expect_key()),
             PlanError::RunUnknown => f.write_str("it has several runs and its saved output does not say which one it is"),
             PlanError::RunGone(n) => write!(f, "its saved output is from run {n}, which the scenario no longer has"),
-            PlanError::Rules(e) => f.write_str(e),
+            PlanError::NoRules(d) => write!(f, "no rules loaded for {}", d.conventions().expect_key()),
+            PlanError::Truncated => f.write_str("its stdout was too long to be saved whole"),
         }
     }
 }
 
-impl From<PlanError> for String {
-    fn from(e: PlanError) -> String {
-        e.to_string()
-    }
-}
+impl std::error::Error for PlanError {}
 
 /// The requests a trial keeps in memory (approximate bytes): far above what any scenario
 /// sends (a turn's request carries the whole conversation, ~100 KB), far below what a CLI
@@ -208,11 +206,10 @@ pub struct Planner {
 impl Planner {
     /// A planner for the project at `project`, every dialect's rules read from its
     /// `targets/<dialect>/rules.yaml`.
-    pub fn new(project: &Project) -> Result<Planner, String> {
+    pub fn new(project: &Project) -> Result<Planner, RulesError> {
         let mut rules = BTreeMap::new();
         for &d in Dialect::ALL {
-            let loaded = Rules::load(&project.root, d.conventions().expect_key())
-                .map_err(|e| e.to_string())?;
+            let loaded = Rules::load(&project.root, d.conventions().expect_key())?;
             rules.insert(d, Arc::new(loaded));
         }
         Ok(Planner {
@@ -235,13 +232,7 @@ impl Planner {
     }
 
     fn rules(&self, dialect: Dialect) -> Result<&Rules, PlanError> {
-        let missing = || {
-            PlanError::Rules(format!(
-                "no rules loaded for {}",
-                dialect.conventions().expect_key()
-            ))
-        };
-        self.rules.get(&dialect).map(|r| &**r).ok_or_else(missing)
+        (self.rules.get(&dialect).map(|r| &**r)).ok_or(PlanError::NoRules(dialect))
     }
 
     /// Plans `scenario` on `target`.

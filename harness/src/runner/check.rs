@@ -9,7 +9,7 @@ use crate::expectation::rules;
 use crate::invariants::{self, Invariant};
 use crate::matcher::{self, FrameRules};
 use crate::pattern::{Captures, Vars};
-use crate::plan::{Planner, RunPlan};
+use crate::plan::{PlanError, Planner, RunPlan};
 use crate::printed::exit::Termination;
 use crate::scenario::{FileExpect, Hang, OutputFormat, RequestsExpect, Scenario, TargetExpect};
 use std::path::Path;
@@ -80,9 +80,9 @@ pub fn replanned(
     scenario: &Scenario,
     trial: &Trial,
     held_to: &str,
-) -> Result<RunPlan, String> {
+) -> Result<RunPlan, PlanError> {
     if trial.output.raw_truncated {
-        return Err("its stdout was too long to be saved whole".into());
+        return Err(PlanError::Truncated);
     }
     let mut run = replanned_with_files(planner, scenario, trial, held_to)?;
     run.expect.files = Default::default();
@@ -95,7 +95,7 @@ pub fn replanned_with_files(
     scenario: &Scenario,
     trial: &Trial,
     held_to: &str,
-) -> Result<RunPlan, String> {
+) -> Result<RunPlan, PlanError> {
     let plan = planner.replan(scenario, &trial.id()?.held_to(held_to))?;
     let mut run = plan.run(trial.run)?.clone();
     // A multi-run scenario's skip is its block's, not its first run's.

@@ -12,13 +12,13 @@ pub enum AuditError {
     NotPassed,
     /// A trial's plan that cannot be made again, as the planner says it.
     #[error("{0}")]
-    Replanned(String),
+    Replanned(crate::plan::PlanError),
     /// A trial whose saved output fails its scenario now, with the first divergence.
     #[error("its saved output no longer passes: {divergence}")]
     NoLongerPasses { divergence: String },
     /// The planner that cannot be made (a dialect's rules), as it says it.
-    #[error("{0}")]
-    Planner(String),
+    #[error(transparent)]
+    Planner(#[from] crate::expectation::rules::RulesError),
     /// The fresh run that could not be made or reported.
     #[error(transparent)]
     Run(#[from] crate::error::Error),

@@ -217,7 +217,7 @@ pub async fn command(
         }
     };
     let saved = RunReader::open(&run_dir).saved()?;
-    let planner = Planner::new(&opts.project).map_err(AuditError::Planner)?;
+    let planner = Planner::new(&opts.project)?;
     let audit = Audit {
         command: opts.command.clone(),
         ..audit(&scenarios, &saved, &planner)

@@ -25,7 +25,7 @@ pub enum ProbeError {
     },
     /// A trial's plan that cannot be made again, as the planner says it.
     #[error("{0}")]
-    Replanned(String),
+    Replanned(crate::plan::PlanError),
     /// A trial held to an expectation pinning other workspace files than its run was
     /// checked against.
     #[error(

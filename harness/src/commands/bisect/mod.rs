@@ -74,7 +74,7 @@ pub async fn command(
 ) -> Result<Bisect> {
     let started = Instant::now();
     let versions = span(&opts.published, &opts.from, &opts.to)?;
-    let planner = Planner::new(project).map_err(Error::Usage)?;
+    let planner = Planner::new(project)?;
     let mut prober = Bisector {
         prober: Prober::new(project, &opts.probe, scenarios),
         planner: &planner,

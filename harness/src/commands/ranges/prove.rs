@@ -317,7 +317,7 @@ pub async fn prove(
     opts: &ProveOptions,
     mut on_line: impl FnMut(&Range, &std::result::Result<Proof, NotProven>),
 ) -> Result<Proved> {
-    let planner = Planner::new(project).map_err(Error::Usage)?;
+    let planner = Planner::new(project)?;
     let known = match ranges.first() {
         Some(r) => crate::install::load_known(project, r.dialect)
             .map_err(|e| Error::Usage(e.to_string()))?,

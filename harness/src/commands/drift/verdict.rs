@@ -24,31 +24,22 @@ fn finding(what: What, scenario: Option<&String>, frame: &str, path: &str) -> Fi
 /// Every change of a pair, breaking ones first.
 pub fn classify(p: &PairDrift) -> Vec<Change> {
     let mut out = Vec::new();
-    for k in &p.frame_types_gone {
-        let f = finding(
+    let kinds = [
+        (
+            &p.frame_types_gone,
             What::FrameTypeGone,
-            k.scenarios.first(),
-            &k.frame_type,
-            "type",
-        );
-        let f = Finding {
-            scenarios: several(&k.scenarios),
-            ..f
-        };
-        out.push(Change::Breaking(f));
-    }
-    for k in &p.frame_types_added {
-        let f = finding(
-            What::FrameTypeAdded,
-            k.scenarios.first(),
-            &k.frame_type,
-            "type",
-        );
-        let f = Finding {
-            scenarios: several(&k.scenarios),
-            ..f
-        };
-        out.push(Change::Additive(f));
+            Change::Breaking as fn(Finding) -> Change,
+        ),
+        (&p.frame_types_added, What::FrameTypeAdded, Change::Additive),
+    ];
+    for (list, what, change) in kinds {
+        for k in list {
+            let f = finding(what, k.scenarios.first(), &k.frame_type, "type");
+            out.push(change(Finding {
+                scenarios: several(&k.scenarios),
+                ..f
+            }));
+        }
     }
     out.extend(p.fields.iter().map(field));
     out.extend(tool_changes(p));

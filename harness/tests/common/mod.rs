@@ -155,7 +155,16 @@ pub fn installed_once(
     if dir.is_dir() {
         return dir;
     }
-    let tmp = PathBuf::from(format!("{}.tmp-{}", dir.display(), std::process::id()));
+    // Tests of one binary run on threads of one process: the pid alone would give them
+    // one folder to install into at once, and the first to rename it takes the others'
+    // unfinished install.
+    static INSTALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let nth = INSTALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = PathBuf::from(format!(
+        "{}.tmp-{}-{nth}",
+        dir.display(),
+        std::process::id()
+    ));
     std::fs::create_dir_all(&tmp).unwrap();
     for f in files {
         std::fs::copy(src.join(f), tmp.join(f)).unwrap();

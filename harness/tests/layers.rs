@@ -584,3 +584,116 @@ fn the_library_neither_prints_nor_ends_the_process() {
     }
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
+
+/// The names of a run folder's stored files: only `store/` builds paths from them.
+const RUN_FILES: &[&str] = &["results.json", "results.jsonl", "outputs"];
+
+/// Whether a string literal builds a path to a run folder's stored files (a message that
+/// mentions one mid-sentence does not).
+fn names_a_run_file(lit: &str) -> bool {
+    RUN_FILES
+        .iter()
+        .any(|f| lit == *f || lit.ends_with(&format!("/{f}")) || lit.starts_with(&format!("{f}/")))
+}
+
+/// The string literals in code (test code and doc comments left out) that name a run
+/// folder's stored files.
+struct RunFilePaths {
+    found: Vec<String>,
+    file: PathBuf,
+}
+
+impl RunFilePaths {
+    fn literal(&mut self, text: &str, line: usize) {
+        if names_a_run_file(text) {
+            (self.found).push(format!("{}:{line}: {text:?}", self.file.display()));
+        }
+    }
+
+    fn tokens(&mut self, stream: proc_macro2::TokenStream) {
+        for t in stream {
+            match t {
+                proc_macro2::TokenTree::Group(g) => self.tokens(g.stream()),
+                proc_macro2::TokenTree::Literal(l) => {
+                    if let Ok(syn::Lit::Str(s)) = syn::parse_str::<syn::Lit>(&l.to_string()) {
+                        self.literal(&s.value(), l.span().start().line);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for RunFilePaths {
+    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
+
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        if !is_test_item(&m.attrs) {
+            syn::visit::visit_item_mod(self, m);
+        }
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        if !is_test_item(&f.attrs) {
+            syn::visit::visit_item_fn(self, f);
+        }
+    }
+
+    fn visit_lit_str(&mut self, s: &'ast syn::LitStr) {
+        self.literal(&s.value(), s.span().start().line);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        self.tokens(m.tokens.clone());
+    }
+}
+
+fn run_file_paths(path: &Path, text: &str) -> Vec<String> {
+    let file = syn::parse_file(text).unwrap();
+    let mut v = RunFilePaths {
+        found: Vec::new(),
+        file: path.to_path_buf(),
+    };
+    v.visit_file(&file);
+    v.found
+}
+
+#[test]
+fn only_the_store_names_a_run_folders_files() {
+    // `store/` writes and reads a run folder (`RunWriter`, `RunReader`): a command that
+    // joins `outputs/` or `results.json` itself bypasses the format's version checks and
+    // the index a cut-short run is read from.
+    let store = workspace().join("harness/src/store");
+    let mut found = Vec::new();
+    for krate in &CRATES[..2] {
+        for path in files_of(krate).values().filter(|p| !p.starts_with(&store)) {
+            let text = std::fs::read_to_string(path).unwrap();
+            let rel = path.strip_prefix(workspace()).unwrap();
+            found.extend(run_file_paths(rel, &text));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "build these paths in store/:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn a_run_file_path_outside_the_store_is_seen() {
+    let src = r#"
+        /// Reads results.json and outputs/ (a doc comment is not a path).
+        fn read(dir: &Path) {
+            let a = dir.join("results.json");
+            let b = format!("{}/{}", dir.display(), "outputs/x.json");
+            let c = Path::new("run/results.jsonl");
+            let d = "a run folder has no outputs/ folder";
+        }
+        #[cfg(test)]
+        mod tests { fn t() { let _ = "results.json"; } }
+    "#;
+    let found = run_file_paths(Path::new("x.rs"), src);
+    assert_eq!(found.len(), 3, "{found:?}");
+    assert!(found[0].starts_with("x.rs:4:"), "{found:?}");
+}

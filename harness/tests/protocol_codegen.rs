@@ -164,9 +164,9 @@ fn every_frame_of_a_saved_pin_run_parses_with_the_generated_types() {
         return;
     };
     let run = Path::new(&run);
-    let results = streamcheck::store::results::Results::read(run).unwrap();
+    let results = streamcheck::store::RunReader::open(run).results().unwrap();
     let release = (results.targets[0].version.clone()).expect("the run names its release");
-    let saved = streamcheck::store::saved::SavedTrial::read_all(run).unwrap();
+    let saved = streamcheck::store::RunReader::open(run).saved().unwrap();
     let other: std::collections::BTreeSet<&str> = (results.trials.iter())
         .filter(|t| streamcheck::runner::protocol::other_output(&t.command_line))
         .map(|t| t.scenario.as_str())

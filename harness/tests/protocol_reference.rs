@@ -129,9 +129,12 @@ fn every_frame_of_a_saved_pin_run_validates() {
         return;
     };
     let validator = jsonschema::validator_for(&pin_schema()).unwrap();
-    let saved =
-        streamcheck::store::saved::SavedTrial::read_all(std::path::Path::new(&dir)).unwrap();
-    let results = streamcheck::store::results::Results::read(std::path::Path::new(&dir)).unwrap();
+    let saved = streamcheck::store::RunReader::open(std::path::Path::new(&dir))
+        .saved()
+        .unwrap();
+    let results = streamcheck::store::RunReader::open(std::path::Path::new(&dir))
+        .results()
+        .unwrap();
     let other: std::collections::BTreeSet<&str> = (results.trials.iter())
         .filter(|t| streamcheck::runner::protocol::other_output(&t.command_line))
         .map(|t| t.scenario.as_str())

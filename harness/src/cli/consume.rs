@@ -12,7 +12,7 @@ use streamcheck::commands::consume::sdk::SdkSpec;
 use streamcheck::commands::consume::{self, history, render, Consumed, Consumer, Input, ProbeInfo};
 use streamcheck::error::{Error, Result};
 use streamcheck::pattern::Pattern;
-use streamcheck::store::saved::SavedTrial;
+use streamcheck::store::{RunReader, SavedTrial};
 use streamcheck::suite;
 
 #[derive(clap::Args)]
@@ -314,8 +314,8 @@ fn print_failing(c: &Consumed) {
 /// The saved trials of a run folder. `Err` (a usage error) says what a run folder holds
 /// when `dir` is not one; `fresh`: the run was made just now.
 fn read_run(dir: &Path, fresh: bool) -> Result<Vec<(PathBuf, SavedTrial)>> {
-    let outputs = dir.join("outputs");
-    if !fresh && !outputs.is_dir() {
+    let run = RunReader::open(dir);
+    if !fresh && !run.keeps_saved() {
         let what = if !dir.exists() {
             "does not exist".to_string()
         } else if !dir.is_dir() {
@@ -335,7 +335,7 @@ fn read_run(dir: &Path, fresh: bool) -> Result<Vec<(PathBuf, SavedTrial)>> {
             dir.display()
         )));
     }
-    SavedTrial::read_files(dir).map_err(|e| Error::Usage(e.to_string()))
+    run.saved_files().map_err(|e| Error::Usage(e.to_string()))
 }
 
 /// The command line a committed history page names: the flags that made it, no paths

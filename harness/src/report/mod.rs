@@ -3,13 +3,12 @@
 //! interrupted run still leaves a complete account of what ran.
 
 use crate::runner::{Status, Trial};
-use crate::store::StoreError;
+use crate::store::{RunReader, RunWriter, StoreError};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 pub mod causes;
-mod files;
 mod formats;
 mod frame_diff;
 pub mod html;
@@ -18,10 +17,8 @@ mod summary;
 pub use summary::failure_causes;
 pub(crate) mod trial;
 
-pub use crate::store::results::{
-    saved_trial_path, trial_stem, Counts, Results, TargetInfo, SCHEMA_VERSION,
-};
-pub use files::{timestamp, write_atomic};
+pub use crate::store::results::{trial_stem, Counts, Results, TargetInfo, SCHEMA_VERSION};
+pub use crate::store::{timestamp, write_atomic};
 pub use formats::{Formats, ReportOptions};
 pub use frame_diff::frame_diff;
 pub use trial::{request_brief, write_trial_report};
@@ -32,8 +29,8 @@ pub struct ReportWriter {
     started: SystemTime,
     results: Results,
     options: ReportOptions,
-    /// `results.jsonl`: one line per trial, appended as each finishes.
-    index: std::fs::File,
+    /// The stored form: the index and the saved trials, appended as each finishes.
+    store: RunWriter,
     /// When the run files were last written and how long that took: each holds every
     /// trial, so during a run they are rewritten at most every [`REWRITE_EVERY`] or ten
     /// times their cost (whichever is longer), and always at the end.
@@ -64,7 +61,7 @@ impl ReportWriter {
         scenario_errors: Vec<String>,
         options: ReportOptions,
     ) -> io::Result<ReportWriter> {
-        std::fs::create_dir_all(dir)?;
+        let store = RunWriter::create(dir)?;
         if let Some(parent) = dir.parent() {
             if parent.file_name().is_some_and(|n| n == "runs") {
                 let latest = parent.join("latest");
@@ -89,7 +86,7 @@ impl ReportWriter {
                 trials: Vec::new(),
             },
             options,
-            index: std::fs::File::create(dir.join(crate::store::INDEX_FILE))?,
+            store,
             written_at: None,
         };
         w.write_run_files()?;
@@ -103,16 +100,10 @@ impl ReportWriter {
     /// Adds a finished trial: its own report if it diverged, its line in the index, and
     /// the run files again when they are due.
     pub fn record(&mut self, trial: Trial) -> io::Result<()> {
-        use std::io::Write as _;
         if trial.status == Status::Failed {
             write_trial_report(&self.dir, &trial, self.options.formats)?;
         }
-        if trial.status.did_not_run().is_none() {
-            write_saved_trial(&self.dir, &trial)?;
-        }
-        let mut line = serde_json::to_vec(&trial)?;
-        line.push(b'\n');
-        self.index.write_all(&line)?;
+        self.store.append(&trial)?;
         self.results.trials.push(trial);
         let due = |(at, cost): (Instant, Duration)| at.elapsed() >= REWRITE_EVERY.max(cost * 10);
         if self.written_at.is_none_or(due) {
@@ -181,7 +172,7 @@ pub fn merge_as(
     // Which folder holds each (scenario, target): a shard merged twice would count twice.
     let mut holder: std::collections::HashMap<(String, String), &Path> = Default::default();
     for d in dirs {
-        let r = crate::store::RunReader::open(d).results()?;
+        let r = RunReader::open(d).results()?;
         for t in &r.trials {
             if let Some(first) = holder.insert((t.scenario.clone(), t.target.clone()), d) {
                 return Err(StoreError::MergeTwice {
@@ -193,15 +184,14 @@ pub fn merge_as(
             }
         }
         for t in &r.trials {
-            // Carry the per-trial report files and the saved output over.
-            let stem = trial_stem(t);
-            let mut files: Vec<String> = vec![format!("{}/{stem}.json", crate::store::saved::DIR)];
+            // Carry the saved output and the per-trial report files over.
+            crate::store::copy_saved(d, out, t)?;
             if t.status == Status::Failed {
-                let exts = ["md", "json", "stdout.jsonl", "journal.ndjson"];
-                files.extend(exts.map(|ext| format!("{stem}.{ext}")));
-            }
-            for file in files {
-                copy_if_exists(&d.join(&file), &out.join(&file))?;
+                let stem = trial_stem(t);
+                for ext in ["md", "json", "stdout.jsonl", "journal.ndjson"] {
+                    let file = format!("{stem}.{ext}");
+                    crate::store::copy_if_exists(&d.join(&file), &out.join(&file))?;
+                }
             }
         }
         merged = Some(match merged {
@@ -243,35 +233,18 @@ pub fn merge_as(
     write_results_as(out, &m, options.formats).map_err(written)?;
     crate::store::write_index(out, &m.trials).map_err(written)?;
     if options.formats.html {
-        let saved = |t: &Trial| {
-            let path = saved_trial_path(out, t);
-            serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
-        };
+        let reader = RunReader::open(out);
+        let saved = |t: &Trial| reader.saved_of(t).ok();
         html::write_run(out, &m, options.command.as_deref(), saved).map_err(written)?;
     }
     Ok(m)
-}
-
-fn copy_if_exists(from: &Path, to: &Path) -> Result<(), StoreError> {
-    if !from.exists() {
-        return Ok(());
-    }
-    if let Some(p) = to.parent() {
-        std::fs::create_dir_all(p).map_err(|source| StoreError::MergeWrite {
-            path: p.to_path_buf(),
-            source,
-        })?;
-    }
-    std::fs::copy(from, to).map_err(|e| StoreError::io(from, e))?;
-    Ok(())
 }
 
 /// Writes summary.md, junit.xml and results.json for `results`, as `formats` say
 /// (index.html is written apart: it needs the saved trials).
 pub fn write_results_as(dir: &Path, r: &Results, formats: Formats) -> io::Result<()> {
     if formats.json {
-        let json = serde_json::to_string_pretty(r)?;
-        write_atomic(&dir.join("results.json"), json.as_bytes())?;
+        crate::store::write_results(dir, r)?;
     }
     if formats.md {
         write_atomic(&dir.join("summary.md"), summary::summary_md(r).as_bytes())?;
@@ -280,12 +253,6 @@ pub fn write_results_as(dir: &Path, r: &Results, formats: Formats) -> io::Result
         write_atomic(&dir.join("junit.xml"), junit::junit_xml(r).as_bytes())?;
     }
     Ok(())
-}
-
-/// `outputs/<stem>.json`: what `audit --from` needs to check the trial again.
-fn write_saved_trial(dir: &Path, trial: &Trial) -> io::Result<()> {
-    let saved = crate::store::saved::SavedTrial::of(trial);
-    write_atomic(&saved_trial_path(dir, trial), &serde_json::to_vec(&saved)?)
 }
 
 #[cfg(test)]

@@ -1,12 +1,12 @@
 //! The files of one divergent trial: markdown for people, JSON, stdout and the journal.
 
-use super::files::write_atomic;
 use super::formats::Formats;
 use super::frame_diff;
 use crate::divergence::compact;
 use crate::normalize::redact;
 use crate::runner::Trial;
 use crate::store::results::trial_stem;
+use crate::store::write_atomic;
 use crate::text::Table;
 use serde_json::{json, Value};
 use std::fmt::Write as _;

@@ -21,6 +21,22 @@ pub enum StoreError {
         found: u32,
         reads: u32,
     },
+    /// A line of the index (`results.jsonl`) that does not parse and is not a last line
+    /// cut off mid-write.
+    #[error("{path}:{line}: {source}")]
+    IndexLine {
+        path: PathBuf,
+        line: usize,
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A saved trial written by a streamcheck with a newer format.
+    #[error("{path}: format_version {found} (this streamcheck reads {reads} and older)")]
+    SavedFormat {
+        path: PathBuf,
+        found: u32,
+        reads: u32,
+    },
     /// Writing the merged run into `path`: the message has only ever named the cause.
     #[error("{source}")]
     MergeWrite {

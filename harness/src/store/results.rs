@@ -7,6 +7,13 @@ use std::path::{Path, PathBuf};
 
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// `results.json`: the run's summary with every trial, rewritten as the run goes.
+pub(super) const RESULTS_FILE: &str = "results.json";
+
+/// The run's index: a trial per line, appended as each finishes, so a run cut short
+/// still lists every trial that finished.
+pub(super) const INDEX_FILE: &str = "results.jsonl";
+
 /// A target as the run saw it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TargetInfo {
@@ -36,8 +43,8 @@ pub struct Results {
 
 impl Results {
     /// A run folder's `results.json`.
-    pub fn read(dir: &Path) -> Result<Results, StoreError> {
-        let path = dir.join("results.json");
+    pub(super) fn read(dir: &Path) -> Result<Results, StoreError> {
+        let path = dir.join(RESULTS_FILE);
         let r: Results = super::saved::read_json(&path)?;
         if r.schema_version != SCHEMA_VERSION {
             return Err(StoreError::SchemaVersion {
@@ -136,6 +143,6 @@ pub fn trial_stem(trial: &Trial) -> String {
 }
 
 /// Where a run folder keeps a trial's saved form.
-pub fn saved_trial_path(dir: &Path, trial: &Trial) -> PathBuf {
+pub(super) fn saved_trial_path(dir: &Path, trial: &Trial) -> PathBuf {
     (dir.join(crate::store::saved::DIR)).join(format!("{}.json", trial_stem(trial)))
 }

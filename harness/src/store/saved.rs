@@ -16,10 +16,16 @@ use std::path::{Path, PathBuf};
 use stub_api::JournalEntry;
 
 /// The folder of saved trials inside a report folder.
-pub const DIR: &str = "outputs";
+pub(super) const DIR: &str = "outputs";
+
+/// The saved-trial format this streamcheck writes and reads (files saved before it was
+/// kept have none: 0).
+pub const FORMAT_VERSION: u32 = 1;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SavedTrial {
+    #[serde(default)]
+    pub format_version: u32,
     pub scenario: String,
     pub target: String,
     pub target_version: String,
@@ -67,6 +73,7 @@ pub struct SavedTrial {
 impl SavedTrial {
     pub fn of(trial: &Trial) -> SavedTrial {
         SavedTrial {
+            format_version: FORMAT_VERSION,
             scenario: trial.scenario.clone(),
             target: trial.target.clone(),
             target_version: trial.target_version.clone(),
@@ -115,16 +122,8 @@ impl SavedTrial {
         out
     }
 
-    /// Every saved trial under `report_dir/outputs/`, in path order.
-    pub fn read_all(report_dir: &Path) -> Result<Vec<SavedTrial>, StoreError> {
-        Ok(Self::read_files(report_dir)?
-            .into_iter()
-            .map(|(_, s)| s)
-            .collect())
-    }
-
     /// Every saved trial under `report_dir/outputs/` with its file, in path order.
-    pub fn read_files(report_dir: &Path) -> Result<Vec<(PathBuf, SavedTrial)>, StoreError> {
+    pub(super) fn read_files(report_dir: &Path) -> Result<Vec<(PathBuf, SavedTrial)>, StoreError> {
         let dir = report_dir.join(DIR);
         let mut files = Vec::new();
         collect_json(&dir, &mut files).map_err(|e| StoreError::io(&dir, e))?;
@@ -132,7 +131,7 @@ impl SavedTrial {
         files
             .into_iter()
             .map(|p| {
-                let saved = read_json(&p)?;
+                let saved = read_saved(&p)?;
                 Ok((p, saved))
             })
             .collect()
@@ -183,6 +182,19 @@ fn line_ms(output: &Output) -> Vec<u64> {
         }
     }
     out
+}
+
+/// A saved trial's file, parsed; one written in a newer format is refused.
+pub(super) fn read_saved(path: &Path) -> Result<SavedTrial, StoreError> {
+    let saved: SavedTrial = read_json(path)?;
+    if saved.format_version > FORMAT_VERSION {
+        return Err(StoreError::SavedFormat {
+            path: path.to_path_buf(),
+            found: saved.format_version,
+            reads: FORMAT_VERSION,
+        });
+    }
+    Ok(saved)
 }
 
 /// A JSON file of a run folder (`results.json`, a saved trial), parsed.

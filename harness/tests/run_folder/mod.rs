@@ -24,6 +24,7 @@ pub fn write(dir: &Path, versions: &[VersionOutputs]) {
     for v in versions {
         for (id, o) in &v.scenarios {
             let saved = SavedTrial {
+                format_version: streamcheck::store::saved::FORMAT_VERSION,
                 scenario: id.clone(),
                 target: v.target.clone(),
                 target_version: v.version.clone().unwrap_or_default(),

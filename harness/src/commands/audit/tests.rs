@@ -42,6 +42,7 @@ fn scenario(expect: &str) -> Scenario {
 
 fn saved() -> SavedTrial {
     SavedTrial {
+        format_version: 1,
         scenario: "t/x".into(),
         target: "claude-code".into(),
         target_version: "1.0.0".into(),

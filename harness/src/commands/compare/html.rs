@@ -4,7 +4,7 @@
 use crate::commands::compare::Parity;
 use crate::report::html::timeline::Event;
 use crate::report::html::trial::{view, view_saved, TrialView};
-use crate::report::{trial_stem, Results};
+use crate::report::trial_stem;
 use crate::runner::Trial;
 use crate::store::RunReader;
 use serde::Serialize;
@@ -29,12 +29,9 @@ struct Page<'a> {
 /// Writes `dir/index.html` for a comparison; the trials' saved outputs (and
 /// `results.json`, when written) in `dir` give the timelines.
 pub fn write_parity(dir: &Path, parity: &Parity) -> io::Result<()> {
-    let trials: Vec<Trial> = std::fs::read_to_string(dir.join("results.json"))
-        .ok()
-        .and_then(|text| serde_json::from_str::<Results>(&text).ok())
-        .map(|r| r.trials)
-        .unwrap_or_default();
-    let saved = RunReader::open(dir).saved().unwrap_or_default();
+    let run = RunReader::open(dir);
+    let trials: Vec<Trial> = run.results().map(|r| r.trials).unwrap_or_default();
+    let saved = run.saved().unwrap_or_default();
     let mut pairs = Vec::new();
     for sp in &parity.scenarios {
         let side = |name: &str| {

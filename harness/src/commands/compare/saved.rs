@@ -6,15 +6,14 @@ use super::fields::PathRow;
 use super::parity::{Compared, Parity, ScenarioParity, TargetSide};
 use super::recorded::Recorded;
 use crate::runner::{Status, Trial};
-use crate::store::saved::SavedTrial;
-use crate::store::StoreError;
+use crate::store::{RunReader, StoreError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 
 /// One run folder's trials that ran, by scenario (a multi-run scenario: its last run).
 fn read(dir: &Path) -> Result<(TargetSide, BTreeMap<String, Trial>), StoreError> {
-    let saved = SavedTrial::read_all(dir)?;
+    let saved = RunReader::open(dir).saved()?;
     let first = saved.first().ok_or_else(|| StoreError::NoSavedTrials {
         dir: dir.to_path_buf(),
     })?;

@@ -71,20 +71,18 @@ pub fn find_trial(
     id: &str,
     release: &str,
 ) -> Result<std::path::PathBuf, ConsumeError> {
-    use crate::store::{results::saved_trial_path, RunReader};
+    use crate::store::RunReader;
     for dir in runs {
+        let run = RunReader::open(dir);
         // A folder that is not a run (no results.json) is passed over.
-        let Ok(results) = RunReader::open(dir).results() else {
+        let Ok(results) = run.results() else {
             continue;
         };
         let found = (results.trials.iter()).find(|t| {
             t.scenario == id && t.target_version == release && t.status.did_not_run().is_none()
         });
-        if let Some(t) = found {
-            let path = saved_trial_path(dir, t);
-            if path.is_file() {
-                return Ok(path);
-            }
+        if let Some(path) = found.and_then(|t| run.saved_file_of(t)) {
+            return Ok(path);
         }
     }
     Err(ConsumeError::NoSavedTrial {

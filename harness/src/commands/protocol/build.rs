@@ -7,7 +7,7 @@ use crate::protocol::inventory::Inventory;
 use crate::protocol::observe::Observed;
 use crate::runner::{Status, Trial};
 use crate::store::saved::SavedTrial;
-use crate::store::StoreError;
+use crate::store::{RunReader, StoreError};
 use semver::Version;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -30,7 +30,7 @@ impl Runs {
         let mut runs = Runs::default();
         for dir in dirs {
             let dir = dir.as_ref();
-            let saved = SavedTrial::read_all(dir)?;
+            let saved = RunReader::open(dir).saved()?;
             if saved.is_empty() {
                 let dir = dir.to_path_buf();
                 return Err(StoreError::NoSavedTrials { dir }.into());
@@ -112,7 +112,7 @@ fn built(
 /// that did not finish leaves out the scenario it stopped in (its cases may be partly run;
 /// what ran is what the inventory records as looked at).
 fn command_lines(dir: &Path) -> Result<BTreeMap<(String, String), String>, StoreError> {
-    let results = crate::store::results::Results::read(dir)?;
+    let results = RunReader::open(dir).results()?;
     let stopped_in = (!results.complete)
         .then(|| results.trials.last())
         .flatten()
@@ -177,7 +177,7 @@ pub fn recheck(
     dir: &Path,
     policy: crate::protocol::Policy,
 ) -> Result<Vec<Trial>, StoreError> {
-    let saved = SavedTrial::read_all(dir)?;
+    let saved = RunReader::open(dir).saved()?;
     let commands = command_lines(dir)?;
     let mut out = Vec::new();
     for s in &saved {

@@ -118,7 +118,7 @@ pub fn write_page(dir: &Path, template: &str, ctx: impl Serialize) -> io::Result
             t.render(minijinja::context! { nonce, ..minijinja::Value::from_serialize(ctx) })
         })
         .map_err(|e| io::Error::other(format!("{template}: {e}")))?;
-    crate::report::files::write_atomic(&dir.join("index.html"), html.as_bytes())
+    crate::store::write_atomic(&dir.join("index.html"), html.as_bytes())
 }
 
 /// `to` as a link from a page in `from_dir`: relative, so the folders can move together.

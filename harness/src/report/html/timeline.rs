@@ -248,6 +248,7 @@ mod tests {
 
     fn saved(stdout: &str, written: Vec<(usize, String)>) -> SavedTrial {
         SavedTrial {
+            format_version: 1,
             scenario: "t/x".into(),
             target: "claude-code".into(),
             target_version: "1".into(),

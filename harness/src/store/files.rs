@@ -1,4 +1,4 @@
-//! Writing report files: atomically, so an interrupted run leaves whole files.
+//! Writing a run folder's files atomically, so an interrupted run leaves whole files.
 
 use std::io;
 use std::path::Path;

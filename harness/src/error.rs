@@ -52,6 +52,19 @@ pub enum Error {
     Failed(String),
 }
 
+/// `From<$seam> for Error` through [`Error::Seam`]: for a seam's error type above this
+/// floor, declared beside that type.
+macro_rules! seam_error {
+    ($seam:ty) => {
+        impl From<$seam> for $crate::error::Error {
+            fn from(e: $seam) -> Self {
+                $crate::error::Error::Seam(Box::new(e))
+            }
+        }
+    };
+}
+pub(crate) use seam_error;
+
 impl From<String> for Error {
     fn from(message: String) -> Self {
         Error::Failed(message)

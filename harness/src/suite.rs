@@ -6,7 +6,7 @@ use crate::report::{ReportWriter, Results, TargetInfo};
 use crate::runner::{self, RunOptions, Status, Trial};
 use crate::scenario::Scenario;
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::sync::{mpsc, Semaphore};
 
@@ -154,28 +154,11 @@ impl<S: TrialSink + ?Sized, F: FnMut(&Trial, Completion)> TrialSink for Tee<'_, 
     }
 }
 
-/// Runs every scenario on every target, `jobs` at a time, recording each trial as it
-/// finishes and calling `on_trial` (for the terminal). Stops launching on Ctrl-C; what
-/// finished is still recorded. Every planned trial yields a result: a trial whose task
-/// panicked is a failed trial with a harness-error divergence, and one that never reported
-/// (interrupted, or lost) is recorded as such.
-pub async fn run(
-    scenarios: Vec<Scenario>,
-    targets: &[Result<Target, NotInstalled>],
-    jobs: usize,
-    opts: RunOptions,
-    writer: &mut ReportWriter,
-    mut on_trial: impl FnMut(&Trial),
-) -> std::io::Result<bool> {
-    let mut sink = Tee {
-        look: |t: &Trial, _| on_trial(t),
-        inner: writer,
-    };
-    let end = run_into(scenarios, targets, jobs, opts, &mut sink).await?;
-    Ok(end.finished())
-}
-
-/// [`run`], delivering every trial to `sink`.
+/// Runs every scenario on every target, `jobs` at a time, delivering each trial to `sink`
+/// as it finishes. Stops launching on Ctrl-C; what finished is still delivered. Every
+/// planned trial yields a result: a trial whose task panicked is a failed trial with a
+/// harness-error divergence, and one that never reported (interrupted, or lost) is
+/// delivered as such.
 pub async fn run_into(
     scenarios: Vec<Scenario>,
     targets: &[Result<Target, NotInstalled>],
@@ -202,8 +185,20 @@ pub struct Reported {
     pub end: RunEnd,
 }
 
+/// Why a run's report folder could not be created or written.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write reports to {}: {source}", .dir.display())]
+pub struct ReportsError {
+    pub dir: PathBuf,
+    #[source]
+    pub source: std::io::Error,
+}
+
+crate::error::seam_error!(ReportsError);
+
 /// Creates the report folder `dir`, runs the suite into it (each trial also shown to
-/// `on_trial`), and marks the results complete when the run finished.
+/// `on_trial`), and marks the results complete when the run finished (when it did not,
+/// what finished is written all the same).
 pub async fn run_and_report(
     dir: &Path,
     scenarios: Vec<Scenario>,
@@ -212,9 +207,14 @@ pub async fn run_and_report(
     opts: RunOptions,
     scenario_errors: Vec<String>,
     on_trial: impl FnMut(&Trial, Completion),
-) -> crate::error::Result<Reported> {
-    let writer = ReportWriter::create(dir, target_infos(targets), scenario_errors)
-        .map_err(|e| crate::error::Error::io(dir, e))?;
+) -> Result<Reported, ReportsError> {
+    let writer =
+        ReportWriter::create(dir, target_infos(targets), scenario_errors).map_err(|source| {
+            ReportsError {
+                dir: dir.to_path_buf(),
+                source,
+            }
+        })?;
     run_and_report_as(writer, scenarios, targets, jobs, opts, on_trial).await
 }
 
@@ -226,9 +226,12 @@ pub async fn run_and_report_as(
     jobs: usize,
     opts: RunOptions,
     on_trial: impl FnMut(&Trial, Completion),
-) -> crate::error::Result<Reported> {
+) -> Result<Reported, ReportsError> {
     let dir = writer.dir().to_path_buf();
-    let io = |e| crate::error::Error::io(&dir, e);
+    let io = |source| ReportsError {
+        dir: dir.clone(),
+        source,
+    };
     let mut sink = Tee {
         look: on_trial,
         inner: &mut writer,
@@ -460,6 +463,30 @@ fn panic_message(e: tokio::task::JoinError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_report_folder_that_cannot_be_made_is_named() {
+        let taken = tempfile::NamedTempFile::new().unwrap();
+        let dir = taken.path().join("run");
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let run = run_and_report(
+            &dir,
+            vec![],
+            &[],
+            1,
+            RunOptions::default(),
+            vec![],
+            |_, _| {},
+        );
+        let e = rt.block_on(run).err().expect("a folder under a file");
+        let message = e.to_string();
+        let expected = format!("cannot write reports to {}: ", dir.display());
+        assert!(message.starts_with(&expected), "{message}");
+        let top: crate::error::Error = e.into();
+        assert_eq!(top.to_string(), message, "the command says it as it is");
+    }
 
     #[test]
     fn shards_partition_the_ids() {

@@ -114,11 +114,7 @@ impl StoreError {
     }
 }
 
-impl From<StoreError> for crate::error::Error {
-    fn from(e: StoreError) -> Self {
-        crate::error::Error::Seam(Box::new(e))
-    }
-}
+crate::error::seam_error!(StoreError);
 
 #[cfg(test)]
 mod tests {

@@ -22,6 +22,9 @@ pub enum AuditError {
     /// The fresh run that could not be made or reported.
     #[error(transparent)]
     Run(#[from] crate::error::Error),
+    /// The fresh run's report folder that cannot be written.
+    #[error(transparent)]
+    Reports(#[from] crate::suite::ReportsError),
     /// The run folder whose saved trials cannot be read.
     #[error(transparent)]
     Store(#[from] StoreError),

@@ -53,11 +53,7 @@ pub enum ConsumeError {
     },
 }
 
-impl From<ConsumeError> for crate::error::Error {
-    fn from(e: ConsumeError) -> Self {
-        crate::error::Error::Seam(Box::new(e))
-    }
-}
+crate::error::seam_error!(ConsumeError);
 
 #[cfg(test)]
 mod tests {

@@ -4,7 +4,6 @@
 use crate::commands::record::RecordError;
 use crate::file_error::FileError;
 use crate::store::StoreError;
-use std::path::PathBuf;
 
 /// Why running, reading or writing a drift failed.
 #[derive(Debug, thiserror::Error)]
@@ -12,25 +11,9 @@ pub enum DriftError {
     /// Fewer than two targets named.
     #[error("drift: name at least two targets (--target A --target B)")]
     TooFewTargets,
-    /// The run folder of the runs cannot be created.
-    #[error("cannot write reports to {}: {source}", .dir.display())]
-    CreateReports {
-        dir: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    /// The runs could not write their reports.
-    #[error("cannot write reports: {source}")]
-    WriteReports {
-        #[source]
-        source: std::io::Error,
-    },
-    /// The runs could not write their closing run files.
-    #[error("{source}")]
-    FinishReports {
-        #[source]
-        source: std::io::Error,
-    },
+    /// The run folder that cannot be created or written.
+    #[error(transparent)]
+    Reports(#[from] crate::suite::ReportsError),
     /// The runs were interrupted.
     #[error("interrupted: no drift report written")]
     Interrupted,
@@ -48,11 +31,7 @@ pub enum DriftError {
     Json(#[from] serde_json::Error),
 }
 
-impl From<DriftError> for crate::error::Error {
-    fn from(e: DriftError) -> Self {
-        crate::error::Error::Seam(Box::new(e))
-    }
-}
+crate::error::seam_error!(DriftError);
 
 #[cfg(test)]
 mod tests {
@@ -69,18 +48,6 @@ mod tests {
                 DriftError::TooFewTargets,
                 "drift: name at least two targets (--target A --target B)".into(),
             ),
-            (
-                DriftError::CreateReports {
-                    dir: p.into(),
-                    source: io(),
-                },
-                format!("cannot write reports to {}: {}", p.display(), io()),
-            ),
-            (
-                DriftError::WriteReports { source: io() },
-                format!("cannot write reports: {}", io()),
-            ),
-            (DriftError::FinishReports { source: io() }, io().to_string()),
             (
                 DriftError::Interrupted,
                 "interrupted: no drift report written".into(),

@@ -32,7 +32,7 @@ pub use verdict::classify;
 use crate::commands::record::PendingPlace;
 use crate::file_error::FileError;
 use crate::install::{self, NotInstalled, Project, Source, Target, TargetSpec};
-use crate::report::{self, write_atomic, ReportWriter};
+use crate::report::{self, write_atomic};
 use crate::runner::{RunOptions, Trial};
 use crate::scenario::Scenario;
 use crate::store::{RunReader, StoreError};
@@ -127,28 +127,17 @@ async fn run_all(
     opts: &DriftOptions,
     on_trial: impl FnMut(&Trial),
 ) -> Result<(), DriftError> {
-    let mut writer = ReportWriter::create(&opts.run_dir, suite::target_infos(targets), vec![])
-        .map_err(|source| DriftError::CreateReports {
-            dir: opts.run_dir.clone(),
-            source,
-        })?;
     let runnable: Vec<Result<Target, NotInstalled>> =
         targets.iter().filter(|t| t.is_ok()).cloned().collect();
-    let finished = suite::run(
-        scenarios,
-        &runnable,
-        opts.jobs,
-        opts.run.clone(),
-        &mut writer,
-        on_trial,
-    )
-    .await
-    .map_err(|source| DriftError::WriteReports { source })?;
-    if !finished {
-        return Err(DriftError::Interrupted);
+    let mut on_trial = on_trial;
+    let look = |t: &Trial, _| on_trial(t);
+    let (dir, run) = (&opts.run_dir, opts.run.clone());
+    let reported =
+        suite::run_and_report(dir, scenarios, &runnable, opts.jobs, run, vec![], look).await?;
+    match reported.end.finished() {
+        true => Ok(()),
+        false => Err(DriftError::Interrupted),
     }
-    (writer.finish()).map_err(|source| DriftError::FinishReports { source })?;
-    Ok(())
 }
 
 /// What each target of a run folder printed (its `results.json` and saved trials), in

@@ -27,11 +27,7 @@ pub enum BuildError {
     },
 }
 
-impl From<BuildError> for crate::error::Error {
-    fn from(e: BuildError) -> Self {
-        crate::error::Error::Seam(Box::new(e))
-    }
-}
+crate::error::seam_error!(BuildError);
 
 #[cfg(test)]
 mod tests {

@@ -47,25 +47,9 @@ pub enum RecordError {
     #[error(transparent)]
     Scenario(#[from] ScenarioError),
 
-    /// The report folder of a recording's run cannot be created.
-    #[error("cannot write reports to {dir}: {source}")]
-    CreateReports {
-        dir: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    /// A recording's run could not write its reports.
-    #[error("cannot write reports: {source}")]
-    WriteReports {
-        #[source]
-        source: std::io::Error,
-    },
-    /// A recording's run could not write its closing run files.
-    #[error("{source}")]
-    FinishReports {
-        #[source]
-        source: std::io::Error,
-    },
+    /// The run folder that cannot be created or written.
+    #[error(transparent)]
+    Reports(#[from] crate::suite::ReportsError),
     /// A recording's run was interrupted.
     #[error("interrupted: nothing recorded")]
     Interrupted,
@@ -182,11 +166,7 @@ impl RecordError {
     }
 }
 
-impl From<RecordError> for crate::error::Error {
-    fn from(e: RecordError) -> Self {
-        crate::error::Error::Seam(Box::new(e))
-    }
-}
+crate::error::seam_error!(RecordError);
 
 #[cfg(test)]
 mod tests {
@@ -230,18 +210,6 @@ mod tests {
                 format!("cannot write {}: {}", p.display(), io()),
             ),
             (RecordError::ToYaml { source: yaml() }, yaml().to_string()),
-            (
-                RecordError::CreateReports {
-                    dir: p.into(),
-                    source: io(),
-                },
-                format!("cannot write reports to {}: {}", p.display(), io()),
-            ),
-            (
-                RecordError::WriteReports { source: io() },
-                format!("cannot write reports: {}", io()),
-            ),
-            (RecordError::FinishReports { source: io() }, io().to_string()),
             (
                 RecordError::Interrupted,
                 "interrupted: nothing recorded".into(),

@@ -30,7 +30,7 @@ pub use pending::{pending_files, Pending, PendingPlace};
 use crate::dialect::Dialect;
 use crate::install::supported::Versions;
 use crate::install::{NotInstalled, Project, Target};
-use crate::report::{write_atomic, ReportWriter};
+use crate::report::write_atomic;
 use crate::runner::{AsWritten, RunOptions, Status, Trial};
 use crate::scenario::{Scenario, TargetExpect};
 use crate::suite;
@@ -319,13 +319,6 @@ async fn run_once(
     opts: &RecordOptions,
     on_trial: impl FnMut(&Trial),
 ) -> Result<(), RecordError> {
-    let mut writer =
-        ReportWriter::create(dir, suite::target_infos(targets), vec![]).map_err(|source| {
-            RecordError::CreateReports {
-                dir: dir.to_path_buf(),
-                source,
-            }
-        })?;
     let run = RunOptions {
         without_expectation: match opts.first_blocks {
             true => AsWritten::ToRecord,
@@ -333,14 +326,12 @@ async fn run_once(
         },
         ..opts.run.clone()
     };
-    let finished = suite::run(scenarios, targets, opts.jobs, run, &mut writer, on_trial)
-        .await
-        .map_err(|source| RecordError::WriteReports { source })?;
-    let finish = |source| RecordError::FinishReports { source };
-    if !finished {
-        writer.flush().map_err(finish)?;
-        return Err(RecordError::Interrupted);
+    let mut on_trial = on_trial;
+    let look = |t: &Trial, _| on_trial(t);
+    let reported =
+        suite::run_and_report(dir, scenarios, targets, opts.jobs, run, vec![], look).await?;
+    match reported.end.finished() {
+        true => Ok(()),
+        false => Err(RecordError::Interrupted),
     }
-    writer.finish().map_err(finish)?;
-    Ok(())
 }

@@ -493,6 +493,23 @@ fn an_upward_import_is_seen() {
     assert_eq!(floor_of("nowhere"), None);
 }
 
+/// A visitor's `visit_item_mod` and `visit_item_fn` that pass over test code.
+macro_rules! outside_tests {
+    ($ast:lifetime) => {
+        fn visit_item_mod(&mut self, m: &$ast syn::ItemMod) {
+            if !is_test_item(&m.attrs) {
+                syn::visit::visit_item_mod(self, m);
+            }
+        }
+
+        fn visit_item_fn(&mut self, f: &$ast syn::ItemFn) {
+            if !is_test_item(&f.attrs) {
+                syn::visit::visit_item_fn(self, f);
+            }
+        }
+    };
+}
+
 /// The places in library code (test code left out) that print or end the process.
 struct Speaks {
     found: Vec<String>,
@@ -500,17 +517,7 @@ struct Speaks {
 }
 
 impl<'ast> Visit<'ast> for Speaks {
-    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
-        if !is_test_item(&m.attrs) {
-            syn::visit::visit_item_mod(self, m);
-        }
-    }
-
-    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-        if !is_test_item(&f.attrs) {
-            syn::visit::visit_item_fn(self, f);
-        }
-    }
+    outside_tests!('ast);
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
         let name = m.path.segments.last().map(|s| s.ident.to_string());
@@ -628,17 +635,7 @@ impl RunFilePaths {
 impl<'ast> Visit<'ast> for RunFilePaths {
     fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
 
-    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
-        if !is_test_item(&m.attrs) {
-            syn::visit::visit_item_mod(self, m);
-        }
-    }
-
-    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-        if !is_test_item(&f.attrs) {
-            syn::visit::visit_item_fn(self, f);
-        }
-    }
+    outside_tests!('ast);
 
     fn visit_lit_str(&mut self, s: &'ast syn::LitStr) {
         self.literal(&s.value(), s.span().start().line);
@@ -696,4 +693,88 @@ fn a_run_file_path_outside_the_store_is_seen() {
     let found = run_file_paths(Path::new("x.rs"), src);
     assert_eq!(found.len(), 3, "{found:?}");
     assert!(found[0].starts_with("x.rs:4:"), "{found:?}");
+}
+
+/// The paths in code (test code left out) whose last name starts with `load`: a loader of
+/// project data (a scenario, rules, a known list, an inventory, versions, a profile).
+struct Loads {
+    found: Vec<String>,
+    file: PathBuf,
+}
+
+impl<'ast> Visit<'ast> for Loads {
+    outside_tests!('ast);
+
+    fn visit_path(&mut self, p: &'ast syn::Path) {
+        if let Some(last) = p.segments.last() {
+            if last.ident.to_string().starts_with("load") {
+                let line = last.ident.span().start().line;
+                let path: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+                (self.found).push(format!(
+                    "{}:{line}: {}",
+                    self.file.display(),
+                    path.join("::")
+                ));
+            }
+        }
+        syn::visit::visit_path(self, p);
+    }
+
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        if m.method.to_string().starts_with("load") {
+            let line = m.method.span().start().line;
+            (self.found).push(format!("{}:{line}: .{}()", self.file.display(), m.method));
+        }
+        syn::visit::visit_expr_method_call(self, m);
+    }
+}
+
+fn loads(path: &Path, text: &str) -> Vec<String> {
+    let file = syn::parse_file(text).unwrap();
+    let mut v = Loads {
+        found: Vec::new(),
+        file: path.to_path_buf(),
+    };
+    v.visit_file(&file);
+    v.found
+}
+
+#[test]
+fn the_runner_loads_nothing_the_plan_did_not_give_it() {
+    // Everything a trial needs from the project (its expectation, rules, known entries,
+    // client profile, the protocol inventories) is read when it is planned, so `plan`
+    // shows what the runner will do and a file that does not load fails before launch.
+    let runner = workspace().join("harness/src/runner");
+    let mut found = Vec::new();
+    for path in files_of(&CRATES[0])
+        .values()
+        .filter(|p| p.starts_with(&runner))
+    {
+        let text = std::fs::read_to_string(path).unwrap();
+        found.extend(loads(path.strip_prefix(workspace()).unwrap(), &text));
+    }
+    assert!(
+        found.is_empty(),
+        "read these when planning:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn a_load_in_the_runner_is_seen() {
+    let src = r#"
+        fn run(root: &Path) {
+            let inv = crate::protocol::inventory::load(root, "claude-code");
+            let rules = Rules::load_at(root);
+            let known = project.load("known-divergences.yaml");
+        }
+        #[cfg(test)]
+        mod tests { fn t() { let _ = Inventory::load(x); } }
+    "#;
+    let found = loads(Path::new("x.rs"), src);
+    assert_eq!(found.len(), 3, "{found:?}");
+    assert!(
+        found[0].ends_with("crate::protocol::inventory::load"),
+        "{found:?}"
+    );
 }

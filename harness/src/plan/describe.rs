@@ -155,6 +155,8 @@ pub struct ChecksShown {
     /// The release-wide rules applied to the expectation.
     pub rules: Vec<String>,
     pub protocol: crate::protocol::check::Policy,
+    /// The inventories the output is checked against, read when the trial was planned.
+    pub against: Vec<String>,
 }
 
 /// `plan` on `target`, as shown.
@@ -258,7 +260,22 @@ fn checks(run: &super::RunPlan, plan: &TrialPlan) -> ChecksShown {
         invariants: checks::enabled_invariants(e, format),
         invariants_off: (e.invariants.as_ref()).map(|o| (o.skip.clone(), o.reason.clone())),
         rules: (plan.expect.rules.iter()).map(|r| r.name.clone()).collect(),
-        protocol: run.protocol,
+        protocol: run.protocol.policy,
+        against: (run.protocol.inventories.iter()).map(against).collect(),
+    }
+}
+
+/// An inventory a run is checked against: its file and the releases it was built from,
+/// or that there is none, or why it does not load.
+fn against(a: &crate::protocol::against::Against) -> String {
+    let file = a.file.display();
+    match &a.loaded {
+        Ok(Some(inv)) => match (inv.releases.first(), inv.releases.last()) {
+            (Some(first), Some(last)) => format!("{file} ({first} to {last})"),
+            _ => format!("{file} (no release)"),
+        },
+        Ok(None) => format!("{file} (none: the output is not checked)"),
+        Err(e) => format!("{file} (does not load: {e})"),
     }
 }
 

@@ -22,6 +22,7 @@ use crate::client::session::{ClosePolicy, Plan as ClientPlan};
 use crate::dialect::Dialect;
 use crate::expectation::rules::{Rules, RulesError};
 use crate::install::{Project, Target};
+use crate::protocol::ProtocolCheck;
 use crate::scenario::{CloseStdin, RunSpec, Scenario, StdinLine, TargetExpect};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -183,8 +184,8 @@ pub struct RunPlan {
     pub scenario: Scenario,
     pub expect: TargetExpect,
     pub limits: Limits,
-    /// What the protocol inventory's findings do to the trial.
-    pub protocol: crate::protocol::check::Policy,
+    /// The inventories the output is checked against, and what their findings do to it.
+    pub protocol: crate::protocol::ProtocolCheck,
     /// The process it starts, the sandbox's places still to fill in; `None` in a plan made
     /// again from a finished trial's identity ([`Planner::replan`]), which does not run.
     pub launch: Option<launch::Launch>,
@@ -302,7 +303,8 @@ impl Planner {
                 .push(format!("ran for comparison although: {reason}"));
         }
         let policy = target.declared.protocol.unwrap_or(opts.protocol);
-        plan.runs = runs(&plan.scenario, &plan.expect, opts, policy);
+        let protocol = ProtocolCheck::load(policy, root, dialect);
+        plan.runs = runs(&plan.scenario, &plan.expect, opts, protocol);
         if plan.expect.skip.is_some() {
             plan.runs.truncate(1);
         }
@@ -322,7 +324,8 @@ impl Planner {
         let expect = expectation(&scenario, rules, id.dialect, &id.held_to, &id.printed_by)
             .ok_or(PlanError::NoExpectation(id.dialect))?;
         let opts = RunOptions::default();
-        let runs = runs(&scenario, &expect, &opts, opts.protocol);
+        let protocol = ProtocolCheck::load(opts.protocol, root, id.dialect);
+        let runs = runs(&scenario, &expect, &opts, protocol);
         Ok(TrialPlan {
             id: id.clone(),
             decision: Decision::Run,
@@ -374,7 +377,7 @@ fn runs(
     scenario: &Scenario,
     expect: &TargetExpect,
     opts: &RunOptions,
-    protocol: crate::protocol::check::Policy,
+    protocol: ProtocolCheck,
 ) -> Vec<RunPlan> {
     let one = |scenario: Scenario, expect: TargetExpect| RunPlan {
         limits: Limits {
@@ -385,7 +388,7 @@ fn runs(
         },
         scenario,
         expect,
-        protocol,
+        protocol: protocol.clone(),
         launch: None,
     };
     if scenario.file.runs.is_empty() {

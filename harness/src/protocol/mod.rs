@@ -5,7 +5,8 @@
 //!
 //! - [`observe`]: what one trial printed, as the inventory counts it
 //! - [`inventory`]: the inventory, built and widened one release at a time, and its file
-//! - [`check`](mod@check): a trial against the inventory (findings), a run's findings grouped
+//! - [`check`](mod@check): a trial against the inventory (findings), a run's findings grouped;
+//!   [`against`]: the inventories a planned trial is checked against, read before it runs
 //! - [`parity`]: a re-implementation's parity table (`protocol = "parity"`)
 //! - [`render`]: the reference (`docs/protocol/<dialect>.md`)
 //! - [`html`]: the reference as an HTML page with a search box
@@ -16,6 +17,7 @@
 //! - [`sdk`]: the Agent SDK's declared message types against the inventory
 //! - [`error`]: why any of these could not be read or made
 
+pub mod against;
 pub mod check;
 pub mod error;
 pub mod html;
@@ -28,6 +30,7 @@ pub mod requests_render;
 pub mod schema;
 pub mod sdk;
 
+pub use against::ProtocolCheck;
 pub use check::{Change, Direction, Finding, Policy, What};
 pub use error::{InventoryError, ProtocolError, SchemaError, SdkError};
 pub use inventory::Inventory;

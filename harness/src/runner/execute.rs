@@ -35,7 +35,7 @@ pub(super) async fn execute_in(
 ) -> Result<(), Divergence> {
     drive(sandbox, run, target, trial).await?;
     trial.divergences.extend(check::run(run, trial));
-    crate::runner::protocol::check_trial(run.protocol, &target.project.root, trial);
+    crate::runner::protocol::check_trial(&run.protocol, trial);
     trial.rules = check::rules_held(&run.expect, trial);
     Ok(())
 }

@@ -2,11 +2,10 @@
 //! its dialect's inventory, and a run's findings grouped.
 
 use crate::divergence::{Divergence, Kind};
-use crate::protocol::check::{self, Change, Direction, Finding, Policy, What};
+use crate::protocol::check::{self, Change, Direction, Finding, What};
 use crate::protocol::observe::Observed;
-use crate::protocol::{inventory, parity, requests};
+use crate::protocol::{parity, requests, ProtocolCheck};
 use crate::runner::trial::Trial;
-use std::path::Path;
 
 /// Whether a trial's command asked for other output than stream-json: the last
 /// `--output-format` of some run (a multi-run trial has a line per run) is `text` or
@@ -46,32 +45,25 @@ pub fn requested(trial: &Trial) -> Observed {
 
 /// Checks a finished run of a trial against its dialect's inventories at the release it is
 /// held to, what it printed and what it sent to the model API: the findings go to
-/// `trial.protocol`, those `policy` fails on become divergences. An inventory that does
-/// not load fails the trial.
-pub fn check_trial(policy: Policy, root: &Path, trial: &mut Trial) {
-    let Some(dialect) = trial.dialect.filter(|_| policy != Policy::Off) else {
+/// `trial.protocol`, those the check's policy fails on become divergences. An inventory
+/// that does not load fails the trial.
+pub fn check_trial(check: &ProtocolCheck, trial: &mut Trial) {
+    if check.inventories.is_empty() || trial.dialect.is_none() {
         return;
-    };
+    }
+    let policy = check.policy;
     trial.protocol_policy = Some(policy);
     if other_output(&trial.command_line) {
         return;
     }
-    let key = dialect.conventions().expect_key();
-    let printed = (
-        Direction::Printed,
-        inventory::file_of(key),
-        inventory::load(root, key),
-        observed(trial),
-    );
-    let sent = (
-        Direction::Request,
-        requests::file_of(key),
-        requests::load(root, key),
-        requested(trial),
-    );
-    for (direction, file, loaded, observed) in [printed, sent] {
-        let file = file.display().to_string();
-        let findings = match &loaded {
+    for against in &check.inventories {
+        let direction = against.direction;
+        let observed = match direction {
+            Direction::Printed => observed(trial),
+            Direction::Request => requested(trial),
+        };
+        let file = against.file.display().to_string();
+        let findings = match &against.loaded {
             Err(e) => {
                 let which = match direction {
                     Direction::Printed => "protocol",
@@ -156,8 +148,9 @@ pub fn parity_table(trials: &[Trial]) -> Vec<parity::Row> {
 mod tests {
     use super::*;
     use crate::dialect::Dialect;
-    use crate::protocol::Inventory;
+    use crate::protocol::{Inventory, Policy};
     use serde_json::{json, Value};
+    use std::path::Path;
     use stub_api::{Answer, JournalEntry};
 
     fn request(body: &Value) -> JournalEntry {
@@ -225,7 +218,7 @@ mod tests {
         policy: Policy,
     ) -> (Vec<String>, Vec<String>) {
         let mut t = trial(dialect, body);
-        check_trial(policy, root, &mut t);
+        check_trial(&ProtocolCheck::load(policy, root, dialect), &mut t);
         let findings = (t.protocol.iter())
             .filter(|f| f.direction == Direction::Request)
             .map(|f| f.to_string())

@@ -23,6 +23,7 @@ use crate::file_error::FileError;
 use crate::install::{NotInstalled, Project, Target};
 use crate::pattern::Captures;
 use crate::plan::{Planner, RunPlan};
+use crate::protocol::ProtocolCheck;
 use crate::runner::check::replanned;
 use crate::runner::{RunOptions, Status, Trial};
 use crate::scenario::Scenario;
@@ -147,7 +148,10 @@ struct Audited<'a> {
 fn protocol_findings(trial: &Trial, root: &Path) -> Vec<crate::protocol::Finding> {
     let mut t = trial.clone();
     t.protocol.clear();
-    crate::runner::protocol::check_trial(crate::protocol::Policy::Strict, root, &mut t);
+    if let Some(dialect) = t.dialect {
+        let check = ProtocolCheck::load(crate::protocol::Policy::Strict, root, dialect);
+        crate::runner::protocol::check_trial(&check, &mut t);
+    }
     t.protocol
 }
 

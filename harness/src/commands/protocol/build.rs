@@ -186,7 +186,10 @@ pub fn recheck(
             continue;
         }
         trial.divergences.clear();
-        crate::runner::protocol::check_trial(policy, root, &mut trial);
+        if let Some(dialect) = trial.dialect {
+            let check = crate::protocol::ProtocolCheck::load(policy, root, dialect);
+            crate::runner::protocol::check_trial(&check, &mut trial);
+        }
         out.push(trial);
     }
     Ok(out)

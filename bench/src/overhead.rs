@@ -16,7 +16,7 @@ use streamcheck::plan::launch::Invocation;
 use streamcheck::process_group;
 use streamcheck::runner::process;
 use streamcheck::runner::sandbox::SandboxDir;
-use streamcheck::runner::{self, RunOptions, Status};
+use streamcheck::runner::{RunOptions, Status};
 use streamcheck::scenario::{CloseStdin, OutputFormat, Scenario, StdinLine};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -324,12 +324,16 @@ fn bare_runnable<'a>(
     Ok(s)
 }
 
-/// The trial through `runner::run` in this process: the CPU this process spent on it
+/// The trial through `suite::run_one` in this process: the CPU this process spent on it
 /// (sandbox, stub, reading, matching: the harness's own work), the CLI excluded.
 fn in_process(rt: &tokio::runtime::Runtime, s: &Scenario, target: &Target) -> Sample {
     let cpu = self_cpu();
     let t = Instant::now();
-    let trial = rt.block_on(runner::run(s, target, &RunOptions::default()));
+    let trial = rt.block_on(streamcheck::suite::run_one(
+        s,
+        target,
+        &RunOptions::default(),
+    ));
     Sample {
         wall: t.elapsed(),
         cpu: self_cpu().saturating_sub(cpu),

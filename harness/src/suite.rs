@@ -2,6 +2,7 @@
 
 use crate::divergence::{Divergence, Kind};
 use crate::install::{NotInstalled, Target};
+use crate::plan::{Decision, Planner, SkipReason, TrialPlan};
 use crate::report::{ReportWriter, Results, TargetInfo};
 use crate::runner::{self, RunOptions, Status, Trial};
 use crate::scenario::Scenario;
@@ -166,17 +167,66 @@ pub async fn run_into(
     opts: RunOptions,
     sink: &mut (impl TrialSink + ?Sized),
 ) -> std::io::Result<RunEnd> {
-    let every_scenario = opts.without_expectation != runner::AsWritten::No;
+    let planned = plan_all(&scenarios, targets, &opts);
     let opts = Arc::new(opts);
-    let plan = Plan {
-        jobs,
-        every_scenario,
-    };
-    run_with(scenarios, targets, plan, sink, move |s, t| {
+    run_with(planned, jobs, sink, move |plan, t| {
         let opts = opts.clone();
-        async move { runner::run(&s, &t, &opts).await }
+        async move { runner::execute_plan(&plan, &t, &opts).await }
     })
     .await
+}
+
+/// `scenario` planned on `target` and run: one trial, as a run makes it.
+pub async fn run_one(scenario: &Scenario, target: &Target, opts: &RunOptions) -> Trial {
+    let plan = Planner::for_target(target).plan(scenario, target, opts);
+    runner::execute_plan(&plan, target, opts).await
+}
+
+/// One trial of a run, decided before any trial starts.
+pub enum Planned {
+    /// On a target that could not be resolved: unavailable, never run.
+    Unavailable(Box<Trial>),
+    /// On a resolved target.
+    Trial {
+        plan: Arc<TrialPlan>,
+        target: Box<Target>,
+    },
+}
+
+/// Every trial of `scenarios` on `targets`, decided before any starts. A scenario that is
+/// no trial of a target (no expectation for its dialect at the release it is held to,
+/// unless `opts` runs such scenarios as written) is left out.
+pub fn plan_all(
+    scenarios: &[Scenario],
+    targets: &[Result<Target, NotInstalled>],
+    opts: &RunOptions,
+) -> Vec<Planned> {
+    let planners: Vec<Result<(&Target, Planner), &NotInstalled>> = (targets.iter())
+        .map(|t| t.as_ref().map(|t| (t, Planner::for_target(t))))
+        .collect();
+    let mut planned = Vec::new();
+    for scenario in scenarios {
+        for target in &planners {
+            let (t, planner) = match target {
+                Ok(found) => found,
+                Err(e) => {
+                    let why = e.to_string();
+                    let trial = Trial::unavailable(scenario, &e.target, why);
+                    planned.push(Planned::Unavailable(Box::new(trial)));
+                    continue;
+                }
+            };
+            let plan = planner.plan(scenario, t, opts);
+            if matches!(plan.decision, Decision::Skip(SkipReason::NoExpectation(_))) {
+                continue;
+            }
+            planned.push(Planned::Trial {
+                plan: Arc::new(plan),
+                target: Box::new((*t).clone()),
+            });
+        }
+    }
+    planned
 }
 
 /// What a run writes and how it ended: the run-and-report skeleton every command shares.
@@ -250,20 +300,21 @@ pub async fn run_and_report_as(
     })
 }
 
-/// [`run_into`] with the trial itself supplied by the caller (tests make it panic or vanish).
+/// Runs planned trials, `jobs` at a time, the trial itself supplied by the caller
+/// ([`runner::execute_plan`]; tests make it panic or vanish). A trial the plan skips, or on
+/// an unavailable target, is delivered at once, without waiting for a place.
 pub async fn run_with<F, Fut>(
-    scenarios: Vec<Scenario>,
-    targets: &[Result<Target, NotInstalled>],
-    plan: Plan,
+    planned: Vec<Planned>,
+    jobs: usize,
     sink: &mut (impl TrialSink + ?Sized),
     trial_fn: F,
 ) -> std::io::Result<RunEnd>
 where
-    F: Fn(Arc<Scenario>, Target) -> Fut + Send + Sync + 'static,
+    F: Fn(Arc<TrialPlan>, Target) -> Fut + Send + Sync + 'static,
     Fut: std::future::Future<Output = Trial> + Send + 'static,
 {
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let (planned, handles, permits) = launch(scenarios, targets, plan, tx, Arc::new(trial_fn));
+    let (running, handles, permits) = launch(planned, jobs, tx, Arc::new(trial_fn));
     let mut end = RunEnd::Finished;
     let mut reported: HashSet<(String, String)> = HashSet::new();
     let stop = stop_requested();
@@ -291,7 +342,7 @@ where
             }
         }
     }
-    for (trial, how) in unreported(planned, &reported, end) {
+    for (trial, how) in unreported(running, &reported, end) {
         sink.trial(trial, how)?;
     }
     Ok(end)
@@ -318,122 +369,96 @@ async fn stop_requested() {
 
 type Done = (Trial, Completion);
 
-/// Spawns one task per planned trial, each waiting for a permit; unavailable targets are
-/// delivered as skipped at once.
+/// Spawns one task per trial that runs, each waiting for a permit; trials on unavailable
+/// targets and trials the plan skips are delivered at once.
 fn launch<F, Fut>(
-    scenarios: Vec<Scenario>,
-    targets: &[Result<Target, NotInstalled>],
-    plan: Plan,
+    planned: Vec<Planned>,
+    jobs: usize,
     tx: mpsc::UnboundedSender<Done>,
     trial_fn: Arc<F>,
 ) -> (
-    Vec<Planned>,
+    Vec<Running>,
     Vec<tokio::task::JoinHandle<()>>,
     Arc<Semaphore>,
 )
 where
-    F: Fn(Arc<Scenario>, Target) -> Fut + Send + Sync + 'static,
+    F: Fn(Arc<TrialPlan>, Target) -> Fut + Send + Sync + 'static,
     Fut: std::future::Future<Output = Trial> + Send + 'static,
 {
-    let permits = Arc::new(Semaphore::new(plan.jobs.max(1)));
+    let permits = Arc::new(Semaphore::new(jobs.max(1)));
     let mut handles = Vec::new();
-    let mut planned: Vec<Planned> = Vec::new();
-    for scenario in scenarios {
-        let scenario = Arc::new(scenario);
-        for target in targets {
-            let t = match target {
-                Err(e) => {
-                    let unavailable = Trial::unavailable(&scenario, &e.target, e.to_string());
-                    let _ = tx.send((unavailable, Completion::TargetUnavailable));
-                    continue;
-                }
-                Ok(t) if !plan.takes(&scenario, t) => continue,
-                Ok(t) => t.clone(),
-            };
-            planned.push(Planned {
-                scenario: scenario.clone(),
-                target: t.clone(),
-            });
-            let (scenario, permits, tx, trial_fn) = (
-                scenario.clone(),
-                permits.clone(),
-                tx.clone(),
-                trial_fn.clone(),
-            );
-            handles.push(tokio::spawn(async move {
-                let Ok(_permit) = permits.acquire_owned().await else {
-                    return;
-                };
-                let inner = tokio::spawn(trial_fn(scenario.clone(), t.clone()));
-                let done = match inner.await {
-                    Ok(trial) => (trial, Completion::Reported),
-                    Err(e) if !e.is_panic() => (
-                        harness_error(&scenario, &t, &panic_message(e)),
-                        Completion::NeverReported,
-                    ),
-                    Err(e) => (
-                        harness_error(&scenario, &t, &panic_message(e)),
-                        Completion::Panicked,
-                    ),
-                };
-                let _ = tx.send(done);
-            }));
+    let mut running: Vec<Running> = Vec::new();
+    for p in planned {
+        let (plan, t) = match p {
+            Planned::Unavailable(trial) => {
+                let _ = tx.send((*trial, Completion::TargetUnavailable));
+                continue;
+            }
+            Planned::Trial { plan, target } => (plan, *target),
+        };
+        if let Some(skipped) = runner::skipped(&plan, &t) {
+            let _ = tx.send((skipped, Completion::Reported));
+            continue;
         }
+        running.push(Running {
+            plan: plan.clone(),
+            target: t.clone(),
+        });
+        let (permits, tx, trial_fn) = (permits.clone(), tx.clone(), trial_fn.clone());
+        handles.push(tokio::spawn(async move {
+            let Ok(_permit) = permits.acquire_owned().await else {
+                return;
+            };
+            let inner = tokio::spawn(trial_fn(plan.clone(), t.clone()));
+            let done = match inner.await {
+                Ok(trial) => (trial, Completion::Reported),
+                Err(e) if !e.is_panic() => (
+                    harness_error(&plan.scenario, &t, &panic_message(e)),
+                    Completion::NeverReported,
+                ),
+                Err(e) => (
+                    harness_error(&plan.scenario, &t, &panic_message(e)),
+                    Completion::Panicked,
+                ),
+            };
+            let _ = tx.send(done);
+        }));
     }
-    (planned, handles, permits)
+    (running, handles, permits)
 }
 
-struct Planned {
-    scenario: Arc<Scenario>,
+/// A trial that was given a task.
+struct Running {
+    plan: Arc<TrialPlan>,
     target: Target,
 }
 
 /// A result for every planned trial that never reported one: skipped when the run was
 /// interrupted, a harness error otherwise.
 fn unreported(
-    planned: Vec<Planned>,
+    running: Vec<Running>,
     reported: &HashSet<(String, String)>,
     end: RunEnd,
 ) -> Vec<Done> {
-    planned
+    running
         .into_iter()
-        .filter(|p| !reported.contains(&(p.scenario.id.clone(), p.target.name.clone())))
+        .filter(|p| !reported.contains(&(p.plan.scenario.id.clone(), p.target.name.clone())))
         .map(|p| match end {
             RunEnd::Interrupted => {
                 let why = "interrupted before it finished".to_string();
-                let t = Trial::skipped(&p.scenario, &p.target.name, &p.target.version, why)
+                let t = Trial::skipped(&p.plan.scenario, &p.target.name, &p.target.version, why)
                     .of(&p.target);
                 (t, Completion::Interrupted)
             }
             RunEnd::Finished => {
                 let why = "the trial never reported a result";
                 (
-                    harness_error(&p.scenario, &p.target, why),
+                    harness_error(&p.plan.scenario, &p.target, why),
                     Completion::NeverReported,
                 )
             }
         })
         .collect()
-}
-
-/// How many trials at once, and which scenarios are trials of a target.
-#[derive(Debug, Clone, Copy)]
-pub struct Plan {
-    pub jobs: usize,
-    /// Also run scenarios with no expectation for the target (compare does).
-    pub every_scenario: bool,
-}
-
-impl Plan {
-    fn takes(&self, scenario: &Scenario, t: &Target) -> bool {
-        self.every_scenario || is_trial(scenario, t)
-    }
-}
-
-/// Whether `scenario` is a trial of `t` in a run: a scenario written for other targets
-/// only is not.
-pub fn is_trial(scenario: &Scenario, t: &Target) -> bool {
-    crate::plan::block(scenario, t.dialect, t.expect_version()).is_some()
 }
 
 /// A failed trial for a fault of the harness itself, never of the CLI.

@@ -12,7 +12,7 @@ use streamcheck::commands::compare::{
 };
 use streamcheck::dialect::{Dialect, Event, Neutral};
 use streamcheck::install::{Project, Target};
-use streamcheck::runner::{self, AsWritten, Exit, RunOptions, Status, Termination, Trial};
+use streamcheck::runner::{AsWritten, Exit, RunOptions, Status, Termination, Trial};
 use streamcheck::scenario::Scenario;
 
 const CLAUDE: &str = "claude-code-2.1.197";
@@ -574,7 +574,11 @@ fn runner_runs_a_target_without_expectation_only_when_asked() {
     let s = scenario(CLAUDE_ONLY);
     let target = fake_caliban(tmp.path());
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let skipped = rt.block_on(runner::run(&s, &target, &RunOptions::default()));
+    let skipped = rt.block_on(streamcheck::suite::run_one(
+        &s,
+        &target,
+        &RunOptions::default(),
+    ));
     assert!(
         matches!(&skipped.status, Status::Skipped(why) if why.contains("no expectation for caliban")),
         "{:?}",
@@ -584,7 +588,7 @@ fn runner_runs_a_target_without_expectation_only_when_asked() {
         without_expectation: AsWritten::ToCompare,
         ..RunOptions::default()
     };
-    let ran = rt.block_on(runner::run(&s, &target, &opts));
+    let ran = rt.block_on(streamcheck::suite::run_one(&s, &target, &opts));
     assert_eq!(
         ran.exit.code,
         Some(64),
@@ -611,7 +615,7 @@ fn runner_runs_a_target_without_expectation_only_when_asked() {
         without_expectation: AsWritten::ToRecord,
         ..RunOptions::default()
     };
-    let to_record = rt.block_on(runner::run(&s, &target, &opts));
+    let to_record = rt.block_on(streamcheck::suite::run_one(&s, &target, &opts));
     assert!(
         matches!(&to_record.status, Status::Skipped(why) if why.contains("lacks input-stream-json")),
         "{:?}",

@@ -17,8 +17,8 @@ mod common;
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::sync::{Arc, OnceLock};
 use streamcheck::catalogue;
-use streamcheck::expectation;
 use streamcheck::install::{self, Cause, Project, Target, TargetSpec};
+use streamcheck::plan::{Decision, Planner};
 use streamcheck::runner::{self, RunOptions, Status};
 use streamcheck::scenario::Scenario;
 
@@ -102,26 +102,18 @@ fn main() {
 /// One scenario on one resolved target as a test, ignored when the target cannot run it (a
 /// `skip:` is not such a case: its run confirms the reason, or fails).
 fn trial_of(name: String, s: Scenario, t: Arc<Target>) -> Trial {
-    let expect = expectation::for_version(
-        &s.file.expect,
-        t.dialect.conventions().expect_key(),
-        &t.version,
-    );
-    let unmet = expect.map_or_else(
-        || Some("no expectation for this target".to_string()),
-        |e| t.unmet(&s, e),
-    );
-    let ignored = unmet.is_some();
+    // Strict on the protocol too: on the pin a frame kind, key, type or name the
+    // inventory (targets/<dialect>/protocol.yaml) does not hold fails, so a stale
+    // inventory fails CI; a dialect without one fails here.
+    let opts = RunOptions {
+        strict_known: true,
+        protocol: streamcheck::protocol::Policy::Strict,
+        ..RunOptions::default()
+    };
+    let plan = Planner::for_target(&t).plan(&s, &t, &opts);
+    let ignored = matches!(plan.decision, Decision::Skip(_));
     Trial::test(name, move || {
-        // Strict on the protocol too: on the pin a frame kind, key, type or name the
-        // inventory (targets/<dialect>/protocol.yaml) does not hold fails, so a stale
-        // inventory fails CI; a dialect without one fails here.
-        let opts = RunOptions {
-            strict_known: true,
-            protocol: streamcheck::protocol::Policy::Strict,
-            ..RunOptions::default()
-        };
-        let trial = runtime().block_on(runner::run(&s, &t, &opts));
+        let trial = runtime().block_on(runner::execute_plan(&plan, &t, &opts));
         if let Some(no) = (trial.protocol.iter()).find(|f| {
             matches!(
                 f.what,

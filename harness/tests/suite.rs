@@ -6,10 +6,12 @@ use std::sync::Arc;
 use streamcheck::dialect::Dialect;
 use streamcheck::divergence::Kind;
 use streamcheck::install::{Cause, NotInstalled, Project, Target};
+use streamcheck::plan::TrialPlan;
 use streamcheck::report::ReportWriter;
+use streamcheck::runner::RunOptions;
 use streamcheck::runner::{Status, Trial};
 use streamcheck::scenario::Scenario;
-use streamcheck::suite::{self, Completion, Plan, RunEnd, Tee, TrialSink};
+use streamcheck::suite::{self, Completion, RunEnd, Tee, TrialSink};
 
 fn scenario(id: &str) -> Scenario {
     let root = Path::new("/nonexistent-root");
@@ -48,18 +50,15 @@ async fn a_panicking_or_vanished_trial_is_a_failed_trial() {
         look: |t: &Trial, how: Completion| seen.push((t.scenario.clone(), how)),
         inner: &mut writer,
     };
+    let planned = suite::plan_all(&scenarios, &[Ok(target())], &RunOptions::default());
     let end = suite::run_with(
-        scenarios,
-        &[Ok(target())],
-        Plan {
-            jobs: 2,
-            every_scenario: false,
-        },
+        planned,
+        2,
         &mut sink,
-        |s: Arc<Scenario>, t: Target| async move {
-            match s.id.as_str() {
-                "panics" => panic!("boom in {}", s.id),
-                _ => suite::harness_error(&s, &t, "stand-in").tap_passed(),
+        |p: Arc<TrialPlan>, t: Target| async move {
+            match p.scenario.id.as_str() {
+                "panics" => panic!("boom in {}", p.scenario.id),
+                _ => suite::harness_error(&p.scenario, &t, "stand-in").tap_passed(),
             }
         },
     )
@@ -119,17 +118,14 @@ async fn a_target_that_cannot_run_gives_unavailable_trials_and_no_planned_ones()
         reason: "not built".into(),
         install: "streamcheck install --target caliban".into(),
     };
-    let plan = Plan {
-        jobs: 2,
-        every_scenario: false,
-    };
+    let targets = [Ok(target()), Err(missing)];
+    let planned = suite::plan_all(&[scenario("a")], &targets, &RunOptions::default());
     let end = suite::run_with(
-        vec![scenario("a")],
-        &[Ok(target()), Err(missing)],
-        plan,
+        planned,
+        2,
         &mut sink,
-        |s: Arc<Scenario>, t: Target| async move {
-            suite::harness_error(&s, &t, "stand-in").tap_passed()
+        |p: Arc<TrialPlan>, t: Target| async move {
+            suite::harness_error(&p.scenario, &t, "stand-in").tap_passed()
         },
     )
     .await
@@ -145,4 +141,50 @@ async fn a_target_that_cannot_run_gives_unavailable_trials_and_no_planned_ones()
     assert_eq!(got[0].0, "caliban");
     assert_eq!(got[0].2, Completion::TargetUnavailable);
     assert!(matches!(&got[0].1, Status::Unavailable(why) if why.contains("not built")));
+}
+
+#[tokio::test]
+async fn every_trial_is_decided_before_any_starts_and_a_skip_takes_no_place() {
+    let root = Path::new("/nonexistent-root");
+    let parse = |id: &str, text: &str| {
+        Scenario::parse(text, &root.join(format!("{id}.yaml")), root).unwrap()
+    };
+    let other = "description: d\nprompt: hi\nstub: {steps: []}\nexpect: {caliban: {frames: []}}\n";
+    let skip = "description: d\nprompt: hi\nstub: {steps: []}\nfeatures: [api-retry]\nexpect: {claude-code: {frames: []}}\n";
+    let scenarios = vec![
+        scenario("runs"),
+        parse("other", other),
+        parse("skips", skip),
+    ];
+    let planned = suite::plan_all(&scenarios, &[Ok(target())], &RunOptions::default());
+    let ids: Vec<&str> = (planned.iter())
+        .map(|p| match p {
+            suite::Planned::Trial { plan, .. } => plan.scenario.id.as_str(),
+            suite::Planned::Unavailable(t) => t.scenario.as_str(),
+        })
+        .collect();
+    assert_eq!(
+        ids,
+        ["runs", "skips"],
+        "a scenario for another dialect is no trial"
+    );
+    let mut sink = Collect::default();
+    let end = suite::run_with(
+        planned,
+        1,
+        &mut sink,
+        |p: Arc<TrialPlan>, t: Target| async move {
+            assert_ne!(p.scenario.id, "skips", "a skipped trial is never executed");
+            suite::harness_error(&p.scenario, &t, "stand-in").tap_passed()
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(end, RunEnd::Finished);
+    let skipped = sink.0.iter().find(|(t, _)| t.scenario == "skips").unwrap();
+    assert!(
+        matches!(&skipped.0.status, Status::Skipped(why) if why.contains("api-retry")),
+        "{:?}",
+        skipped.0.status
+    );
 }

@@ -7,8 +7,8 @@ use super::setup::Location;
 use super::{Context, Verdict};
 use streamcheck::error::{Error, Result};
 use streamcheck::plan::describe::{self, AsWrittenFor, Described, RunShown, Shown};
-use streamcheck::plan::Planner;
 use streamcheck::runner::RunOptions;
+use streamcheck::suite::Planned;
 use streamcheck::text::clip_line;
 
 /// Print what each selected trial will do (command line, environment, stub, client,
@@ -42,24 +42,20 @@ impl PlanArgs {
             protocol: exec.protocol(&ctx.setup),
             ..exec.run_options()
         };
-        let targets: Vec<_> = resolved.iter().flatten().collect();
         let mut trials = 0;
-        for scenario in &ctx.scenarios {
-            for target in &targets {
-                if !streamcheck::suite::is_trial(scenario, target) {
-                    continue;
-                }
-                let plan = Planner::for_target(target).plan(scenario, target, &opts);
-                let shown = describe::describe(&plan, target, &opts);
-                if self.json {
-                    let line = serde_json::to_string(&shown)
-                        .map_err(|e| Error::Failed(format!("cannot write the plan: {e}")))?;
-                    println!("{line}");
-                } else {
-                    print!("{}", text(&shown));
-                }
-                trials += 1;
+        for planned in streamcheck::suite::plan_all(&ctx.scenarios, &resolved, &opts) {
+            let Planned::Trial { plan, target } = planned else {
+                continue;
+            };
+            let shown = describe::describe(&plan, &target, &opts);
+            if self.json {
+                let line = serde_json::to_string(&shown)
+                    .map_err(|e| Error::Failed(format!("cannot write the plan: {e}")))?;
+                println!("{line}");
+            } else {
+                print!("{}", text(&shown));
             }
+            trials += 1;
         }
         let unavailable: Vec<_> = resolved.into_iter().filter_map(|t| t.err()).collect();
         Ok(ctx.run_verdict(Verdict::AllGood, &unavailable, trials))

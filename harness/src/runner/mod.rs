@@ -21,27 +21,26 @@ pub use trial::{AsWritten, LetThrough, RunOptions, Status, Trial};
 
 use crate::divergence::{Divergence, Kind};
 use crate::install::Target;
-use crate::plan::{Decision, Planner, TrialPlan};
-use crate::scenario::Scenario;
+use crate::plan::{Decision, TrialPlan};
 use std::time::Instant;
 
-/// Runs `scenario` on `target`. Never panics on anything the CLI does.
-pub async fn run(scenario: &Scenario, target: &Target, opts: &RunOptions) -> Trial {
-    let plan = Planner::for_target(target).plan(scenario, target, opts);
-    execute_plan(&plan, target, opts).await
+/// The trial a plan that does not run gives, `None` when it runs.
+pub fn skipped(plan: &TrialPlan, target: &Target) -> Option<Trial> {
+    let Decision::Skip(why) = &plan.decision else {
+        return None;
+    };
+    let mut trial = Trial::new(&plan.scenario, &target.name, &target.version).of(target);
+    trial.status = Status::Skipped(why.to_string());
+    trial.skip_reason = Some(why.clone());
+    Some(trial)
 }
 
-/// Runs a decided plan and gives its verdict.
+/// Runs a decided plan and gives its verdict. Never panics on anything the CLI does.
 pub async fn execute_plan(plan: &TrialPlan, target: &Target, opts: &RunOptions) -> Trial {
-    let mut trial = Trial::new(&plan.scenario, &target.name, &target.version).of(target);
-    match &plan.decision {
-        Decision::Run | Decision::AsWritten(_) => {}
-        Decision::Skip(why) => {
-            trial.status = Status::Skipped(why.to_string());
-            trial.skip_reason = Some(why.clone());
-            return trial;
-        }
+    if let Some(trial) = skipped(plan, target) {
+        return trial;
     }
+    let mut trial = Trial::new(&plan.scenario, &target.name, &target.version).of(target);
     if let Some(root) = &plan.fixtures {
         if let Err(why) = crate::fixtures::install(root) {
             trial.status = Status::Failed;

@@ -82,7 +82,9 @@ mod serde_pattern {
     use crate::pattern::Pattern;
     use serde::{Deserialize, Deserializer};
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Pattern>, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Pattern>, D::Error> {
         let Some(source) = Option::<serde_json::Value>::deserialize(d)? else {
             return Ok(None);
         };
@@ -95,7 +97,9 @@ mod serde_pattern {
 mod serde_regex {
     use serde::{Deserialize, Deserializer};
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<regex::Regex>, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<regex::Regex>, D::Error> {
         let Some(text) = Option::<String>::deserialize(d)? else {
             return Ok(None);
         };

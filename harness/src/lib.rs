@@ -1,3 +1,4 @@
+#![warn(unreachable_pub)]
 //! streamcheck: conformance tests for the stream-json protocol of agent CLIs.
 //!
 //! The rooms, ground floor first (a room reads its own floor and those below it; the

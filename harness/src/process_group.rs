@@ -245,7 +245,7 @@ pub(crate) mod testing {
     /// Living processes whose command line holds `marker` (a zombie's reads empty), once
     /// a SIGKILL already sent has had time to land: the bound is generous and not what
     /// is tested (a process still there after it was not killed).
-    pub fn left_running(marker: &str) -> Vec<String> {
+    pub(crate) fn left_running(marker: &str) -> Vec<String> {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let left = with_marker(marker);

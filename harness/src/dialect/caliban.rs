@@ -16,14 +16,14 @@ use std::collections::HashSet;
 use std::path::Path;
 use stub_api::BuiltinRule;
 
-pub const PIN: CargoPin = CargoPin {
+pub(crate) const PIN: CargoPin = CargoPin {
     krate: "caliban",
     version: "0.15.0",
     bin: "caliban",
     install_args: &["--no-default-features"],
 };
 
-pub struct Caliban;
+pub(crate) struct Caliban;
 
 impl Conventions for Caliban {
     fn expect_key(&self) -> &'static str {

@@ -16,7 +16,7 @@ use std::path::Path;
 use stub_api::BuiltinRule;
 
 /// The pinned Claude Code: `targets/claude-code/` (package.json + package-lock.json, `npm ci`).
-pub const PIN: NpmPin = NpmPin {
+pub(crate) const PIN: NpmPin = NpmPin {
     target: "claude-code",
     title: "Claude Code",
     dir: "targets/claude-code",
@@ -26,7 +26,7 @@ pub const PIN: NpmPin = NpmPin {
     runtime: &[],
 };
 
-pub struct ClaudeCode;
+pub(crate) struct ClaudeCode;
 
 impl Conventions for ClaudeCode {
     fn expect_key(&self) -> &'static str {

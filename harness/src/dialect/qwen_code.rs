@@ -15,7 +15,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 use stub_api::BuiltinRule;
 
-pub const PIN: NpmPin = NpmPin {
+pub(crate) const PIN: NpmPin = NpmPin {
     target: "qwen-code",
     title: "Qwen Code",
     dir: "targets/qwen-code",
@@ -36,7 +36,7 @@ const SETTINGS: &str = r#"{
 }
 "#;
 
-pub struct QwenCode;
+pub(crate) struct QwenCode;
 
 impl Conventions for QwenCode {
     fn expect_key(&self) -> &'static str {

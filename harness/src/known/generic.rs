@@ -64,7 +64,7 @@ impl std::fmt::Display for Broad {
 
 /// Whether `pattern` matches a message of `kind` that names nothing specific, or several
 /// values of one numbered slot, and which.
-pub fn catch_all(kind: Kind, pattern: &regex::Regex) -> Option<Broad> {
+pub(crate) fn catch_all(kind: Kind, pattern: &regex::Regex) -> Option<Broad> {
     let runs = (1..=4).flat_map(|total| (1..=total).map(move |n| format!("run {n} of {total}: ")));
     let prefixes = std::iter::once(String::new()).chain(runs);
     let found = prefixes
@@ -141,7 +141,7 @@ fn several_in_one_slot(kind: Kind, pattern: &regex::Regex) -> Option<Broad> {
 }
 
 /// Every generic message of `kind` (a few hundred for the kinds with a context slot).
-pub fn messages(kind: Kind) -> Box<dyn Iterator<Item = String>> {
+pub(crate) fn messages(kind: Kind) -> Box<dyn Iterator<Item = String>> {
     let fixed = |v: Vec<String>| -> Box<dyn Iterator<Item = String>> { Box::new(v.into_iter()) };
     let counts = 0..=20usize;
     match kind {

@@ -67,11 +67,11 @@ impl fmt::Display for Termination {
 mod killed {
     use super::*;
 
-    pub fn serialize<S: Serializer>(t: &Termination, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(t: &Termination, s: S) -> Result<S::Ok, S::Error> {
         t.by_harness().then(|| t.name()).serialize(s)
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Termination, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Termination, D::Error> {
         let Some(name) = Option::<String>::deserialize(d)? else {
             return Ok(Termination::Exited);
         };

@@ -45,7 +45,7 @@ pub(super) struct Folder<'a> {
 }
 
 impl Folder<'_> {
-    pub fn new(dir: &Path) -> Result<Folder<'_>, StoreError> {
+    pub(crate) fn new(dir: &Path) -> Result<Folder<'_>, StoreError> {
         let (side, dialect) = capture_side(dir)?;
         Ok(Folder { dir, side, dialect })
     }

@@ -127,7 +127,7 @@ fn fields_table(s: &mut String, p: &Parity) {
 }
 
 /// The table of [`fields_table`], alone.
-pub fn fields_rows(rows: &[super::fields::PathRow]) -> String {
+pub(crate) fn fields_rows(rows: &[super::fields::PathRow]) -> String {
     let mut table = Table::new(["frame", "key path", "differs", "scenarios", "example"]);
     for r in rows {
         let path = match r.path.as_str() {

@@ -68,7 +68,8 @@ fn main() {
         };
         let allow_install = install
             && (spec.dialect == streamcheck::dialect::Dialect::ClaudeCode || asked.is_some());
-        let resolved = install::resolve(&spec, &project, allow_install).map(Arc::new);
+        let resolved = install::resolve(&spec, &project, allow_install)
+            .map(|t| (Planner::for_target(&t), Arc::new(t)));
         match &resolved {
             Err(e) if e.cause == Cause::NotInstalled => {
                 eprintln!("{}: its trials are ignored: {e}", spec.name)
@@ -92,7 +93,7 @@ fn main() {
                     let why = format!("target {e}");
                     Trial::test(trial_name, move || Err(Failed::from(why)))
                 }
-                Ok(t) => trial_of(trial_name, s.clone(), t.clone()),
+                Ok((planner, t)) => trial_of(trial_name, s.clone(), planner, t.clone()),
             });
         }
     }
@@ -101,7 +102,7 @@ fn main() {
 
 /// One scenario on one resolved target as a test, ignored when the target cannot run it (a
 /// `skip:` is not such a case: its run confirms the reason, or fails).
-fn trial_of(name: String, s: Scenario, t: Arc<Target>) -> Trial {
+fn trial_of(name: String, s: Scenario, planner: &Planner, t: Arc<Target>) -> Trial {
     // Strict on the protocol too: on the pin a frame kind, key, type or name the
     // inventory (targets/<dialect>/protocol.yaml) does not hold fails, so a stale
     // inventory fails CI; a dialect without one fails here.
@@ -110,7 +111,7 @@ fn trial_of(name: String, s: Scenario, t: Arc<Target>) -> Trial {
         protocol: streamcheck::protocol::Policy::Strict,
         ..RunOptions::default()
     };
-    let plan = Planner::for_target(&t).plan(&s, &t, &opts);
+    let plan = planner.plan(&s, &t, &opts);
     let ignored = matches!(plan.decision, Decision::Skip(_));
     Trial::test(name, move || {
         let trial = runtime().block_on(runner::execute_plan(&plan, &t, &opts));

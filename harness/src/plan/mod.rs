@@ -22,7 +22,7 @@ use crate::client::session::{ClosePolicy, Plan as ClientPlan};
 use crate::dialect::Dialect;
 use crate::expectation::rules::{Rules, RulesError};
 use crate::install::{Project, Target};
-use crate::protocol::ProtocolCheck;
+use crate::protocol::{Policy, ProtocolCheck};
 use crate::scenario::{CloseStdin, RunSpec, Scenario, StdinLine, TargetExpect};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -198,10 +198,16 @@ impl RunPlan {
     }
 }
 
-/// Plans trials: holds each dialect's release-wide rules, read once.
+/// Plans trials: holds each dialect's release-wide rules and protocol inventories, read once.
 pub struct Planner {
     project: Project,
     rules: BTreeMap<Dialect, Arc<Rules>>,
+    /// Each dialect's inventories, read under [`Policy::Strict`](crate::protocol::Policy).
+    protocol: BTreeMap<Dialect, ProtocolCheck>,
+}
+
+fn inventories(root: &std::path::Path, dialect: Dialect) -> ProtocolCheck {
+    ProtocolCheck::load(crate::protocol::Policy::Strict, root, dialect)
 }
 
 impl Planner {
@@ -213,17 +219,23 @@ impl Planner {
             let loaded = Rules::load(&project.root, d.conventions().expect_key())?;
             rules.insert(d, Arc::new(loaded));
         }
+        let protocol = (Dialect::ALL.iter())
+            .map(|&d| (d, inventories(&project.root, d)))
+            .collect();
         Ok(Planner {
             project: project.clone(),
             rules,
+            protocol,
         })
     }
 
     /// A planner for one resolved target, with the rules it was resolved with.
     pub fn for_target(target: &Target) -> Planner {
+        let protocol = inventories(&target.project.root, target.dialect);
         Planner {
             project: target.project.clone(),
             rules: BTreeMap::from([(target.dialect, target.rules.clone())]),
+            protocol: BTreeMap::from([(target.dialect, protocol)]),
         }
     }
 
@@ -234,6 +246,15 @@ impl Planner {
 
     fn rules(&self, dialect: Dialect) -> Result<&Rules, PlanError> {
         (self.rules.get(&dialect).map(|r| &**r)).ok_or(PlanError::NoRules(dialect))
+    }
+
+    /// The check of `dialect`'s output under `policy`, against the inventories read when
+    /// the planner was made.
+    pub fn protocol(&self, dialect: Dialect, policy: Policy) -> ProtocolCheck {
+        match self.protocol.get(&dialect) {
+            Some(check) => check.under(policy),
+            None => ProtocolCheck::load(policy, &self.project.root, dialect),
+        }
     }
 
     /// Plans `scenario` on `target`.
@@ -303,7 +324,7 @@ impl Planner {
                 .push(format!("ran for comparison although: {reason}"));
         }
         let policy = target.declared.protocol.unwrap_or(opts.protocol);
-        let protocol = ProtocolCheck::load(policy, root, dialect);
+        let protocol = self.protocol(dialect, policy);
         plan.runs = runs(&plan.scenario, &plan.expect, opts, protocol);
         if plan.expect.skip.is_some() {
             plan.runs.truncate(1);
@@ -324,7 +345,7 @@ impl Planner {
         let expect = expectation(&scenario, rules, id.dialect, &id.held_to, &id.printed_by)
             .ok_or(PlanError::NoExpectation(id.dialect))?;
         let opts = RunOptions::default();
-        let protocol = ProtocolCheck::load(opts.protocol, root, id.dialect);
+        let protocol = self.protocol(id.dialect, opts.protocol);
         let runs = runs(&scenario, &expect, &opts, protocol);
         Ok(TrialPlan {
             id: id.clone(),

@@ -51,6 +51,17 @@ impl ProtocolCheck {
         }
     }
 
+    /// The same inventories under `policy` (none under [`Policy::Off`]).
+    pub fn under(&self, policy: Policy) -> ProtocolCheck {
+        ProtocolCheck {
+            policy,
+            inventories: match policy {
+                Policy::Off => Vec::new(),
+                _ => self.inventories.clone(),
+            },
+        }
+    }
+
     /// A check that looks at nothing: no inventory is read.
     pub fn off() -> ProtocolCheck {
         ProtocolCheck {

@@ -15,12 +15,10 @@ use crate::file_error::FileError;
 use crate::frame::JSON_TYPES;
 use semver::Version;
 use serde::Deserialize;
-use std::collections::HashMap;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
-use std::time::SystemTime;
+use std::sync::Arc;
 
 pub type Releases = BTreeSet<Version>;
 
@@ -29,38 +27,22 @@ pub fn file_of(dialect: &str) -> PathBuf {
     Path::new("targets").join(dialect).join("protocol.yaml")
 }
 
-/// An inventory read once per process, shared, or why it did not load.
+/// An inventory as read, shared by the trials checked against it, or why it did not load.
 pub type Loaded = Result<Option<Arc<Inventory>>, Arc<ProtocolError>>;
 
-/// A dialect's inventory in the project at `root` (`None`: it has none), read once per
-/// process while the file is unchanged.
+/// A dialect's inventory in the project at `root` (`None`: it has none).
 pub fn load(root: &Path, dialect: &str) -> Loaded {
     load_at(root.join(file_of(dialect)))
 }
 
-/// The inventory in the file at `path` (`None`: there is none), read once per process
-/// while the file is unchanged.
+/// The inventory in the file at `path` (`None`: there is none).
 pub fn load_at(path: PathBuf) -> Loaded {
-    type Cache = Mutex<HashMap<PathBuf, (Option<SystemTime>, Loaded)>>;
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
-    let mut cache = CACHE
-        .get_or_init(Default::default)
-        .lock()
-        .expect("not poisoned");
-    if let Some((at, inv)) = cache.get(&path) {
-        if *at == modified {
-            return inv.clone();
-        }
-    }
-    let inv: Loaded = match path.exists() {
+    match path.exists() {
         false => Ok(None),
         true => Inventory::load(&path)
             .map(|i| Some(Arc::new(i)))
             .map_err(Arc::new),
-    };
-    cache.insert(path, (modified, inv.clone()));
-    inv
+    }
 }
 
 /// The file format this build writes: 2 added what was looked at (`ran`, `by`), 3 the

@@ -30,7 +30,7 @@ use crate::scenario::Scenario;
 use crate::store::{RunReader, SavedTrial};
 use crate::suite;
 use mutate::Printed;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// Audits every passing saved trial whose scenario is in `scenarios`, each checked against
@@ -90,11 +90,12 @@ pub fn audit_one(
     // holds it.
     let check = replanned(planner, scenario, &trial, trial.expect_version())
         .map_err(AuditError::Replanned)?;
-    let root = planner.project().root.as_path();
+    let strict = crate::protocol::Policy::Strict;
+    let protocol = trial.dialect.map(|d| planner.protocol(d, strict));
     let check = Audited {
         check,
-        root,
-        before: protocol_findings(&trial, root),
+        before: protocol_findings(&trial, protocol.as_ref()),
+        protocol,
     };
     if let Some(divergence) = first_divergence(&check, &trial) {
         return Err(AuditError::NoLongerPasses { divergence });
@@ -138,19 +139,22 @@ const MESSAGE_CHARS: usize = 200;
 
 /// A scenario's expectation, and the protocol inventory's findings on its unmutated
 /// output: a mutation is caught by the inventory when it makes a finding that was not there.
-struct Audited<'a> {
+struct Audited {
     check: RunPlan,
-    root: &'a Path,
+    /// The trial's dialect's inventories, strict (`None`: the trial does not say its dialect).
+    protocol: Option<ProtocolCheck>,
     before: Vec<crate::protocol::Finding>,
 }
 
 /// What the protocol inventory finds in `trial` (new and gone alike).
-fn protocol_findings(trial: &Trial, root: &Path) -> Vec<crate::protocol::Finding> {
+fn protocol_findings(
+    trial: &Trial,
+    check: Option<&ProtocolCheck>,
+) -> Vec<crate::protocol::Finding> {
     let mut t = trial.clone();
     t.protocol.clear();
-    if let Some(dialect) = t.dialect {
-        let check = ProtocolCheck::load(crate::protocol::Policy::Strict, root, dialect);
-        crate::runner::protocol::check_trial(&check, &mut t);
+    if let Some(check) = check {
+        crate::runner::protocol::check_trial(check, &mut t);
     }
     t.protocol
 }
@@ -163,7 +167,7 @@ fn first_divergence(check: &Audited, trial: &Trial) -> Option<String> {
         .into_iter()
         .next()
         .or_else(|| {
-            let found = protocol_findings(trial, check.root);
+            let found = protocol_findings(trial, check.protocol.as_ref());
             let f = found.into_iter().find(|f| {
                 !check.before.contains(f) && f.change != crate::protocol::Change::Unchecked
             })?;

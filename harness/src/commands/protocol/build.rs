@@ -180,6 +180,7 @@ pub fn recheck(
     let saved = RunReader::open(dir).saved()?;
     let commands = command_lines(dir)?;
     let mut out = Vec::new();
+    let mut checks = BTreeMap::new();
     for s in &saved {
         let mut trial = restored(s, &commands);
         if matches!(trial.status, Status::Skipped(_) | Status::Unavailable(_)) {
@@ -187,8 +188,9 @@ pub fn recheck(
         }
         trial.divergences.clear();
         if let Some(dialect) = trial.dialect {
-            let check = crate::protocol::ProtocolCheck::load(policy, root, dialect);
-            crate::runner::protocol::check_trial(&check, &mut trial);
+            let check = (checks.entry(dialect))
+                .or_insert_with(|| crate::protocol::ProtocolCheck::load(policy, root, dialect));
+            crate::runner::protocol::check_trial(check, &mut trial);
         }
         out.push(trial);
     }

@@ -224,6 +224,9 @@ fn run_text(r: &RunShown) -> String {
         out += &format!("      rules: {}\n", c.rules.join(", "));
     }
     out += &format!("      protocol: {}\n", word(&c.protocol));
+    for inventory in &c.against {
+        out += &format!("        against {inventory}\n");
+    }
     out
 }
 

@@ -61,12 +61,4 @@ impl ProtocolCheck {
             },
         }
     }
-
-    /// A check that looks at nothing: no inventory is read.
-    pub fn off() -> ProtocolCheck {
-        ProtocolCheck {
-            policy: Policy::Off,
-            inventories: Vec::new(),
-        }
-    }
 }

@@ -31,7 +31,7 @@ pub enum Error {
     #[error(transparent)]
     Client(#[from] ClientError),
     /// A typed error of a seam on a floor above this file's (`store::StoreError`,
-    /// `commands::record::RecordError`), which this file may not name (the layers test):
+    /// `recording::RecordError`), which this file may not name (the layers test):
     /// each converts itself into this beside its own type.
     #[error(transparent)]
     Seam(Box<dyn std::error::Error + Send + Sync>),

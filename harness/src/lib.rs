@@ -24,11 +24,15 @@
 //! - [`store`]: a run folder as stored, and [`store::RunReader`]
 //! - [`report`]: summary.md, junit.xml, results.json, index.html and one report per
 //!   divergence; [`suite`]: many trials in parallel, sharding, filters
-//! - [`commands`]: `record` (and `review`), `drift`, `compare`, `bisect`, `audit`,
-//!   `consume` (and `replay-cli`), `protocol` and `verdict`
+//! - [`boundary`]: searching the published releases for where a behaviour changes
+//!   (installing each once, the cache under its cap; `bisect` and `ranges --prove`);
+//!   [`recording`]: turning what a CLI printed into an expectation (`record`, `drift`)
+//! - [`commands`]: `record` (and `review`), `drift`, `compare`, `bisect`, `ranges`, `audit`,
+//!   `consume` (and `replay-cli`), `protocol` and `verdict`; no command imports another
 //!
 //! What a person reads on a terminal lives in the binary (`cli/`).
 
+pub mod boundary;
 pub mod catalogue;
 pub mod client;
 pub mod commands;
@@ -51,6 +55,7 @@ pub mod plan;
 pub mod printed;
 pub mod process_group;
 pub mod protocol;
+pub mod recording;
 pub mod report;
 pub mod runner;
 pub mod scenario;

@@ -4,7 +4,7 @@
 //! - reports show [`redact`]ed values (a volatile value becomes `<key>`);
 //! - drift compares [`comparable`] values and saves outputs with [`redact_sandbox`];
 //! - compare keeps the frames [`with_paths`];
-//! - `record` turns them into placeholders (`commands::record::generalise`), asking
+//! - `record` turns them into placeholders (`recording::generalise`), asking
 //!   [`is_volatile_key`], [`looks_like_timestamp`], [`uuid_spans`] and [`sandbox_token`].
 //!
 //! Sandbox paths are written as `$WORKSPACE` and `$HOME`, the variables patterns

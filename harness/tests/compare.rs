@@ -8,10 +8,11 @@ use common::{fixture_root, streamcheck, text, write_executable};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use streamcheck::commands::compare::{
-    self, compare, Aspect, Comparison, Parity, Recorded, ScenarioParity, Side, TargetSide, Verdict,
+    self, compare, Aspect, Comparison, Parity, ScenarioParity, Side, TargetSide, Verdict,
 };
 use streamcheck::dialect::{Dialect, Event, Neutral};
 use streamcheck::install::{Project, Target};
+use streamcheck::recording::recorded::Recorded;
 use streamcheck::runner::{AsWritten, Exit, RunOptions, Status, Termination, Trial};
 use streamcheck::scenario::Scenario;
 

@@ -83,6 +83,8 @@ const LAYERS: &[&[&str]] = &[
     &["store"],
     &["report"],
     &["suite"],
+    // engines more than one command runs: the release search, recording expectations
+    &["boundary", "recording"],
     &["commands"],
 ];
 
@@ -491,6 +493,75 @@ fn an_upward_import_is_seen() {
     );
     assert!(floor_of("plan") < floor_of("runner"));
     assert_eq!(floor_of("nowhere"), None);
+}
+
+/// The command a module belongs to (`commands/record/review.rs` is `record`'s).
+fn command_of(module: &[String]) -> Option<&str> {
+    match module {
+        [room, command, ..] if room == "commands" => Some(command),
+        _ => None,
+    }
+}
+
+/// Each arrow from one command's files to another command's, as `from -> to (items)`.
+fn between_commands(arrows: &Arrows) -> Vec<String> {
+    let mut found = Vec::new();
+    for (from, targets) in arrows {
+        for (to, items) in targets {
+            if let (Some(a), Some(b)) = (command_of(from), command_of(to)) {
+                if a != b {
+                    let items: Vec<_> = items.iter().map(String::as_str).collect();
+                    found.push(format!(
+                        "commands/{} -> commands/{} ({})",
+                        from[1..].join("/"),
+                        to[1..].join("/"),
+                        items.join(", ")
+                    ));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Every command has a floor of its own: what two commands share lives in a room below
+/// `commands/` (`boundary`, `recording`), so a change to one command's code cannot
+/// change another's behaviour.
+#[test]
+fn no_command_imports_another() {
+    let found = between_commands(&arrows_of(&files_of(&CRATES[0])));
+    assert!(
+        found.is_empty(),
+        "one command imports another's code (move what they share below commands/):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn an_import_between_commands_is_seen() {
+    // The checker itself, on arrows as `arrows_of` makes them: one between two commands
+    // is reported, one inside a command or to a room below is not.
+    let m = |p: &str| -> ModPath { p.split('/').map(String::from).collect() };
+    let mut arrows = Arrows::new();
+    let from = arrows.entry(m("commands/record/first")).or_default();
+    from.entry(m("commands/compare/trials"))
+        .or_default()
+        .insert("refusal".into());
+    from.entry(m("commands/record"))
+        .or_default()
+        .insert("x".into());
+    from.entry(m("recording/recorded"))
+        .or_default()
+        .insert("Recorded".into());
+    assert_eq!(
+        between_commands(&arrows),
+        ["commands/record/first -> commands/compare/trials (refusal)"]
+    );
+    let files = files_of(&CRATES[0]);
+    assert!(
+        files.contains_key(&m("commands/record")),
+        "modules are found as paths"
+    );
 }
 
 /// A visitor's `visit_item_mod` and `visit_item_fn` that pass over test code.

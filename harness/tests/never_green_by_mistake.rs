@@ -302,9 +302,9 @@ fn a_broken_data_file_is_a_broken_target_and_only_a_missing_cli_is_not_installed
 /// ignored there). A data file no loader reads here is named: add it.
 #[test]
 fn every_dialects_data_files_in_the_repository_load() {
-    use streamcheck::commands::record::profile::RecordProfile;
     use streamcheck::dialect::Dialect;
     use streamcheck::install::{self, TargetSpec};
+    use streamcheck::recording::profile::RecordProfile;
     let root = common::repo();
     let project = streamcheck::install::Project { root: root.clone() };
     let dir = tempfile::tempdir().unwrap();

@@ -65,7 +65,7 @@ fn scenario_files(root: &Path) -> BTreeMap<String, String> {
 }
 
 fn pending(root: &Path) -> Vec<String> {
-    streamcheck::commands::record::pending_files(&root.join("reports/pending"))
+    streamcheck::recording::pending_files(&root.join("reports/pending"))
         .iter()
         .map(|p| {
             p.strip_prefix(root.join("reports/pending"))

@@ -7,7 +7,7 @@ use super::{Context, Verdict};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::Instant;
-use streamcheck::commands::bisect::ProbeOptions;
+use streamcheck::boundary::ProbeOptions;
 use streamcheck::commands::ranges::prove::{self, ProveOptions};
 use streamcheck::commands::ranges::{
     self, proof_files, rewrite, Proof, ProofFile, Range, Sources, Unproven,

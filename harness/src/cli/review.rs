@@ -4,8 +4,8 @@ use anstream::{print, println};
 use std::io::{BufRead, Write as _};
 use std::path::Path;
 use streamcheck::commands::record::review::{scenario_of, Decision, PendingChange};
-use streamcheck::commands::record::{pending, Outcome, PendingPlace, Recording};
 use streamcheck::install::Project;
+use streamcheck::recording::{pending, Outcome, PendingPlace, Recording};
 use streamcheck::runner::{Status, Trial};
 
 /// One line per finished trial while recording (`run` of `runs`).

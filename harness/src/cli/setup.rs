@@ -3,11 +3,11 @@
 //! go to (the project file's folder, else the data's, else the current folder).
 
 use std::path::{Path, PathBuf};
-use streamcheck::commands::record::PendingPlace;
 use streamcheck::config::{Config, ConfigError};
 use streamcheck::error::{Error, Result};
 use streamcheck::file_error::FileError;
 use streamcheck::install::Project;
+use streamcheck::recording::PendingPlace;
 
 /// What the command line says about where to look (`--root`, `--config`).
 #[derive(Debug, Clone, Default)]

@@ -3,31 +3,24 @@
 //! (`from`) gets, for each selected scenario. All scenarios are searched together: each
 //! probed version is installed once and runs every scenario that still needs it.
 //!
+//! The probing and the search are [`crate::boundary`]'s, shared with `ranges --prove`.
+//!
 //! - [`model`]: what a bisect found (bisect.json)
-//! - [`probe`]: installing releases once per run and running scenarios on them (also
-//!   `ranges --prove`'s)
-//! - [`search`]: one scenario's binary search, told what each probe saw
 //! - [`render`]: the terminal lines, bisect.md and bisect.json
-//! - [`error`]: why a release could not be probed, or a trial judged
 
-pub mod error;
 pub mod model;
-pub mod probe;
 pub mod render;
-pub mod search;
 
-pub use error::ProbeError;
-pub use model::{Bisect, InstallFailure, ScenarioBisect};
+pub use model::{Bisect, ScenarioBisect};
 
+use crate::boundary::probe::{self, first_divergence, ProbeOptions, Prober};
+use crate::boundary::search::{seen, Outcome, Search, Seen};
 use crate::dialect::Dialect;
-use crate::divergence::Divergence;
 use crate::error::{Error, Result};
 use crate::install::{version_lt, Project, TargetSpec};
 use crate::plan::Planner;
 use crate::runner::{Status, Trial};
 use crate::scenario::Scenario;
-pub use probe::{first_divergence, ProbeOptions, Prober};
-use search::{Outcome, Search, Seen};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -289,17 +282,4 @@ fn classify(trial: &Trial, scenario: &Scenario, from: &str, planner: &Planner) -
     let against_new = first_divergence(trial);
     let against_old = probe::against(trial, scenario, from, planner);
     seen(against_new, against_old)
-}
-
-/// What a probe did, from its first divergence from the new expectation and from the old.
-pub fn seen(against_new: Option<Divergence>, against_old: Option<Divergence>) -> Seen {
-    match (against_new, against_old) {
-        (None, None) => Seen::Both,
-        (None, Some(_)) => Seen::New,
-        (Some(_), None) => Seen::Old,
-        (Some(new), Some(old)) => Seen::Neither {
-            against_new: Box::new(new),
-            against_old: Box::new(old),
-        },
-    }
 }

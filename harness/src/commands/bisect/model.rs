@@ -1,7 +1,8 @@
 //! What a bisect found: per scenario how its search ended, and the versions probed
 //! (bisect.json is these types serialised).
 
-use super::search::Outcome;
+use crate::boundary::probe::InstallFailure;
+use crate::boundary::search::Outcome;
 use serde::Serialize;
 
 /// One scenario's result.
@@ -10,13 +11,6 @@ pub struct ScenarioBisect {
     pub scenario: String,
     #[serde(flatten)]
     pub outcome: Outcome,
-}
-
-/// A version that could not be installed, and why.
-#[derive(Debug, Clone, Serialize)]
-pub struct InstallFailure {
-    pub version: String,
-    pub why: String,
 }
 
 /// What a bisect run found (bisect.json).

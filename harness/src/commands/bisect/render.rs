@@ -1,7 +1,7 @@
 //! What `bisect` says: one line per scenario, bisect.md and bisect.json.
 
 use super::model::{Bisect, ScenarioBisect};
-use super::search::Outcome;
+use crate::boundary::search::Outcome;
 use crate::report::write_atomic;
 use crate::text::Table;
 use std::fmt::Write as _;

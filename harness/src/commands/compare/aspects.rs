@@ -1,8 +1,8 @@
 //! The comparison core: both runs mapped into neutral events by their dialect's adapter,
 //! then set side by side one [`Aspect`] at a time. Pure: frames and exit codes in, rows out.
 
-use super::recorded::Recorded;
 use crate::dialect::{Dialect, Event, Neutral};
+use crate::recording::recorded::Recorded;
 use crate::text::clip_line;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

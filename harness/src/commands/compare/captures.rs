@@ -3,8 +3,8 @@
 
 use super::aspects::Side;
 use super::parity::{Compared, ScenarioParity, TargetSide};
-use super::recorded::Recorded;
 use crate::dialect::Dialect;
+use crate::recording::recorded::Recorded;
 use crate::store::StoreError;
 use std::collections::BTreeMap;
 use std::path::Path;

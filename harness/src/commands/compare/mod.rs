@@ -21,7 +21,6 @@ mod captures;
 pub mod fields;
 pub mod html;
 mod parity;
-mod recorded;
 mod render;
 mod saved;
 mod trials;
@@ -32,10 +31,9 @@ pub use parity::{
     known_shape_differences, Compared, Parity, ParityCounts, ScenarioParity, TargetSide,
     SCHEMA_VERSION,
 };
-pub use recorded::Recorded;
 pub use render::{render_md, summary};
 pub use saved::{saved_runs, ParityTable};
-pub use trials::{as_written_hints, compare_trials, refusal};
+pub use trials::compare_trials;
 
 use crate::error::Error;
 use crate::install::{NotInstalled, Target};

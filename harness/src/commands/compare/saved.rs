@@ -4,7 +4,7 @@
 use super::aspects::Side;
 use super::fields::PathRow;
 use super::parity::{Compared, Parity, ScenarioParity, TargetSide};
-use super::recorded::Recorded;
+use crate::recording::recorded::Recorded;
 use crate::runner::{Status, Trial};
 use crate::store::{RunReader, StoreError};
 use serde::{Deserialize, Serialize};

@@ -5,13 +5,13 @@
 
 use super::aspects::Side;
 use super::parity::{Compared, ScenarioParity};
-use super::recorded::Recorded;
-use crate::dialect::{Dialect, Written};
+use crate::dialect::Dialect;
 use crate::divergence::Kind;
+use crate::recording::as_written::{as_written_hints, refusal};
+use crate::recording::recorded::Recorded;
 use crate::runner::{Status, Trial};
 use crate::scenario::{CloseStdin, Scenario, StdinLine};
 use crate::text::clip_line;
-use serde_json::Value;
 
 /// One side's trial, its dialect and its output as the comparison reads it.
 struct Ran<'a> {
@@ -192,21 +192,6 @@ fn off_script_note(scenario: &Scenario, t: &Trial) -> Option<String> {
     ))
 }
 
-/// Why a scenario written for another dialect may not suit `dialect`.
-pub fn as_written_hints(scenario: &Scenario, dialect: Dialect) -> Vec<String> {
-    let user_frames = (scenario.file.stdin.iter().flatten())
-        .filter_map(|l| match l {
-            StdinLine::Frame(v) if v.get("type").and_then(Value::as_str) == Some("user") => Some(v),
-            _ => None,
-        })
-        .collect();
-    dialect.conventions().as_written_hints(&Written {
-        user_frames,
-        args: &scenario.file.args,
-        default_args: scenario.file.default_args,
-    })
-}
-
 /// It printed nothing, sent no request and was killed at the timeout.
 fn stalled(r: &Recorded) -> bool {
     r.killed_at_timeout() && r.frames.is_empty() && r.requests == Some(0)
@@ -215,23 +200,4 @@ fn stalled(r: &Recorded) -> bool {
 /// It sent no request and did not succeed: the scenario is about refusing the input.
 fn never_started(r: &Recorded) -> bool {
     r.requests == Some(0) && r.exit.code != Some(0)
-}
-
-/// How the CLI refused the invocation itself (`exit 2: <its first stderr line>`), if it did.
-pub fn refusal(dialect: Dialect, r: &Recorded) -> Option<String> {
-    rejected(dialect, r).then(|| {
-        let stderr = r
-            .stderr_headline()
-            .map_or(String::new(), |l| clip_line(l, 200));
-        format!("exit {}: {stderr}", r.exit)
-    })
-}
-
-/// The CLI refused the invocation itself: a usage error before any model request.
-fn rejected(dialect: Dialect, r: &Recorded) -> bool {
-    let usage = r
-        .exit
-        .code
-        .is_some_and(|code| dialect.conventions().is_usage_exit(code));
-    usage && r.requests.unwrap_or(0) == 0 && !r.stderr.trim().is_empty()
 }

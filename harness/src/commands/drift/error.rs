@@ -1,8 +1,8 @@
 //! [`DriftError`]: why a drift could not be run, read back or written. Each message is the
 //! sentence a user sees (after `streamcheck: `).
 
-use crate::commands::record::RecordError;
 use crate::file_error::FileError;
+use crate::recording::RecordError;
 use crate::store::StoreError;
 
 /// Why running, reading or writing a drift failed.

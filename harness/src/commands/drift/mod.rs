@@ -29,9 +29,9 @@ pub use model::*;
 pub use render::render_md;
 pub use verdict::classify;
 
-use crate::commands::record::PendingPlace;
 use crate::file_error::FileError;
 use crate::install::{self, NotInstalled, Project, Source, Target, TargetSpec};
+use crate::recording::PendingPlace;
 use crate::report::{self, write_atomic};
 use crate::runner::{RunOptions, Trial};
 use crate::scenario::Scenario;

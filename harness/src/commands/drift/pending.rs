@@ -1,14 +1,14 @@
 //! A verdict opens pending version blocks: for each scenario a breaking change names,
 //! what the newer version printed there becomes a pending `claude-code@X:` block holding
-//! only what differs (`record`'s version blocks, [`crate::commands::record::block`]),
+//! only what differs (`record`'s version blocks, [`crate::recording::block`]),
 //! for `streamcheck review`.
 
 use super::model::Drift;
-use crate::commands::record::{
-    pending_for, profile::RecordProfile, Outcome, PendingPlace, RecordError, Recorder,
-};
 use crate::install::supported::Versions;
 use crate::install::Project;
+use crate::recording::{
+    pending_for, profile::RecordProfile, Outcome, PendingPlace, RecordError, Recorder,
+};
 use crate::report::write_atomic;
 use crate::runner::{Status, Trial};
 use crate::scenario::Scenario;

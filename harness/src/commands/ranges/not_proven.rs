@@ -2,7 +2,7 @@
 //! `file:line: range: not proven: ...` says it.
 
 use super::proof::Edge;
-use crate::commands::bisect::search::Seen;
+use crate::boundary::search::Seen;
 use crate::divergence::Divergence;
 
 /// Why a range's bounds were not found, or do not hold.

@@ -1,13 +1,13 @@
 //! Deciding on a pending file: the scenario as it is and as accepting would make it,
 //! and the decision applied. Asking and printing are the binary's (`cli::review`).
 
-use super::error::RecordError;
-use super::pending::{Pending, PendingPlace};
-use super::yaml_edit::{
+use crate::install::Project;
+use crate::recording::pending::{Pending, PendingPlace};
+use crate::recording::yaml_edit::{
     recorded_fields, rewrite_expectation, validate_edit, version_block_fields, write_case_block,
     write_new_block, write_version_block,
 };
-use crate::install::Project;
+use crate::recording::RecordError;
 use crate::report::write_atomic;
 use crate::scenario::Scenario;
 use std::path::{Path, PathBuf};

@@ -176,6 +176,19 @@ impl Search {
     }
 }
 
+/// What a probe did, from its first divergence from the new expectation and from the old.
+pub fn seen(against_new: Option<Divergence>, against_old: Option<Divergence>) -> Seen {
+    match (against_new, against_old) {
+        (None, None) => Seen::Both,
+        (None, Some(_)) => Seen::New,
+        (Some(_), None) => Seen::Old,
+        (Some(new), Some(old)) => Seen::Neither {
+            against_new: Box::new(new),
+            against_old: Box::new(old),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,10 +3,11 @@
 //! holding its frames and exit code. Notes tell the reviewer when the CLI refused the
 //! command line or the run broke something a block of frames does not state.
 
+use super::as_written::{as_written_hints, refusal};
 use super::frames::{frames_of, runs_agree};
 use super::model::{Outcome, Recorder};
 use super::pending::Pending;
-use crate::commands::compare::{self, as_written_hints};
+use super::recorded::Recorded;
 use crate::dialect::Dialect;
 use crate::divergence::Kind;
 use crate::expectation::ExpectKey;
@@ -61,8 +62,8 @@ fn notes(scenario: &Scenario, target: &str, t: &Trial) -> Vec<String> {
         t.target
     )];
     if let Some(dialect) = Dialect::from_key(target) {
-        let run = compare::Recorded::from_trial(t);
-        if let Some(why) = compare::refusal(dialect, &run) {
+        let run = Recorded::from_trial(t);
+        if let Some(why) = refusal(dialect, &run) {
             notes.push(format!(
                 "the CLI refused the command line ({why}): reject this, or give the block the `args:` (or `stdin:`) it takes"
             ));

@@ -4,7 +4,6 @@
 //! releases are evicted as new ones come in.
 
 use super::error::ProbeError;
-use super::model::InstallFailure;
 use crate::divergence::{Divergence, Kind};
 use crate::error::Result;
 use crate::install::supported::{self, Versions};
@@ -14,6 +13,7 @@ use crate::plan::Planner;
 use crate::runner::{check, LetThrough, RunOptions, Status, Trial};
 use crate::scenario::Scenario;
 use crate::suite;
+use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -28,6 +28,13 @@ pub struct ProbeOptions {
     pub report_dir: PathBuf,
     /// Keep the release cache under this many bytes (least recently used evicted first).
     pub cache_cap: Option<u64>,
+}
+
+/// A version that could not be installed, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct InstallFailure {
+    pub version: String,
+    pub why: String,
 }
 
 /// What a prober did: the releases it ran, installed, and could not install.

@@ -101,12 +101,12 @@ impl Recorded {
     }
 
     /// The first line of stderr that says something, trimmed.
-    pub(super) fn stderr_headline(&self) -> Option<&str> {
+    pub fn stderr_headline(&self) -> Option<&str> {
         self.stderr.lines().map(str::trim).find(|l| !l.is_empty())
     }
 
     /// The harness killed it at the scenario's timeout.
-    pub(super) fn killed_at_timeout(&self) -> bool {
+    pub fn killed_at_timeout(&self) -> bool {
         self.exit.termination == Termination::Timeout
     }
 }

@@ -168,10 +168,8 @@ pub async fn run_into(
     sink: &mut (impl TrialSink + ?Sized),
 ) -> std::io::Result<RunEnd> {
     let planned = plan_all(&scenarios, targets, &opts);
-    let opts = Arc::new(opts);
-    run_with(planned, jobs, sink, move |plan, t| {
-        let opts = opts.clone();
-        async move { runner::execute_plan(&plan, &t, &opts).await }
+    run_with(planned, jobs, sink, |plan, t| async move {
+        runner::execute_plan(&plan, &t).await
     })
     .await
 }
@@ -179,7 +177,7 @@ pub async fn run_into(
 /// `scenario` planned on `target` and run: one trial, as a run makes it.
 pub async fn run_one(scenario: &Scenario, target: &Target, opts: &RunOptions) -> Trial {
     let plan = Planner::for_target(target).plan(scenario, target, opts);
-    runner::execute_plan(&plan, target, opts).await
+    runner::execute_plan(&plan, target).await
 }
 
 /// One trial of a run, decided before any trial starts.

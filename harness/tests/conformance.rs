@@ -114,7 +114,7 @@ fn trial_of(name: String, s: Scenario, planner: &Planner, t: Arc<Target>) -> Tri
     let plan = planner.plan(&s, &t, &opts);
     let ignored = matches!(plan.decision, Decision::Skip(_));
     Trial::test(name, move || {
-        let trial = runtime().block_on(runner::execute_plan(&plan, &t, &opts));
+        let trial = runtime().block_on(runner::execute_plan(&plan, &t));
         if let Some(no) = (trial.protocol.iter()).find(|f| {
             matches!(
                 f.what,

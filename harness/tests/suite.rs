@@ -188,3 +188,64 @@ async fn every_trial_is_decided_before_any_starts_and_a_skip_takes_no_place() {
         skipped.0.status
     );
 }
+
+/// The verdict marks only what the plan's known-divergence list names: the runner takes
+/// the entries from the plan, not from the target it runs on.
+#[tokio::test]
+async fn a_trial_is_judged_with_the_known_entries_its_plan_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("known.yaml");
+    std::fs::write(
+        &path,
+        "- scenario: k\n  kind: exit_code\n  message: '^expected exit code 0, got 1$'\n  reason: exits 1\n",
+    )
+    .unwrap();
+    let list = streamcheck::known::KnownList::load(&path, "known.yaml").unwrap();
+    let mut t = target();
+    t.known = Arc::new(list);
+    let root = Path::new("/nonexistent-root");
+    let text = "description: d\nprompt: hi\nstub: {steps: []}\nexpect: {claude-code: {frames: [], exit_code: 0}}\n";
+    let s = Scenario::parse(text, &root.join("k.yaml"), root).unwrap();
+    let opts = RunOptions {
+        grace: std::time::Duration::from_secs(1),
+        ..RunOptions::default()
+    };
+    let planner = streamcheck::plan::Planner::for_target(&t);
+    let mut plan = planner.plan(&s, &t, &opts);
+    assert_eq!(
+        plan.known.list.entries.len(),
+        1,
+        "the plan holds the target's list"
+    );
+
+    let trial = streamcheck::runner::execute_plan(&plan, &t).await;
+    let kinds: Vec<Kind> = trial.divergences.iter().map(|d| d.kind).collect();
+    assert!(kinds.contains(&Kind::ExitCode), "{kinds:?}");
+    let unnamed: Vec<_> = (trial.divergences.iter())
+        .filter(|d| d.known.is_none())
+        .map(|d| d.message.clone())
+        .collect();
+    match unnamed.is_empty() {
+        true => assert!(
+            matches!(trial.status, Status::Known(_)),
+            "{:?}",
+            trial.status
+        ),
+        false => assert_eq!(trial.status, Status::Failed, "{unnamed:?}"),
+    }
+    assert!(
+        trial
+            .divergences
+            .iter()
+            .any(|d| d.kind == Kind::ExitCode && d.known.is_some()),
+        "the plan's entry marks the exit code"
+    );
+
+    plan.known = Default::default();
+    let trial = streamcheck::runner::execute_plan(&plan, &t).await;
+    assert_eq!(trial.status, Status::Failed);
+    assert!(
+        trial.divergences.iter().all(|d| d.known.is_none()),
+        "a plan without entries marks nothing, whatever the target holds"
+    );
+}

@@ -2,6 +2,7 @@
 
 use super::setup::Setup;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 use streamcheck::config::{Config, TargetEntry};
 use streamcheck::dialect::Dialect;
@@ -183,7 +184,7 @@ impl ExecArgs {
         let mut resolved: Vec<Result<Target, NotInstalled>> = (specs.iter())
             .map(|s| install::resolve(s, &setup.project, !self.no_install))
             .collect();
-        let lists = (resolved.iter().flatten().map(|t| &t.known)).chain([&project_known]);
+        let lists = (resolved.iter().flatten().map(|t| &*t.known)).chain([&project_known]);
         known_scenarios_exist(lists, setup)?;
         for (t, s) in resolved
             .iter_mut()
@@ -192,9 +193,9 @@ impl ExecArgs {
         {
             declare(t, setup, self.protocol)?;
             if matches!(s.source, Source::Command { .. }) {
-                t.known = project_known.clone();
+                t.known = Arc::new(project_known.clone());
             } else {
-                t.known.extend(&project_known);
+                Arc::make_mut(&mut t.known).extend(&project_known);
             }
         }
         Ok(resolved)

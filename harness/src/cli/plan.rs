@@ -47,7 +47,7 @@ impl PlanArgs {
             let Planned::Trial { plan, target } = planned else {
                 continue;
             };
-            let shown = describe::describe(&plan, &target, &opts);
+            let shown = describe::describe(&plan, &target);
             if self.json {
                 let line = serde_json::to_string(&shown)
                     .map_err(|e| Error::Failed(format!("cannot write the plan: {e}")))?;

@@ -74,7 +74,7 @@ pub fn resolve(
         lead_args,
         version,
         features: features(spec.dialect, &tools),
-        known,
+        known: std::sync::Arc::new(known),
         rules: std::sync::Arc::new(rules),
         tools,
         env: match &spec.source {

@@ -146,7 +146,7 @@ pub struct Target {
     pub version: String,
     pub features: BTreeSet<String>,
     /// The divergences this target is known to have (`targets/<dialect>/known-divergences.yaml`).
-    pub known: crate::known::KnownList,
+    pub known: std::sync::Arc<crate::known::KnownList>,
     /// Its dialect's release-wide rules (`targets/<dialect>/rules.yaml` of the project or the
     /// bundled catalogue), for every scenario it runs, the project's own included.
     pub rules: std::sync::Arc<crate::expectation::rules::Rules>,

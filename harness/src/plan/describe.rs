@@ -2,7 +2,7 @@
 //! sandbox's paths as placeholders (`$WORKSPACE`, `$HOME`, `$TMPDIR`, `$STUB_URL`), as one
 //! value of a stable shape ([`FORMAT_VERSION`], documented in docs/plan.md).
 
-use super::{checks, Decision, RunOptions, SkipReason, TrialId, TrialPlan, JOURNAL_BUDGET};
+use super::{checks, Decision, SkipReason, TrialId, TrialPlan, JOURNAL_BUDGET};
 use crate::client::script::{Answer, Line, Responder, ResponderAction};
 use crate::client::session::ClosePolicy;
 use crate::install::Target;
@@ -160,7 +160,7 @@ pub struct ChecksShown {
 }
 
 /// `plan` on `target`, as shown.
-pub fn describe(plan: &TrialPlan, target: &Target, opts: &RunOptions) -> Described {
+pub fn describe(plan: &TrialPlan, target: &Target) -> Described {
     let decision = match &plan.decision {
         Decision::Run => Shown::Run,
         Decision::AsWritten(super::AsWritten::ToCompare) => Shown::AsWritten {
@@ -217,13 +217,14 @@ pub fn describe(plan: &TrialPlan, target: &Target, opts: &RunOptions) -> Describ
         version: &target.version,
         printed: &[],
     };
-    let known = (target.known.for_trial(&plan.id.scenario, &ran).into_iter())
+    let list = &plan.known.list;
+    let known = (list.for_trial(&plan.id.scenario, &ran).into_iter())
         .map(|e| KnownShown {
             entry: e.describe(),
             reason: e.reason.clone(),
             finding: e.finding.as_ref().map(|f| f.as_str().to_string()),
             intermittent: e.intermittent,
-            at: format!("{}:{}", target.known.file, e.line),
+            at: format!("{}:{}", list.file, e.line),
         })
         .collect();
     Described {
@@ -238,7 +239,7 @@ pub fn describe(plan: &TrialPlan, target: &Target, opts: &RunOptions) -> Describ
         notes: plan.notes.clone(),
         fixtures: plan.fixtures.is_some(),
         known,
-        strict_known: opts.strict_known,
+        strict_known: plan.known.strict,
         runs,
     }
 }

@@ -22,6 +22,7 @@ use crate::client::session::{ClosePolicy, Plan as ClientPlan};
 use crate::dialect::Dialect;
 use crate::expectation::rules::{Rules, RulesError};
 use crate::install::{Project, Target};
+use crate::known::KnownList;
 use crate::protocol::{Policy, ProtocolCheck};
 use crate::scenario::{CloseStdin, RunSpec, Scenario, StdinLine, TargetExpect};
 use std::collections::BTreeMap;
@@ -159,6 +160,18 @@ pub struct TrialPlan {
     /// The CLI runs of the trial, in order: one, or a multi-run scenario's `runs`; only the
     /// first when the expectation is a skip (the run that confirms its reason).
     pub runs: Vec<RunPlan>,
+    /// The known divergences its verdict may mark.
+    pub known: KnownCheck,
+}
+
+/// The known-divergence entries a trial's verdict is judged with: its target's list (the
+/// dialect's, with the project's own), and whether an entry that matches nothing fails
+/// the trial (`--strict`). A plan made again from a finished trial ([`Planner::replan`])
+/// has none: the commands that judge saved output match entries themselves.
+#[derive(Debug, Clone, Default)]
+pub struct KnownCheck {
+    pub list: Arc<KnownList>,
+    pub strict: bool,
 }
 
 impl TrialPlan {
@@ -283,6 +296,10 @@ impl Planner {
             fixtures: crate::fixtures::uses(scenario).then(|| root.clone()),
             notes: Vec::new(),
             runs: Vec::new(),
+            known: KnownCheck {
+                list: target.known.clone(),
+                strict: opts.strict_known,
+            },
             id,
         };
         let dialect = target.dialect;
@@ -355,6 +372,7 @@ impl Planner {
             fixtures,
             notes: Vec::new(),
             runs,
+            known: KnownCheck::default(),
         })
     }
 

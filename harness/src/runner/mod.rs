@@ -36,7 +36,7 @@ pub fn skipped(plan: &TrialPlan, target: &Target) -> Option<Trial> {
 }
 
 /// Runs a decided plan and gives its verdict. Never panics on anything the CLI does.
-pub async fn execute_plan(plan: &TrialPlan, target: &Target, opts: &RunOptions) -> Trial {
+pub async fn execute_plan(plan: &TrialPlan, target: &Target) -> Trial {
     if let Some(trial) = skipped(plan, target) {
         return trial;
     }
@@ -83,30 +83,31 @@ pub async fn execute_plan(plan: &TrialPlan, target: &Target, opts: &RunOptions) 
             )),
         }
     }
-    trial.status = verdict(&mut trial, target, opts.strict_known);
+    trial.status = verdict(&mut trial, plan);
     trial
 }
 
-/// Passed, failed, or known when every divergence is one the target's known-divergence
+/// Passed, failed, or known when every divergence is one the plan's known-divergence
 /// list names. A list entry that matches nothing here is stale: noted, and a divergence
-/// of its own under `strict`.
-fn verdict(trial: &mut Trial, target: &Target, strict: bool) -> Status {
-    let dialect = target.dialect.conventions().expect_key();
+/// of its own under `--strict`.
+fn verdict(trial: &mut Trial, plan: &TrialPlan) -> Status {
+    let dialect = plan.id.dialect.conventions().expect_key();
     let printed: Vec<&serde_json::Value> = trial.output.frames.iter().map(|f| &f.value).collect();
     let ran = crate::known::Ran {
-        name: &target.name,
+        name: &plan.id.target,
         dialect,
-        version: &target.version,
+        version: &plan.id.version,
         printed: &printed,
     };
-    let stale = (target.known).judge(&trial.scenario, &ran, &mut trial.divergences);
+    let known = &plan.known.list;
+    let stale = known.judge(&trial.scenario, &ran, &mut trial.divergences);
     for entry in stale {
         let what = entry.describe();
         trial.stale_known.push(what.clone());
-        if strict {
+        if plan.known.strict {
             trial.divergences.push(Divergence::new(
                 Kind::KnownDivergencePasses,
-                format!("{} lists `{what}` as a known divergence, but the trial does not show it now: remove the entry", target.known.file),
+                format!("{} lists `{what}` as a known divergence, but the trial does not show it now: remove the entry", known.file),
             ));
         }
     }

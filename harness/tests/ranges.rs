@@ -491,6 +491,12 @@ fn a_known_bug_at_a_blocks_bound_does_not_hide_which_block_a_release_gets() {
     );
     let (code, out) = ranges(&f, "--prove", &["demo/kb"]);
     assert!(out.contains("claude-code@<1.0.3: proven: 1.0.0 to 1.0.5 behave as written, first published below and 1.0.6 above do not"), "{out}");
+    // The entry was judged with 1.0.3 and 1.0.4 held to the general expectation; the block
+    // written back as <1.0.6 now holds them, so its proof is not carried over but made
+    // again in a second round, against the block as it stands.
+    assert!(out.contains("ranges: 1 proof(s) dropped"), "{out}");
+    let entry = "demo/kb exit_code >=1.0.2, <1.0.5: proven: 1.0.2 to 1.0.4";
+    assert_eq!(out.matches(entry).count(), 2, "{out}");
     assert_eq!(code, 0, "{out}");
 }
 

@@ -85,11 +85,21 @@ impl RangesArgs {
         match self.prove || self.write {
             false => check(&ctx, &ranges),
             true => {
-                if self.prove {
-                    self.prove(&ctx, &ranges)?;
-                }
                 let whole = self.select.filters.is_empty() && self.select.shard.is_none();
-                let ranges = write_back(ranges, list, whole)?;
+                let mut ranges = ranges;
+                // A rewrite drops the proofs of its scenarios' other ranges; proving those
+                // again may move another bound, and so on (each round proves only what the
+                // one before left unproven).
+                for _ in 0..PROVE_ROUNDS {
+                    if self.prove {
+                        self.prove(&ctx, &ranges)?;
+                    }
+                    let (after, dropped) = write_back(ranges, &list, whole)?;
+                    ranges = after;
+                    if !self.prove || dropped == 0 {
+                        break;
+                    }
+                }
                 let rest = ranges::check(&ranges).map_err(|e| Error::Usage(e.to_string()))?;
                 Ok(ctx.verdict(Verdict::divergence_if(!rest.unproven.is_empty())))
             }
@@ -202,14 +212,17 @@ impl RangesArgs {
     }
 }
 
+/// How many times `--prove` proves and writes back at most in one run.
+const PROVE_ROUNDS: usize = 3;
+
 /// Writes each range whose proof found other bounds with the bounds found, carries the
-/// proofs over the rewrite, and lists the ranges again. Over the `whole` project (no
-/// filter, no shard), proofs of no range are dropped.
+/// proofs over the rewrite, and lists the ranges again; with how many proofs the rewrite
+/// dropped. Over the `whole` project (no filter, no shard), proofs of no range are dropped.
 fn write_back(
     ranges: Vec<Range>,
     list: impl Fn() -> Result<Vec<Range>>,
     whole: bool,
-) -> Result<Vec<Range>> {
+) -> Result<(Vec<Range>, usize)> {
     let usage = |e: &dyn std::fmt::Display| Error::Usage(e.to_string());
     let mut files = proof_files(&ranges).map_err(|e| usage(&e))?;
     let mut edits: Vec<(usize, rewrite::Edit, String)> = Vec::new();
@@ -277,7 +290,7 @@ fn write_back(
     };
     if edits.is_empty() && merged == 0 {
         orphans(&mut files, &ranges.iter().collect::<Vec<_>>())?;
-        return Ok(ranges);
+        return Ok((ranges, 0));
     }
     let after = list()?;
     let carried = rewrite::carry(&ranges, &edited, &after, &mut files);
@@ -288,10 +301,17 @@ fn write_back(
     }
     orphans(&mut files, &all)?;
     println!(
-        "ranges: {} range(s) written with the bounds their proofs found, {merged} known entr(y/ies) merged into an equal one; {carried} proof(s) carried over",
-        edits.len()
+        "ranges: {} range(s) written with the bounds their proofs found, {merged} known entr(y/ies) merged into an equal one; {} proof(s) carried over",
+        edits.len(),
+        carried.carried
     );
-    Ok(after)
+    if carried.dropped > 0 {
+        println!(
+            "ranges: {} proof(s) dropped: a range of the same scenario was rewritten, so each was judged against blocks that have moved: proven again",
+            carried.dropped
+        );
+    }
+    Ok((after, carried.dropped))
 }
 
 fn check(ctx: &Context, ranges: &[Range]) -> Result<Verdict> {

@@ -1,7 +1,11 @@
 //! A proven range written back where it stands: a version block's key, a block's
 //! `min_version`/`max_version` or a known entry's `versions`, set to the releases its proof
-//! found. The proofs of the rewritten ranges, and of the ranges whose hash covered the
-//! rewritten text, are carried over: the rewrite changes only range text a proof established.
+//! found. The proof of a rewritten range is carried over: the rewrite changes only range
+//! text that proof established. The proofs of the other ranges of the same scenario are
+//! not: each was judged with the trials held to the blocks as they were, and a block's
+//! moved bound changes which expectation the releases it crossed are held to (an entry
+//! proven where the block above applied would otherwise stay proven where it no longer
+//! can match). The same holds for two ranges of one scenario rewritten together.
 
 use super::enumerate::Range;
 use super::proof::{Edge, Proof, ProofFile};
@@ -254,23 +258,42 @@ fn key(r: &Range, subject: &Subject) -> Key {
     (r.file.clone(), r.case.clone(), subject.clone(), message)
 }
 
+/// What a rewrite did to the proofs of the ranges whose text or hash it changed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Carried {
+    /// Proofs of rewritten ranges, kept under the new subject and hash.
+    pub carried: usize,
+    /// Proofs dropped because a range of the same scenario was rewritten: to prove again.
+    pub dropped: usize,
+}
+
 /// The proofs current in `files` for `before`, carried to the ranges of `after` (listed
-/// again after the rewrite) that have none: each under its new subject and hash. `edited`
-/// gives, per index of `before`, the subject a rewritten range has now.
+/// again after the rewrite) that have none: each rewritten range's own, under its new
+/// subject and hash, when it is the only rewritten range of its scenarios. `edited` gives,
+/// per index of `before`, the subject a rewritten range has now. Every other proof whose
+/// hash the rewrite changed is dropped (see the module's notes).
 pub fn carry(
     before: &[Range],
     edited: &BTreeMap<usize, Subject>,
     after: &[Range],
     files: &mut BTreeMap<PathBuf, ProofFile>,
-) -> usize {
-    let mut proven: BTreeMap<Key, Proof> = BTreeMap::new();
+) -> Carried {
+    let mut rewritten_in: BTreeMap<&str, usize> = BTreeMap::new();
+    for &i in edited.keys() {
+        for s in &before[i].scenarios {
+            *rewritten_in.entry(s.as_str()).or_default() += 1;
+        }
+    }
+    let mut proven: BTreeMap<Key, (Proof, bool)> = BTreeMap::new();
     for (i, b) in before.iter().enumerate() {
         if let Some(proof) = files.get(&b.proofs).and_then(|f| f.current(b)) {
             let subject = edited.get(&i).unwrap_or(&b.subject);
-            proven.insert(key(b, subject), proof.clone());
+            let alone = (b.scenarios.iter()).all(|s| rewritten_in.get(s.as_str()) == Some(&1));
+            let keeps = edited.contains_key(&i) && alone;
+            proven.insert(key(b, subject), (proof.clone(), keeps));
         }
     }
-    let mut carried = 0;
+    let mut done = Carried::default();
     for a in after {
         let Some(file) = files.get_mut(&a.proofs) else {
             continue;
@@ -278,17 +301,21 @@ pub fn carry(
         if file.current(a).is_some() {
             continue;
         }
-        let Some(old) = proven.get(&key(a, &a.subject)) else {
+        let Some((old, keeps)) = proven.get(&key(a, &a.subject)) else {
             continue;
         };
+        file.proofs.retain(|p| p != old);
+        if !keeps {
+            done.dropped += 1;
+            continue;
+        }
         let mut moved = old.clone();
         moved.subject = a.subject.clone();
         moved.hash = a.hash.clone();
-        file.proofs.retain(|p| p != old);
         file.put(moved);
-        carried += 1;
+        done.carried += 1;
     }
-    carried
+    done
 }
 
 /// Merges the entries of a known-divergences file that a rewrite made equal (the same in

@@ -94,7 +94,7 @@ impl RangesArgs {
                     if self.prove {
                         self.prove(&ctx, &ranges)?;
                     }
-                    let (after, dropped) = write_back(ranges, &list, whole)?;
+                    let (after, dropped) = write_back(ranges, list, whole)?;
                     ranges = after;
                     if !self.prove || dropped == 0 {
                         break;

@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 /// 0 elsewhere; `s` hangs.
 /// Every mode's result says `old` up to 1.0.5 and `new` from 1.0.6 on, except `h`'s: `old`
 /// up to 1.0.2, `none` with exit 5 on 1.0.3 and 1.0.4 (a bug), `new` from 1.0.5 on; `f`
-/// refuses `--newflag` before 1.0.4; `g` writes the workspace file `marker` from 1.0.4 on.
+/// refuses `--newflag` before 1.0.4; `g` writes the workspace file `marker` from 1.0.4 on;
+/// `v` says in `system/init.model` what its result says.
 const FAKE: &str = r#"#!/bin/sh
 if [ "$1" = "--version" ]; then echo "1.0.MINOR (Fake)"; exit 0; fi
 echo "1.0.MINOR $FAKE_MODE" >> LOG
@@ -32,7 +33,8 @@ case "$FAKE_MODE" in
   s) sleep 600 ;;
 esac
 [ $C -eq 0 ] && E=false || E=true
-echo '{"type":"system","subtype":"init","session_id":"s"}'
+if [ "$FAKE_MODE" = v ]; then echo '{"type":"system","subtype":"init","session_id":"s","model":"'$R'"}'
+else echo '{"type":"system","subtype":"init","session_id":"s"}'; fi
 echo '{"type":"result","subtype":"success","is_error":'$E',"result":"'$R'","session_id":"s"}'
 exit $C
 "#;
@@ -498,6 +500,40 @@ fn a_known_bug_at_a_blocks_bound_does_not_hide_which_block_a_release_gets() {
     let entry = "demo/kb exit_code >=1.0.2, <1.0.5: proven: 1.0.2 to 1.0.4";
     assert_eq!(out.matches(entry).count(), 2, "{out}");
     assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn a_proof_made_again_after_a_rewrite_is_judged_against_the_rewritten_block() {
+    let f = fixture();
+    // `v` says `old` up to 1.0.5, in its init frame's model and its result; the general
+    // expectation wants `new` in both, its block `old` in the result and no model, and is
+    // written to end at 1.0.3. An entry names the result that 1.0.3 to 1.0.5 show against
+    // the general expectation (the model still differs there, so they are the block's).
+    // The first round proves both; the block is written back as <1.0.6, those releases get
+    // its expectation, and the entry's symptom arises on none: proven again against the
+    // files as they stand, it is not proven.
+    let text = scenario("v", 0, None).replace(
+        "[{type: system, subtype: init}, {type: result}]",
+        "[{type: system, subtype: init, model: new}, {type: result, result: new}]",
+    ) + "  \"claude-code@<1.0.3\":\n    frames: [{type: system, subtype: init}, {type: result, result: old}]\n";
+    write(&f.root.join("scenarios/demo/v.yaml"), &text);
+    write(
+        &f.root.join("targets/claude-code/known-divergences.yaml"),
+        &format!(
+            "{KNOWN}{}",
+            "- scenario: demo/v\n  kind: field_mismatch\n  message: '^frame 1 vs expected entry 1: expected \"new\", found \"old\"'\n  versions: \">=1.0.3, <1.0.6\"\n  observed: [1.0.3]\n  reason: v says old on 1.0.3 to 1.0.5\n"
+        ),
+    );
+    let (code, out) = ranges(&f, "--prove", &["demo/v"]);
+    assert!(
+        out.contains("claude-code@<1.0.3: proven: 1.0.0 to 1.0.5"),
+        "{out}"
+    );
+    assert!(out.contains("ranges: 1 proof(s) dropped"), "{out}");
+    let entry = "demo/v field_mismatch >=1.0.3, <1.0.6";
+    assert_eq!(out.matches(&format!("{entry}: proven")).count(), 1, "{out}");
+    assert!(out.contains(&format!("{entry}: not proven")), "{out}");
+    assert_eq!(code, 1, "the entry is left unproven: {out}");
 }
 
 #[test]

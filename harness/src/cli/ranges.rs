@@ -65,7 +65,37 @@ pub struct RangesArgs {
 
 impl RangesArgs {
     pub fn exec(self, loc: &Location) -> Result<Verdict> {
-        let ctx = Context::load(loc, &self.select)?;
+        let mut ctx = Context::load(loc, &self.select)?;
+        let mut ranges = self.ranges(&ctx)?;
+        if !(self.prove || self.write) {
+            return check(&ctx, &ranges);
+        }
+        let whole = self.select.filters.is_empty() && self.select.shard.is_none();
+        // A rewrite drops the proofs of its scenarios' other ranges; proving those again may
+        // move another bound, and so on (each round proves only what the one before left
+        // unproven). Each round reads the scenarios and the data files as the one before
+        // left them: a proof is judged against the blocks as they stand.
+        for round in 0..PROVE_ROUNDS {
+            if round > 0 {
+                ctx = Context::load(loc, &self.select)?;
+                ranges = self.ranges(&ctx)?;
+            }
+            if self.prove {
+                self.prove(&ctx, &ranges)?;
+            }
+            let (after, dropped) = write_back(ranges, || self.ranges(&ctx), whole)?;
+            ranges = after;
+            if !self.prove || dropped == 0 {
+                break;
+            }
+        }
+        let rest = ranges::check(&ranges).map_err(|e| Error::Usage(e.to_string()))?;
+        Ok(ctx.verdict(Verdict::divergence_if(!rest.unproven.is_empty())))
+    }
+
+    /// Every range of the selected scenarios and of the known-divergence lists, read from
+    /// the files as they are now.
+    fn ranges(&self, ctx: &Context) -> Result<Vec<Range>> {
         let config = ctx.setup.config.as_ref();
         let sources = Sources {
             root: ctx.project.root.clone(),
@@ -77,33 +107,8 @@ impl RangesArgs {
             filters: self.select.filters.clone(),
             shard: self.select.shard,
         };
-        let list = || {
-            ranges::enumerate(&sources, &ctx.scenarios, |id| selection.takes(id))
-                .map_err(|e| Error::Usage(e.to_string()))
-        };
-        let ranges = list()?;
-        match self.prove || self.write {
-            false => check(&ctx, &ranges),
-            true => {
-                let whole = self.select.filters.is_empty() && self.select.shard.is_none();
-                let mut ranges = ranges;
-                // A rewrite drops the proofs of its scenarios' other ranges; proving those
-                // again may move another bound, and so on (each round proves only what the
-                // one before left unproven).
-                for _ in 0..PROVE_ROUNDS {
-                    if self.prove {
-                        self.prove(&ctx, &ranges)?;
-                    }
-                    let (after, dropped) = write_back(ranges, list, whole)?;
-                    ranges = after;
-                    if !self.prove || dropped == 0 {
-                        break;
-                    }
-                }
-                let rest = ranges::check(&ranges).map_err(|e| Error::Usage(e.to_string()))?;
-                Ok(ctx.verdict(Verdict::divergence_if(!rest.unproven.is_empty())))
-            }
-        }
+        ranges::enumerate(&sources, &ctx.scenarios, |id| selection.takes(id))
+            .map_err(|e| Error::Usage(e.to_string()))
     }
 
     fn prove(&self, ctx: &Context, ranges: &[Range]) -> Result<()> {

@@ -348,7 +348,7 @@ fn bare_run(rt: &tokio::runtime::Runtime, s: &Scenario, target: &Target) -> Resu
     let expect = (s.file.expect.get(target.dialect.conventions().expect_key()))
         .context("no expectation for the target")?;
     let sandbox = SandboxDir::create(s)?;
-    let script = sandbox.stub_script(s, target.dialect, &target.tools);
+    let script = sandbox.stub_script(s, target.dialect, &target.data.tools);
     let stdin = s.stdin(expect).map(|lines| {
         (lines.iter().filter_map(StdinLine::to_line))
             .flat_map(|l| (l + "\n").into_bytes())

@@ -33,9 +33,7 @@ pub fn source(root: &Path) -> PathBuf {
 
 /// Where the fixtures of the project at `root` are installed: `<cache>/fixtures-<hash>`.
 pub fn location(root: &Path) -> PathBuf {
-    let project = crate::install::project::Project {
-        root: root.to_path_buf(),
-    };
+    let project = crate::install::project::Project::at(root);
     project
         .cache_dir()
         .join(format!("fixtures-{:016x}", content_hash(&source(root))))

@@ -622,9 +622,7 @@ mod tests {
     #[test]
     fn the_repositorys_lists_load_and_each_range_is_in_the_nightly_sample() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-        let project = crate::install::Project {
-            root: root.to_path_buf(),
-        };
+        let project = crate::install::Project::at(root);
         for dir in std::fs::read_dir(root.join("targets")).unwrap() {
             let dir = dir.unwrap().path();
             let file = dir.join("known-divergences.yaml");

@@ -558,13 +558,13 @@ fn fake_caliban(dir: &Path) -> Target {
         version: "0.15.0".into(),
         features: Default::default(),
         known: Default::default(),
-        rules: Default::default(),
-        tools: Default::default(),
+        data: std::sync::Arc::new(streamcheck::install::DialectData::empty(
+            dir,
+            Dialect::Caliban,
+        )),
         env: Default::default(),
         conforms_to: None,
-        project: Project {
-            root: dir.to_path_buf(),
-        },
+        project: Project::at(dir),
         declared: Default::default(),
     }
 }

@@ -35,9 +35,7 @@ fn runtime() -> &'static tokio::runtime::Runtime {
 
 fn main() {
     let args = Arguments::from_args();
-    let project = Project {
-        root: common::repo(),
-    };
+    let project = Project::at(common::repo());
     // caliban takes about 10 minutes to build and Qwen Code brings its own Node: by
     // default they run only if already installed; naming them in STREAMCHECK_TARGETS
     // installs them.

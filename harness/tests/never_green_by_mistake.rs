@@ -267,13 +267,12 @@ fn a_broken_data_file_is_a_broken_target_and_only_a_missing_cli_is_not_installed
     use streamcheck::dialect::Dialect;
     use streamcheck::install::{self, Cause, TargetSpec};
     let p = Project::new(&[]);
-    let project = streamcheck::install::Project {
-        root: p.root().to_path_buf(),
-    };
+    // A project reads its data files once: each step is a new run, with a new project.
+    let project = || streamcheck::install::Project::at(p.root());
     let on_fake = TargetSpec::command(&fake_cli(), Dialect::ClaudeCode);
     let missing = TargetSpec::parse("claude-code@0.0.1-never-installed").unwrap();
-    install::resolve(&on_fake, &project, false).unwrap();
-    let e = install::resolve(&missing, &project, false).unwrap_err();
+    install::resolve(&on_fake, &project(), false).unwrap();
+    let e = install::resolve(&missing, &project(), false).unwrap_err();
     assert_eq!(e.cause, Cause::NotInstalled, "{e}");
     assert!(
         e.install.contains("claude-code@0.0.1-never-installed"),
@@ -285,14 +284,14 @@ fn a_broken_data_file_is_a_broken_target_and_only_a_missing_cli_is_not_installed
     let typo = "- scenario: basics/good\n  kind: exit_code\n  version: '>=1'\n  reason: r\n";
     std::fs::write(&known, typo).unwrap();
     for spec in [&on_fake, &missing] {
-        let e = install::resolve(spec, &project, false).unwrap_err();
+        let e = install::resolve(spec, &project(), false).unwrap_err();
         assert_eq!(e.cause, Cause::Broken, "{e}");
         assert!(e.reason.contains("known-divergences.yaml"), "{e}");
     }
     std::fs::remove_file(&known).unwrap();
     let tools = p.root().join("targets/claude-code/tools.yaml");
     std::fs::write(&tools, "Bash: [not, a, tool]\n").unwrap();
-    let e = install::resolve(&on_fake, &project, false).unwrap_err();
+    let e = install::resolve(&on_fake, &project(), false).unwrap_err();
     assert_eq!(e.cause, Cause::Broken, "{e}");
     assert!(e.reason.contains("tools.yaml"), "{e}");
 }
@@ -306,7 +305,7 @@ fn every_dialects_data_files_in_the_repository_load() {
     use streamcheck::install::{self, TargetSpec};
     use streamcheck::recording::profile::RecordProfile;
     let root = common::repo();
-    let project = streamcheck::install::Project { root: root.clone() };
+    let project = streamcheck::install::Project::at(root.clone());
     let dir = tempfile::tempdir().unwrap();
     let cli = dir.path().join("cli.sh");
     write_executable(&cli, "#!/bin/sh\necho 1.0.0\n");

@@ -14,7 +14,7 @@ const SCENARIO: &str = "basics/multiple-text-blocks";
 
 /// A target file for the wrapper around the pinned CLI with `mutation`.
 fn wrapper(dir: &Path, mutation: &str) -> std::path::PathBuf {
-    let project = Project { root: repo() };
+    let project = Project::at(repo());
     let pinned = TargetSpec::parse("claude-code").unwrap();
     let t = install::resolve(&pinned, &project, true).expect("the pinned Claude Code installs");
     let mut argv = vec![t.program.display().to_string()];

@@ -96,7 +96,7 @@ fn the_python_sdks_query_completes_over_recorded_control_trials_and_yields_their
         "only {} replayable control/ trials",
         trials.len()
     );
-    let (python, _) = python_sdk(&Project { root: root() }).unwrap();
+    let (python, _) = python_sdk(&Project::at(root())).unwrap();
     let work = tmp.path().join("work");
     std::fs::create_dir_all(&work).unwrap();
     let results = sdk_query(&python, &work, &trials, None);

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 use streamcheck::dialect::Dialect;
 use streamcheck::divergence::Kind;
-use streamcheck::install::{Cause, NotInstalled, Project, Target};
+use streamcheck::install::{Cause, DialectData, NotInstalled, Project, Target};
 use streamcheck::plan::TrialPlan;
 use streamcheck::report::ReportWriter;
 use streamcheck::runner::RunOptions;
@@ -29,13 +29,13 @@ fn target() -> Target {
         version: "0.0.0".into(),
         features: Default::default(),
         known: Default::default(),
-        rules: Default::default(),
-        tools: Default::default(),
+        data: Arc::new(DialectData::empty(
+            Path::new("/nonexistent-root"),
+            Dialect::ClaudeCode,
+        )),
         env: Default::default(),
         conforms_to: None,
-        project: Project {
-            root: "/nonexistent-root".into(),
-        },
+        project: Project::at("/nonexistent-root"),
         declared: Default::default(),
     }
 }

@@ -10,17 +10,14 @@ static BUNDLE: include_dir::Dir<'static> = include_dir::include_dir!("$OUT_DIR/b
 
 /// The bundled project, unpacked under the cache (`$STREAMCHECK_CACHE`, ...).
 pub fn project(cwd: &Path) -> Result<Project> {
-    let cache = Project {
-        root: cwd.to_path_buf(),
-    }
-    .cache_dir();
+    let cache = Project::at(cwd).cache_dir();
     let dir = cache.join(format!(
         "bundle-{}-{}",
         env!("CARGO_PKG_VERSION"),
         env!("STREAMCHECK_BUNDLE_HASH")
     ));
     unpack(&dir)?;
-    Ok(Project { root: dir })
+    Ok(Project::at(dir))
 }
 
 /// Writes the bundle to `dir` once: into a fresh folder, renamed into place when complete.

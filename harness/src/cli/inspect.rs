@@ -112,7 +112,7 @@ fn known_lists_hold(ctx: &Context) -> bool {
     let project_file = (ctx.setup.config.as_ref())
         .and_then(|c| c.known_divergences.as_ref().map(|k| c.resolve(k)));
     let loaded = (Dialect::ALL.iter())
-        .map(|d| streamcheck::install::load_known(&ctx.project, *d).map_err(Error::from))
+        .map(|d| (ctx.project.data(*d).map(|d| (*d.known).clone())).map_err(Error::from))
         .chain(
             project_file
                 .map(|p| KnownList::load(&p, &p.display().to_string()).map_err(Error::from)),

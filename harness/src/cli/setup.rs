@@ -42,9 +42,9 @@ impl Location {
         };
         let checkout = match &self.root {
             // Absolute, since trials run in their own working directories.
-            Some(root) => Some(Project {
-                root: root.canonicalize().map_err(|e| Error::io(root, e))?,
-            }),
+            Some(root) => Some(Project::at(
+                root.canonicalize().map_err(|e| Error::io(root, e))?,
+            )),
             None => Project::discover(&cwd),
         };
         let home = match (&config, &checkout) {

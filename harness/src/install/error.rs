@@ -105,6 +105,12 @@ pub enum InstallError {
     /// A dialect's known-divergence list that does not load.
     #[error(transparent)]
     Known(#[from] KnownError),
+    /// A dialect's `tools.yaml` that does not load.
+    #[error(transparent)]
+    Tools(#[from] crate::toolmap::ToolMapError),
+    /// A dialect's `rules.yaml` that does not load.
+    #[error(transparent)]
+    Rules(#[from] crate::expectation::rules::RulesError),
 }
 
 impl InstallError {

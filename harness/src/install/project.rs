@@ -1,27 +1,43 @@
 //! The project: the folder holding `scenarios/` and `targets/`, and the per-user cache
-//! where other CLI versions and fixtures are installed. A leaf.
+//! where other CLI versions and fixtures are installed; the dialects' data it has read.
 
+use super::data::{DialectData, Loaded};
+use super::error::InstallError;
+use crate::dialect::Dialect;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The pinned Claude Code lives here (package.json + package-lock.json, `npm ci`); it also
 /// marks a project's root.
 pub const CLAUDE_CODE_DIR: &str = "targets/claude-code";
 
-/// Where the project keeps targets and caches.
+/// Where the project keeps targets and caches, and its dialects' data once read.
 #[derive(Debug, Clone)]
 pub struct Project {
     pub root: PathBuf,
+    loaded: Loaded,
 }
 
 impl Project {
+    /// The project whose root is `root` (the folder holding `scenarios/` and `targets/`).
+    pub fn at(root: impl Into<PathBuf>) -> Project {
+        Project {
+            root: root.into(),
+            loaded: Loaded::default(),
+        }
+    }
+
+    /// `dialect`'s data files, read the first time any clone of this project asks.
+    pub fn data(&self, dialect: Dialect) -> Result<Arc<DialectData>, InstallError> {
+        self.loaded.get(&self.root, dialect)
+    }
+
     /// The folder holding `scenarios/`, from `start` upwards.
     pub fn discover(start: &Path) -> Option<Project> {
         start
             .ancestors()
             .find(|d| d.join("scenarios").is_dir() && d.join(CLAUDE_CODE_DIR).is_dir())
-            .map(|d| Project {
-                root: d.to_path_buf(),
-            })
+            .map(Project::at)
     }
 
     pub fn scenarios_dir(&self) -> PathBuf {

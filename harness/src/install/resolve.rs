@@ -4,8 +4,6 @@ use super::error::InstallError;
 use super::project::Project;
 use super::spec::{Cause, NotInstalled, Source, Target, TargetSpec};
 use crate::dialect::{CargoPin, Dialect, Distribution, NpmPin};
-use crate::install::supported::Versions;
-use crate::known::KnownList;
 use crate::process_group;
 use crate::toolmap::ToolMap;
 use std::collections::BTreeSet;
@@ -31,11 +29,8 @@ pub fn resolve(
         reason,
         install,
     };
-    let key = spec.dialect.conventions().expect_key();
-    let known = load_known(project, spec.dialect).map_err(|e| broken(e.to_string()))?;
-    let tools = ToolMap::load(&project.root, key).map_err(|e| broken(e.to_string()))?;
-    let versions = load_versions(project, key).map_err(|e| broken(e.to_string()))?;
-    let rules = crate::expectation::rules::Rules::load(&project.root, key)
+    let data = project
+        .data(spec.dialect)
         .map_err(|e| broken(e.to_string()))?;
     let (program, lead_args, version) = match &spec.source {
         Source::PinnedNpm => {
@@ -73,20 +68,19 @@ pub fn resolve(
         program,
         lead_args,
         version,
-        features: features(spec.dialect, &tools),
-        known: std::sync::Arc::new(known),
-        rules: std::sync::Arc::new(rules),
-        tools,
+        features: features(spec.dialect, &data.tools),
         env: match &spec.source {
             Source::Command { env, .. } => env.clone(),
             _ => Vec::new(),
         },
         conforms_to: match &spec.source {
-            Source::Command { conforms_to, .. } => {
-                conforms_to.clone().or_else(|| versions.map(|v| v.pinned))
-            }
+            Source::Command { conforms_to, .. } => conforms_to
+                .clone()
+                .or_else(|| data.versions.as_ref().map(|v| v.pinned.clone())),
             _ => None,
         },
+        known: data.known.clone(),
+        data,
         project: project.clone(),
         declared: Default::default(),
     })
@@ -103,14 +97,6 @@ fn command_path(path: &Path) -> Result<PathBuf, InstallError> {
         });
     }
     std::fs::canonicalize(path).map_err(|e| InstallError::io(path, e))
-}
-
-/// `targets/<dialect>/versions.yaml` when the dialect has one.
-fn load_versions(project: &Project, key: &str) -> Result<Option<Versions>, InstallError> {
-    match Versions::file(project, key).exists() {
-        true => Versions::load(project, key).map(Some),
-        false => Ok(None),
-    }
 }
 
 type Installed = (PathBuf, Vec<String>, String);
@@ -213,19 +199,6 @@ fn cargo_install(
         run_install(cargo).map_err(|e| (Cause::Broken, e.to_string(), cmd.clone()))?;
     }
     Ok(program)
-}
-
-/// `targets/<dialect>/known-divergences.yaml` (see [`crate::known`]). Missing file: none.
-pub fn load_known(project: &Project, dialect: Dialect) -> Result<KnownList, InstallError> {
-    let file = known_file(dialect);
-    KnownList::load(&project.root.join(&file), &file).map_err(InstallError::Known)
-}
-
-fn known_file(dialect: Dialect) -> String {
-    format!(
-        "targets/{}/known-divergences.yaml",
-        dialect.conventions().expect_key()
-    )
 }
 
 /// How long an installer (npm, cargo) may run before it is killed: building a crate takes

@@ -3,7 +3,6 @@
 
 use super::error::InstallError;
 use crate::dialect::{Dialect, Distribution};
-use crate::toolmap::ToolMap;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -145,13 +144,12 @@ pub struct Target {
     pub lead_args: Vec<String>,
     pub version: String,
     pub features: BTreeSet<String>,
-    /// The divergences this target is known to have (`targets/<dialect>/known-divergences.yaml`).
+    /// Its dialect's data in the project (known divergences, rules, tool names, ...), the
+    /// same value for every target of the dialect.
+    pub data: std::sync::Arc<super::data::DialectData>,
+    /// The divergences this target is known to have: its dialect's list (`data.known`), with
+    /// the project file's when the project file says so (see `streamcheck run`).
     pub known: std::sync::Arc<crate::known::KnownList>,
-    /// Its dialect's release-wide rules (`targets/<dialect>/rules.yaml` of the project or the
-    /// bundled catalogue), for every scenario it runs, the project's own included.
-    pub rules: std::sync::Arc<crate::expectation::rules::Rules>,
-    /// Neutral tool names -> this target's (`targets/<target>/tools.yaml`).
-    pub tools: ToolMap,
     /// Extra environment from a target file.
     pub env: Vec<(String, String)>,
     /// The version whose expectations hold for it, when not its own (a wrapper or a

@@ -2,52 +2,24 @@
 //! `targets/<target>/versions.yaml`, and the target names that stand for several or
 //! for the newest: `claude-code@supported`, `claude-code@latest`.
 
+pub use super::data::Versions;
 use super::error::InstallError;
 use crate::dialect::{Dialect, NpmPin};
 use crate::install::project::Project;
+
 use crate::install::spec::TargetSpec;
 use crate::process_group;
-use serde::Deserialize;
 use std::path::Path;
 
-/// `targets/<target>/versions.yaml`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Versions {
-    /// The version `cargo test` and a bare `--target claude-code` run; it must be the one
-    /// `package.json` pins.
-    pub pinned: String,
-    /// Every version the catalogue must pass (or skip with a reason) on.
-    pub supported: Vec<String>,
-}
-
 impl Versions {
+    /// `targets/<target>/versions.yaml` of `project`.
     pub fn file(project: &Project, target: &str) -> std::path::PathBuf {
-        project
-            .root
-            .join("targets")
-            .join(target)
-            .join("versions.yaml")
+        Versions::path(&project.root, target)
     }
 
+    /// `target`'s list, read again (a target's resolved copy is [`Project::data`]'s).
     pub fn load(project: &Project, target: &str) -> Result<Versions, InstallError> {
-        let path = Versions::file(project, target);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(source) => {
-                return Err(InstallError::NoVersionsFile {
-                    path,
-                    target: target.to_string(),
-                    source,
-                })
-            }
-        };
-        let versions: Versions =
-            serde_yaml::from_str(&text).map_err(|e| InstallError::yaml(&path, e))?;
-        if versions.supported.is_empty() {
-            return Err(InstallError::NoSupportedVersion { path });
-        }
-        Ok(versions)
+        Versions::read(&project.root, target)
     }
 }
 
@@ -180,9 +152,7 @@ mod tests {
     #[test]
     fn supported_expands_to_one_target_per_version() {
         let dir = tempfile::tempdir().unwrap();
-        let project = Project {
-            root: dir.path().to_path_buf(),
-        };
+        let project = Project::at(dir.path());
         let file = Versions::file(&project, "claude-code");
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
         std::fs::write(

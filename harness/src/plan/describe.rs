@@ -189,7 +189,7 @@ pub fn describe(plan: &TrialPlan, target: &Target) -> Described {
                     args: inv.args,
                     env: inv.env,
                 },
-                stub: super::stub::script(&run.scenario, target.dialect, &target.tools),
+                stub: super::stub::script(&run.scenario, target.dialect, &target.data.tools),
                 client: run.client().map(|c| ClientShown {
                     profile: c.profile.map(|p| p.name.clone()),
                     initialize: c.initialize,

@@ -205,7 +205,7 @@ impl Target {
         });
         if let Some((_, sdk_args)) = &profile {
             // The SDK's exact command line; the scenario's args come after it.
-            args.extend(d.conventions().translate_args(sdk_args, &self.tools));
+            args.extend(d.conventions().translate_args(sdk_args, &self.data.tools));
         } else if file.default_args {
             args.extend(d.conventions().default_args(&PrintMode {
                 prompt: scenario.prompt(expect).map(String::as_str),
@@ -215,7 +215,7 @@ impl Target {
         }
         // The shared `args:` are in Claude Code's spelling; a block's own, in its dialect's.
         match expect.args {
-            None => args.extend(d.conventions().translate_args(own, &self.tools)),
+            None => args.extend(d.conventions().translate_args(own, &self.data.tools)),
             Some(_) => args.extend(own.iter().cloned()),
         }
         let mut env = self.base_env();
@@ -294,13 +294,13 @@ mod tests {
             version: "1.0.0".into(),
             features: BTreeSet::new(),
             known: Default::default(),
-            rules: Default::default(),
-            tools,
+            data: std::sync::Arc::new(crate::install::DialectData {
+                tools,
+                ..crate::install::DialectData::empty(Path::new("proj"), dialect)
+            }),
             env: Vec::new(),
             conforms_to: None,
-            project: crate::install::Project {
-                root: PathBuf::from("proj"),
-            },
+            project: crate::install::Project::at(PathBuf::from("proj")),
             declared: Default::default(),
         }
     }

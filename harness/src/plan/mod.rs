@@ -20,8 +20,8 @@ use crate::client;
 use crate::client::script::Line;
 use crate::client::session::{ClosePolicy, Plan as ClientPlan};
 use crate::dialect::Dialect;
-use crate::expectation::rules::{Rules, RulesError};
-use crate::install::{Project, Target};
+use crate::expectation::rules::Rules;
+use crate::install::{DialectData, InstallError, Project, Target};
 use crate::known::KnownList;
 use crate::protocol::{Policy, ProtocolCheck};
 use crate::scenario::{CloseStdin, RunSpec, Scenario, StdinLine, TargetExpect};
@@ -211,44 +211,31 @@ impl RunPlan {
     }
 }
 
-/// Plans trials: holds each dialect's release-wide rules and protocol inventories, read once.
+/// Plans trials, with each dialect's data (rules, protocol inventories) as its project or
+/// its target loaded it.
 pub struct Planner {
     project: Project,
-    rules: BTreeMap<Dialect, Arc<Rules>>,
-    /// Each dialect's inventories, read under [`Policy::Strict`](crate::protocol::Policy).
-    protocol: BTreeMap<Dialect, ProtocolCheck>,
-}
-
-fn inventories(root: &std::path::Path, dialect: Dialect) -> ProtocolCheck {
-    ProtocolCheck::load(crate::protocol::Policy::Strict, root, dialect)
+    data: BTreeMap<Dialect, Arc<DialectData>>,
 }
 
 impl Planner {
-    /// A planner for the project at `project`, every dialect's rules read from its
-    /// `targets/<dialect>/rules.yaml`.
-    pub fn new(project: &Project) -> Result<Planner, RulesError> {
-        let mut rules = BTreeMap::new();
-        for &d in Dialect::ALL {
-            let loaded = Rules::load(&project.root, d.conventions().expect_key())?;
-            rules.insert(d, Arc::new(loaded));
-        }
-        let protocol = (Dialect::ALL.iter())
-            .map(|&d| (d, inventories(&project.root, d)))
-            .collect();
+    /// A planner for the project at `project`, with every dialect's data (read now, so a
+    /// file that does not load is this error).
+    pub fn new(project: &Project) -> Result<Planner, InstallError> {
+        let data = (Dialect::ALL.iter())
+            .map(|&d| Ok((d, project.data(d)?)))
+            .collect::<Result<_, InstallError>>()?;
         Ok(Planner {
             project: project.clone(),
-            rules,
-            protocol,
+            data,
         })
     }
 
-    /// A planner for one resolved target, with the rules it was resolved with.
+    /// A planner for one resolved target, with the data it was resolved with.
     pub fn for_target(target: &Target) -> Planner {
-        let protocol = inventories(&target.project.root, target.dialect);
         Planner {
             project: target.project.clone(),
-            rules: BTreeMap::from([(target.dialect, target.rules.clone())]),
-            protocol: BTreeMap::from([(target.dialect, protocol)]),
+            data: BTreeMap::from([(target.dialect, target.data.clone())]),
         }
     }
 
@@ -258,14 +245,14 @@ impl Planner {
     }
 
     fn rules(&self, dialect: Dialect) -> Result<&Rules, PlanError> {
-        (self.rules.get(&dialect).map(|r| &**r)).ok_or(PlanError::NoRules(dialect))
+        (self.data.get(&dialect).map(|d| &*d.rules)).ok_or(PlanError::NoRules(dialect))
     }
 
-    /// The check of `dialect`'s output under `policy`, against the inventories read when
-    /// the planner was made.
+    /// The check of `dialect`'s output under `policy`, against the inventories read with
+    /// its data.
     pub fn protocol(&self, dialect: Dialect, policy: Policy) -> ProtocolCheck {
-        match self.protocol.get(&dialect) {
-            Some(check) => check.under(policy),
+        match self.data.get(&dialect) {
+            Some(d) => d.protocol.under(policy),
             None => ProtocolCheck::load(policy, &self.project.root, dialect),
         }
     }
@@ -303,7 +290,7 @@ impl Planner {
             id,
         };
         let dialect = target.dialect;
-        let rules = &target.rules;
+        let rules = &target.data.rules;
         match expectation(
             &plan.scenario,
             rules,

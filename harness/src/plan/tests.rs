@@ -3,7 +3,6 @@
 
 use super::*;
 use crate::install::supported::Versions;
-use crate::toolmap::ToolMap;
 use std::path::{Path, PathBuf};
 
 fn workspace() -> PathBuf {
@@ -26,7 +25,7 @@ fn catalogue() -> Vec<Scenario> {
 /// `dialect` at its pinned release (or caliban's), with every feature it declares, in this checkout.
 fn target(dialect: Dialect, project: &Project) -> Target {
     let key = dialect.conventions().expect_key();
-    let tools = ToolMap::load(&project.root, key).unwrap();
+    let data = project.data(dialect).unwrap();
     Target {
         name: key.to_string(),
         dialect,
@@ -34,10 +33,9 @@ fn target(dialect: Dialect, project: &Project) -> Target {
         lead_args: Vec::new(),
         // caliban and Qwen Code keep no versions.yaml; any release serves, both plans see it.
         version: Versions::load(project, key).map_or_else(|_| "0.15.0".into(), |v| v.pinned),
-        features: crate::install::features(dialect, &tools),
+        features: crate::install::features(dialect, &data.tools),
         known: Default::default(),
-        rules: Arc::new(Rules::load(&project.root, key).unwrap()),
-        tools,
+        data,
         env: Vec::new(),
         conforms_to: None,
         project: project.clone(),
@@ -52,7 +50,7 @@ fn same(a: &RunPlan, b: &RunPlan) -> bool {
 
 #[test]
 fn replan_is_plan_for_every_catalogue_trial() {
-    let project = Project { root: workspace() };
+    let project = Project::at(workspace());
     let planner = Planner::new(&project).unwrap();
     let scenarios = catalogue();
     let opts = RunOptions::default();
@@ -100,7 +98,7 @@ expect:
 "#;
     let scenario =
         Scenario::parse(yaml, Path::new("scenarios/x.yaml"), Path::new("scenarios")).unwrap();
-    let project = Project { root: workspace() };
+    let project = Project::at(workspace());
     let planner = Planner::new(&project).unwrap();
     let mut target = target(Dialect::ClaudeCode, &project);
     target.version = "2.1.0".into();

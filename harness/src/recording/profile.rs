@@ -330,7 +330,7 @@ tags:
     #[test]
     fn the_profiles_in_targets_parse() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let project = Project { root };
+        let project = Project::at(root);
         let profiles: Vec<(Dialect, Option<RecordProfile>)> = (Dialect::ALL.iter())
             .map(|&d| (d, RecordProfile::load(&project, d).unwrap()))
             .collect();

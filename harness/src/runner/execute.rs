@@ -69,7 +69,7 @@ async fn drive(
     target
         .prepare_home(&sandbox.home)
         .map_err(|e| spawn_error(&format!("cannot prepare the CLI's HOME: {e}")))?;
-    let script = sandbox.stub_script(scenario, target.dialect, &target.tools);
+    let script = sandbox.stub_script(scenario, target.dialect, &target.data.tools);
     let options = ServeOptions {
         journal_max_bytes: Some(JOURNAL_BUDGET),
         journal_keep_first: true,

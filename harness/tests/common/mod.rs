@@ -134,7 +134,7 @@ pub fn printed(out: &std::process::Output) -> String {
 /// The streamcheck cache of this machine, where the tests' own tools (actionlint, maturin)
 /// are installed once.
 pub fn machine_cache() -> PathBuf {
-    streamcheck::install::Project { root: repo() }.cache_dir()
+    streamcheck::install::Project::at(repo()).cache_dir()
 }
 
 /// A tool installed once into the machine cache, in `<cache>/<name>-<hash of files>`:

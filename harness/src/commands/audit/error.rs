@@ -16,9 +16,9 @@ pub enum AuditError {
     /// A trial whose saved output fails its scenario now, with the first divergence.
     #[error("its saved output no longer passes: {divergence}")]
     NoLongerPasses { divergence: String },
-    /// The planner that cannot be made (a dialect's rules), as it says it.
+    /// The planner that cannot be made (a dialect's data), as it says it.
     #[error(transparent)]
-    Planner(#[from] crate::expectation::rules::RulesError),
+    Planner(#[from] crate::install::InstallError),
     /// The fresh run that could not be made or reported.
     #[error(transparent)]
     Run(#[from] crate::error::Error),

@@ -7,7 +7,7 @@ use std::path::Path;
 const ROOT: &str = "proj";
 
 fn planner() -> crate::plan::Planner {
-    let project = crate::install::Project { root: ROOT.into() };
+    let project = crate::install::Project::at(ROOT);
     crate::plan::Planner::new(&project).unwrap()
 }
 
@@ -382,7 +382,7 @@ fn the_protocol_inventory_catches_a_key_added_or_dropped_and_a_new_frame_type() 
     std::fs::write(&file, inv.to_yaml()).unwrap();
     let saved = SavedTrial { stdout, ..saved() };
     let planner_in = |root: &Path| {
-        let project = crate::install::Project { root: root.into() };
+        let project = crate::install::Project::at(root);
         crate::plan::Planner::new(&project).unwrap()
     };
     let with = audit_one(&scenario(LOOSE), &saved, &planner_in(root.path())).unwrap();

@@ -21,7 +21,7 @@ use super::subject::Subject;
 use crate::boundary::probe::{self, ProbeOptions, Probed, Prober};
 use crate::boundary::search::{seen, Outcome, Search, Seen};
 use crate::divergence::{Divergence, Kind};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::install::Project;
 use crate::known::{KnownList, Ran};
 use crate::plan::Planner;
@@ -318,8 +318,7 @@ pub async fn prove(
 ) -> Result<Proved> {
     let planner = Planner::new(project)?;
     let known = match ranges.first() {
-        Some(r) => crate::install::load_known(project, r.dialect)
-            .map_err(|e| Error::Usage(e.to_string()))?,
+        Some(r) => (*project.data(r.dialect)?.known).clone(),
         None => KnownList::default(),
     };
     let (window, first_edge) = window(opts);

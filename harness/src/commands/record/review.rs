@@ -219,9 +219,7 @@ mod tests {
     #[test]
     fn accepting_rewrites_the_scenario_and_a_decision_on_a_gone_file_fails() {
         let tmp = tempfile::tempdir().unwrap();
-        let project = Project {
-            root: tmp.path().to_path_buf(),
-        };
+        let project = Project::at(tmp.path());
         let scenario = project.root.join("scenarios/t/x.yaml");
         std::fs::create_dir_all(scenario.parent().unwrap()).unwrap();
         let text = "description: d\nprompt: p\nexpect:\n  claude-code:\n    exit_code: 0 # kept\n";
@@ -253,9 +251,7 @@ mod tests {
     #[test]
     fn accepting_a_bundled_scenario_writes_the_projects_own_copy_and_leaves_the_bundle() {
         let (cache, repo) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-        let bundle = Project {
-            root: cache.path().join("bundle-x"),
-        };
+        let bundle = Project::at(cache.path().join("bundle-x"));
         let bundled = bundle.root.join("scenarios/t/x.yaml");
         std::fs::create_dir_all(bundled.parent().unwrap()).unwrap();
         let text = "description: d\nprompt: p\nexpect:\n  claude-code:\n    exit_code: 0\n";

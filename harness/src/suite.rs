@@ -322,7 +322,7 @@ where
             done = rx.recv() => match done {
                 Some((trial, how)) => {
                     if how != Completion::TargetUnavailable {
-                        reported.insert((trial.scenario.clone(), trial.target.clone()));
+                        reported.insert((trial.key.scenario.clone(), trial.key.target.clone()));
                     }
                     sink.trial(trial, how)?;
                 }

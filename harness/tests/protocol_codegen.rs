@@ -169,18 +169,18 @@ fn every_frame_of_a_saved_pin_run_parses_with_the_generated_types() {
     let saved = streamcheck::store::RunReader::open(run).saved().unwrap();
     let other: std::collections::BTreeSet<&str> = (results.trials.iter())
         .filter(|t| streamcheck::runner::protocol::other_output(&t.command_line))
-        .map(|t| t.scenario.as_str())
+        .map(|t| t.key.scenario.as_str())
         .collect();
     let mut frames = Vec::new();
     let mut from = Vec::new();
     for s in saved
         .iter()
-        .filter(|s| !other.contains(s.scenario.as_str()))
+        .filter(|s| !other.contains(s.key.scenario.as_str()))
     {
         for line in s.stdout.lines() {
             if let Ok(frame @ Value::Object(_)) = serde_json::from_str::<Value>(line) {
                 frames.push(frame);
-                from.push(s.scenario.clone());
+                from.push(s.key.scenario.clone());
             }
         }
     }

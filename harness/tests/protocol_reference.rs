@@ -137,12 +137,12 @@ fn every_frame_of_a_saved_pin_run_validates() {
         .unwrap();
     let other: std::collections::BTreeSet<&str> = (results.trials.iter())
         .filter(|t| streamcheck::runner::protocol::other_output(&t.command_line))
-        .map(|t| t.scenario.as_str())
+        .map(|t| t.key.scenario.as_str())
         .collect();
     let (mut frames, mut failures) = (0, Vec::new());
     for s in saved
         .iter()
-        .filter(|s| !other.contains(s.scenario.as_str()))
+        .filter(|s| !other.contains(s.key.scenario.as_str()))
     {
         for line in s.stdout.lines() {
             let Ok(frame) = serde_json::from_str::<serde_json::Value>(line) else {
@@ -155,7 +155,7 @@ fn every_frame_of_a_saved_pin_run_validates() {
             if !validator.is_valid(&frame) {
                 failures.push(format!(
                     "{}: {}",
-                    s.scenario,
+                    s.key.scenario,
                     line.chars().take(200).collect::<String>()
                 ));
             }

@@ -47,7 +47,7 @@ async fn a_panicking_or_vanished_trial_is_a_failed_trial() {
     let scenarios = vec![scenario("ok"), scenario("panics")];
     let mut seen = Vec::new();
     let mut sink = Tee {
-        look: |t: &Trial, how: Completion| seen.push((t.scenario.clone(), how)),
+        look: |t: &Trial, how: Completion| seen.push((t.key.scenario.clone(), how)),
         inner: &mut writer,
     };
     let planned = suite::plan_all(&scenarios, &[Ok(target())], &RunOptions::default());
@@ -79,7 +79,7 @@ async fn a_panicking_or_vanished_trial_is_a_failed_trial() {
     let panicked = results
         .trials
         .iter()
-        .find(|t| t.scenario == "panics")
+        .find(|t| t.key.scenario == "panics")
         .unwrap();
     assert_eq!(panicked.status, Status::Failed);
     assert_eq!(panicked.divergences[0].kind, Kind::HarnessError);
@@ -131,11 +131,11 @@ async fn a_target_that_cannot_run_gives_unavailable_trials_and_no_planned_ones()
     .await
     .unwrap();
     assert_eq!(end, RunEnd::Finished);
-    sink.0.sort_by(|a, b| a.0.target.cmp(&b.0.target));
+    sink.0.sort_by(|a, b| a.0.key.target.cmp(&b.0.key.target));
     let got: Vec<_> = sink
         .0
         .iter()
-        .map(|(t, how)| (t.target.as_str(), t.status.clone(), *how))
+        .map(|(t, how)| (t.key.target.as_str(), t.status.clone(), *how))
         .collect();
     assert_eq!(got[1], ("fake", Status::Passed, Completion::Reported));
     assert_eq!(got[0].0, "caliban");
@@ -160,7 +160,7 @@ async fn every_trial_is_decided_before_any_starts_and_a_skip_takes_no_place() {
     let ids: Vec<&str> = (planned.iter())
         .map(|p| match p {
             suite::Planned::Trial { plan, .. } => plan.scenario.id.as_str(),
-            suite::Planned::Unavailable(t) => t.scenario.as_str(),
+            suite::Planned::Unavailable(t) => t.key.scenario.as_str(),
         })
         .collect();
     assert_eq!(
@@ -181,7 +181,11 @@ async fn every_trial_is_decided_before_any_starts_and_a_skip_takes_no_place() {
     .await
     .unwrap();
     assert_eq!(end, RunEnd::Finished);
-    let skipped = sink.0.iter().find(|(t, _)| t.scenario == "skips").unwrap();
+    let skipped = sink
+        .0
+        .iter()
+        .find(|(t, _)| t.key.scenario == "skips")
+        .unwrap();
     assert!(
         matches!(&skipped.0.status, Status::Skipped(why) if why.contains("api-retry")),
         "{:?}",

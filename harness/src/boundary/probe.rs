@@ -180,7 +180,7 @@ impl<'a> Prober<'a> {
                     .map(|id| {
                         trials
                             .iter()
-                            .find(|t| t.scenario == *id && t.target == *name)
+                            .find(|t| t.key.scenario == *id && t.key.target == *name)
                             .cloned()
                             .ok_or_else(|| format!("{id} did not report a trial on {version}"))
                     })
@@ -299,7 +299,11 @@ fn workspace_files(
     if wanted.is_empty() {
         return Ok(Vec::new());
     }
-    let own = trial.held_to.as_deref().unwrap_or(&trial.target_version);
+    let own = trial
+        .key
+        .held_to
+        .as_deref()
+        .unwrap_or(&trial.key.target_version);
     // Compiled patterns have no equality: compared as they print.
     if format!("{:?}", files(own)?) != format!("{wanted:?}") {
         return Err(ProbeError::OtherWorkspaceFiles {
@@ -373,12 +377,15 @@ pub fn against_seeing_through(
         let printed: Vec<&serde_json::Value> =
             trial.output.frames.iter().map(|f| &f.value).collect();
         let ran = Ran {
-            name: &trial.target,
-            dialect: trial.dialect.map_or("", |d| d.conventions().expect_key()),
-            version: &trial.target_version,
+            name: &trial.key.target,
+            dialect: trial
+                .key
+                .dialect
+                .map_or("", |d| d.conventions().expect_key()),
+            version: &trial.key.target_version,
             printed: &printed,
         };
-        known.judge(&trial.scenario, &ran, &mut found);
+        known.judge(&trial.key.scenario, &ran, &mut found);
     }
     Judged {
         through_known: found.iter().any(|d| d.known.is_some()),

@@ -117,7 +117,7 @@ impl ConsumeArgs {
             let saved = read_run(dir, self.from.is_empty())?;
             let taken = saved
                 .into_iter()
-                .filter(|(_, s)| selected.contains(s.scenario.as_str()));
+                .filter(|(_, s)| selected.contains(s.key.scenario.as_str()));
             inputs.extend(taken.map(|(file, s)| Input::of(&s, Some(file))));
         }
         let fed_count = inputs.iter().filter(|i| i.not_fed.is_none()).count();

@@ -88,7 +88,7 @@ impl VerdictArgs {
                 .divergences
                 .iter()
                 .any(|d| d.kind != streamcheck::divergence::Kind::Protocol);
-            let Some(scenario) = ctx.scenarios.iter().find(|s| s.id == t.scenario) else {
+            let Some(scenario) = ctx.scenarios.iter().find(|s| s.id == t.key.scenario) else {
                 continue;
             };
             if pinned_failure {

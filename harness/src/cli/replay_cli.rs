@@ -80,7 +80,7 @@ impl ReplayCliArgs {
             .map_err(|e| Error::Usage(format!("{}: not a saved trial: {e}", trial.display())))?;
         let args = &self.cli_args;
         if args.iter().any(|a| a == "--version" || a == "-v") {
-            println!("{} (Claude Code)", saved.target_version);
+            println!("{} (Claude Code)", saved.key.target_version);
             return Ok(Verdict::AllGood);
         }
         let stream_input = args.iter().enumerate().any(|(i, a)| {

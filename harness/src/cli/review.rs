@@ -20,7 +20,7 @@ pub fn print_trial(t: &Trial, run: usize, runs: usize) {
     } else {
         String::new()
     };
-    println!("{state} {} ({}){run}", t.scenario, t.target);
+    println!("{state} {} ({}){run}", t.key.scenario, t.key.target);
 }
 
 /// Prints what `record` did and returns the number of pending files written.

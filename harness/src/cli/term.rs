@@ -22,7 +22,7 @@ fn fg(color: AnsiColor) -> Style {
 
 /// `ok      basics/text-reply (claude-code) 1.2s`, `FAILED  …: field mismatch`, …
 pub fn trial_line(t: &Trial) -> String {
-    let name = format!("{} ({})", t.scenario, t.target);
+    let name = format!("{} ({})", t.key.scenario, t.key.target);
     match &t.status {
         Status::Passed => format!(
             "{} {name} {:.1}s",
@@ -112,7 +112,7 @@ impl Progress {
 fn failure(t: &Trial) {
     let title = format!(
         "---- {} on {} {} ----",
-        t.scenario, t.target, t.target_version
+        t.key.scenario, t.key.target, t.key.target_version
     );
     println!("\n{}", paint(&title, Style::new().bold()));
     for d in &t.divergences {
@@ -166,8 +166,8 @@ pub fn causes_first(r: &streamcheck::report::Results) {
         .filter_map(|t| {
             Some(format!(
                 "{} ({}): needs {}",
-                t.scenario,
-                t.target,
+                t.key.scenario,
+                t.key.target,
                 t.unsupported()?.join(", ")
             ))
         })

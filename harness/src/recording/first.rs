@@ -59,7 +59,7 @@ pub fn first_block(
 fn notes(scenario: &Scenario, target: &str, t: &Trial) -> Vec<String> {
     let mut notes = vec![format!(
         "the scenario had no expectation for {target}: this is what {} did with it as written",
-        t.target
+        t.key.target
     )];
     if let Some(dialect) = Dialect::from_key(target) {
         let run = Recorded::from_trial(t);

@@ -64,7 +64,7 @@ fn recorded_frames(
             .iter()
             .map(|f| contract.map_or_else(|| f.clone(), |c| c.apply(f)))
             .collect();
-        let version = (!t.target_version.is_empty()).then_some(t.expect_version());
+        let version = (!t.key.target_version.is_empty()).then_some(t.expect_version());
         let this = generalise(
             &kept,
             &Volatile {

@@ -102,7 +102,7 @@ impl Pending {
             scenario: scenario.id.clone(),
             file,
             expect: key.to_string(),
-            target: trial.target.clone(),
+            target: trial.key.target.clone(),
             version: trial.expect_version().to_string(),
             recorded_at: Some(timestamp(SystemTime::now())),
             notes: Vec::new(),

@@ -51,13 +51,13 @@ pub fn ranked(trials: &[Trial]) -> Vec<Cause> {
     for t in trials.iter().filter(|t| t.status == Status::Failed) {
         for d in causes_of(t) {
             let what = describe(d);
-            let who = (t.scenario.clone(), t.target.clone());
+            let who = (t.key.scenario.clone(), t.key.target.clone());
             match out.iter_mut().find(|c| c.what == what) {
                 Some(c) if !c.trials.contains(&who) => c.trials.push(who),
                 Some(_) => {}
                 None => out.push(Cause {
                     what,
-                    rerun: rerun(&t.scenario, &t.target),
+                    rerun: rerun(&t.key.scenario, &t.key.target),
                     trials: vec![who],
                 }),
             }

@@ -9,7 +9,7 @@ pub(super) fn junit_xml(r: &Results) -> String {
     let mut report = Report::new("streamcheck");
     for t in &r.targets {
         let mut suite = TestSuite::new(t.name.clone());
-        for x in r.trials.iter().filter(|x| x.target == t.name) {
+        for x in r.trials.iter().filter(|x| x.key.target == t.name) {
             let status = match &x.status {
                 Status::Passed => TestCaseStatus::success(),
                 Status::Failed => {
@@ -38,11 +38,11 @@ pub(super) fn junit_xml(r: &Results) -> String {
                     st
                 }
             };
-            let mut case = TestCase::new(x.scenario.clone(), status);
+            let mut case = TestCase::new(x.key.scenario.clone(), status);
             case.set_classname(format!(
                 "{}.{}",
                 t.name,
-                x.scenario.split('/').next().unwrap_or("")
+                x.key.scenario.split('/').next().unwrap_or("")
             ));
             case.set_time(Duration::from_millis(x.duration_ms));
             if !x.protocol.is_empty() {

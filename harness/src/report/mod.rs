@@ -134,8 +134,9 @@ impl ReportWriter {
 
     fn write_run_files(&mut self) -> io::Result<()> {
         let r = &mut self.results;
-        r.trials
-            .sort_by(|a, b| (&a.scenario, &a.target).cmp(&(&b.scenario, &b.target)));
+        r.trials.sort_by(|a, b| {
+            (&a.key.scenario, &a.key.target).cmp(&(&b.key.scenario, &b.key.target))
+        });
         r.counts = Counts::of(&r.trials, r.scenario_errors.len());
         r.parity = crate::runner::protocol::parity_table(&r.trials);
         r.duration_ms = self.started.elapsed().unwrap_or_default().as_millis() as u64;
@@ -174,12 +175,12 @@ pub fn merge_as(
     for d in dirs {
         let r = RunReader::open(d).results()?;
         for t in &r.trials {
-            if let Some(first) = holder.insert((t.scenario.clone(), t.target.clone()), d) {
+            if let Some(first) = holder.insert((t.key.scenario.clone(), t.key.target.clone()), d) {
                 return Err(StoreError::MergeTwice {
                     first: first.to_path_buf(),
                     second: d.clone(),
-                    scenario: t.scenario.clone(),
-                    target: t.target.clone(),
+                    scenario: t.key.scenario.clone(),
+                    target: t.key.target.clone(),
                 });
             }
         }
@@ -222,7 +223,7 @@ pub fn merge_as(
         });
     }
     m.trials
-        .sort_by(|a, b| (&a.scenario, &a.target).cmp(&(&b.scenario, &b.target)));
+        .sort_by(|a, b| (&a.key.scenario, &a.key.target).cmp(&(&b.key.scenario, &b.key.target)));
     m.counts = Counts::of(&m.trials, m.scenario_errors.len());
     m.parity = crate::runner::protocol::parity_table(&m.trials);
     let written = |source| StoreError::MergeWrite {

@@ -36,11 +36,15 @@ pub(super) fn summary_md(r: &Results) -> String {
     let targets: Vec<&str> = r.targets.iter().map(|t| t.name.as_str()).collect();
     let _ = writeln!(s, "\n## Results\n");
     let mut table = Table::new(std::iter::once("scenario").chain(targets.iter().copied()));
-    let mut scenarios: Vec<&str> = r.trials.iter().map(|t| t.scenario.as_str()).collect();
+    let mut scenarios: Vec<&str> = r.trials.iter().map(|t| t.key.scenario.as_str()).collect();
     scenarios.dedup();
     for sc in scenarios {
         let cells = targets.iter().map(|t| {
-            match r.trials.iter().find(|x| x.scenario == sc && x.target == *t) {
+            match r
+                .trials
+                .iter()
+                .find(|x| x.key.scenario == sc && x.key.target == *t)
+            {
                 None => "-".to_string(),
                 Some(x) => result_cell(x),
             }
@@ -95,8 +99,8 @@ fn causes_first(s: &mut String, r: &Results) {
         .filter_map(|t| {
             Some(format!(
                 "`{} ({})`: needs {}",
-                t.scenario,
-                t.target,
+                t.key.scenario,
+                t.key.target,
                 t.unsupported()?.join(", ")
             ))
         })
@@ -173,7 +177,7 @@ fn known_by_reason(trials: &[Trial]) -> Vec<(&str, Vec<String>)> {
         grouped(
             &mut known,
             why.as_str(),
-            format!("`{} ({})`", t.scenario, t.target),
+            format!("`{} ({})`", t.key.scenario, t.key.target),
         );
     }
     known

@@ -51,7 +51,7 @@ fn trial_md(t: &Trial) -> String {
     let _ = writeln!(
         s,
         "# FAILED: {} on {} {}\n",
-        t.scenario, t.target, t.target_version
+        t.key.scenario, t.key.target, t.key.target_version
     );
     let _ = writeln!(s, "> {}\n", t.description);
     let exit = &t.exit;

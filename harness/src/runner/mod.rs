@@ -17,7 +17,7 @@ pub mod skip;
 pub mod trial;
 
 pub use crate::printed::{Exit, Stderr, Termination};
-pub use trial::{AsWritten, LetThrough, RunOptions, Status, Trial};
+pub use trial::{AsWritten, LetThrough, RunOptions, Status, Trial, TrialKey};
 
 use crate::divergence::{Divergence, Kind};
 use crate::install::Target;
@@ -50,7 +50,7 @@ pub async fn execute_plan(plan: &TrialPlan, target: &Target) -> Trial {
             return trial;
         }
     }
-    trial.held_to = plan.held_to();
+    trial.key.held_to = plan.held_to();
     trial.notes = plan.notes.clone();
     let started = Instant::now();
     // A multi-run trial says which run its output is from (a skip's probe and a scenario of
@@ -100,7 +100,7 @@ fn verdict(trial: &mut Trial, plan: &TrialPlan) -> Status {
         printed: &printed,
     };
     let known = &plan.known.list;
-    let stale = known.judge(&trial.scenario, &ran, &mut trial.divergences);
+    let stale = known.judge(&trial.key.scenario, &ran, &mut trial.divergences);
     for entry in stale {
         let what = entry.describe();
         trial.stale_known.push(what.clone());

@@ -32,7 +32,7 @@ pub fn observed(trial: &Trial) -> Observed {
         .flat_map(|c| c.written.iter().map(|(_, l)| l.clone()))
         .collect();
     Observed::of(
-        &trial.scenario,
+        &trial.key.scenario,
         trial.output.frames.iter().map(|f| &f.value),
         &written,
     )
@@ -40,7 +40,7 @@ pub fn observed(trial: &Trial) -> Observed {
 
 /// What one trial sent to the model API (every request the stub journaled).
 pub fn requested(trial: &Trial) -> Observed {
-    requests::observe(&trial.scenario, &trial.journal)
+    requests::observe(&trial.key.scenario, &trial.journal)
 }
 
 /// Checks a finished run of a trial against its dialect's inventories at the release it is
@@ -48,7 +48,7 @@ pub fn requested(trial: &Trial) -> Observed {
 /// `trial.protocol`, those the check's policy fails on become divergences. An inventory
 /// that does not load fails the trial.
 pub fn check_trial(check: &ProtocolCheck, trial: &mut Trial) {
-    if check.inventories.is_empty() || trial.dialect.is_none() {
+    if check.inventories.is_empty() || trial.key.dialect.is_none() {
         return;
     }
     let policy = check.policy;
@@ -80,7 +80,7 @@ pub fn check_trial(check: &ProtocolCheck, trial: &mut Trial) {
                 What::Inventory { file, from: None },
             )],
             Ok(Some(inv)) => match semver::Version::parse(trial.expect_version()) {
-                Ok(release) => check::check(inv, &file, &release, &trial.scenario, &observed),
+                Ok(release) => check::check(inv, &file, &release, &trial.key.scenario, &observed),
                 Err(_) => vec![Finding::new(
                     Change::Unchecked,
                     What::Inventory {
@@ -106,11 +106,11 @@ pub fn check_trial(check: &ProtocolCheck, trial: &mut Trial) {
 /// has several.
 fn names(trials: &[Trial]) -> Vec<String> {
     let targets: std::collections::BTreeSet<&str> =
-        trials.iter().map(|t| t.target.as_str()).collect();
+        trials.iter().map(|t| t.key.target.as_str()).collect();
     (trials.iter())
         .map(|t| match targets.len() {
-            1 => t.scenario.clone(),
-            _ => format!("{} ({})", t.scenario, t.target),
+            1 => t.key.scenario.clone(),
+            _ => format!("{} ({})", t.key.scenario, t.key.target),
         })
         .collect()
 }
@@ -192,7 +192,7 @@ mod tests {
 
     fn trial(dialect: Dialect, body: &Value) -> Trial {
         let mut t = Trial::blank("mcp/lookup", "claude-code", "2.1.330");
-        t.dialect = Some(dialect);
+        t.key.dialect = Some(dialect);
         t.journal = vec![request(body)];
         t
     }

@@ -38,16 +38,16 @@ impl Status {
 
 pub use crate::plan::JOURNAL_BUDGET;
 
-/// Everything one trial produced.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Trial {
+/// Which trial it is, the same in a run's results and in its saved output: the scenario,
+/// the target it ran on, and which release's expectation and rules held.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrialKey {
     pub scenario: String,
-    pub scenario_path: String,
-    pub description: String,
     pub target: String,
     pub target_version: String,
     /// The target's dialect: which expectations are its (never read from its name, which
-    /// a project file chooses). `None` for a target that could not be resolved.
+    /// a project file chooses). `None` for a target that could not be resolved, and in
+    /// files saved before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dialect: Option<Dialect>,
     /// The release whose expectation the trial was held to, when not the target's own
@@ -58,6 +58,40 @@ pub struct Trial {
     /// the release whose printed frames the rules judge its output as.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conforms_to: Option<String>,
+}
+
+impl TrialKey {
+    /// Scenario `id` on `target` at `version`, nothing else known yet.
+    pub fn new(id: &str, target: &str, version: &str) -> TrialKey {
+        TrialKey {
+            scenario: id.to_string(),
+            target: target.to_string(),
+            target_version: version.to_string(),
+            dialect: None,
+            held_to: None,
+            conforms_to: None,
+        }
+    }
+
+    /// The version whose expectation this trial was checked against.
+    pub fn expect_version(&self) -> &str {
+        self.held_to.as_deref().unwrap_or(&self.target_version)
+    }
+
+    /// The release that printed its output, as the rules know releases (as
+    /// [`Target::expect_version`]).
+    pub fn printed_by(&self) -> &str {
+        self.conforms_to.as_deref().unwrap_or(&self.target_version)
+    }
+}
+
+/// Everything one trial produced.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Trial {
+    #[serde(flatten)]
+    pub key: TrialKey,
+    pub scenario_path: String,
+    pub description: String,
     #[serde(flatten)]
     pub status: Status,
     /// Why a skipped trial did not run, when the plan decided it (`unsupported`, ...).
@@ -121,26 +155,25 @@ impl Trial {
 
     /// The version whose expectation this trial was checked against.
     pub fn expect_version(&self) -> &str {
-        self.held_to.as_deref().unwrap_or(&self.target_version)
+        self.key.expect_version()
     }
 
-    /// The release that printed its output, as the rules know releases (as
-    /// [`Target::expect_version`]).
+    /// The release that printed its output (see [`TrialKey::printed_by`]).
     pub fn printed_by(&self) -> &str {
-        self.conforms_to.as_deref().unwrap_or(&self.target_version)
+        self.key.printed_by()
     }
 
     /// The identity it was saved with; `Err` when saved without its dialect (by an older
     /// streamcheck).
     pub fn id(&self) -> Result<TrialId, PlanError> {
-        let Some(dialect) = self.dialect else {
+        let Some(dialect) = self.key.dialect else {
             return Err(PlanError::NoDialect);
         };
         Ok(TrialId {
-            scenario: self.scenario.clone(),
-            target: self.target.clone(),
+            scenario: self.key.scenario.clone(),
+            target: self.key.target.clone(),
             dialect,
-            version: self.target_version.clone(),
+            version: self.key.target_version.clone(),
             held_to: self.expect_version().to_string(),
             printed_by: self.printed_by().to_string(),
             run: self.run,
@@ -149,8 +182,8 @@ impl Trial {
 
     /// This trial as one of `target`: its dialect and the release it stands for.
     pub(crate) fn of(mut self, target: &Target) -> Trial {
-        self.dialect = Some(target.dialect);
-        self.conforms_to.clone_from(&target.conforms_to);
+        self.key.dialect = Some(target.dialect);
+        self.key.conforms_to.clone_from(&target.conforms_to);
         self
     }
 
@@ -165,14 +198,9 @@ impl Trial {
     /// A passed trial of scenario `id` with nothing in it yet.
     pub(crate) fn blank(id: &str, target: &str, version: &str) -> Trial {
         Trial {
-            scenario: id.to_string(),
+            key: TrialKey::new(id, target, version),
             scenario_path: String::new(),
             description: String::new(),
-            target: target.to_string(),
-            target_version: version.to_string(),
-            dialect: None,
-            held_to: None,
-            conforms_to: None,
             status: Status::Passed,
             skip_reason: None,
             protocol_policy: None,

@@ -28,8 +28,9 @@ impl RunReader {
             let index = self.index()?;
             if index.len() > r.trials.len() {
                 r.trials = index;
-                r.trials
-                    .sort_by(|a, b| (&a.scenario, &a.target).cmp(&(&b.scenario, &b.target)));
+                r.trials.sort_by(|a, b| {
+                    (&a.key.scenario, &a.key.target).cmp(&(&b.key.scenario, &b.key.target))
+                });
                 r.counts = Counts::of(&r.trials, r.scenario_errors.len());
                 r.parity = crate::runner::protocol::parity_table(&r.trials);
             }
@@ -140,7 +141,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         cut_short(dir.path(), &["b/two", "a/one", "c/three"], 1);
         let r = RunReader::open(dir.path()).results().unwrap();
-        let ids: Vec<&str> = r.trials.iter().map(|t| t.scenario.as_str()).collect();
+        let ids: Vec<&str> = r.trials.iter().map(|t| t.key.scenario.as_str()).collect();
         assert_eq!(ids, ["a/one", "b/two", "c/three"]);
         assert_eq!(r.counts.passed, 3);
         assert!(!r.complete, "still a run that did not finish");

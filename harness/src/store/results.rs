@@ -62,7 +62,7 @@ impl Results {
     ) -> std::collections::BTreeMap<crate::findings::FindingId, Vec<String>> {
         crate::findings::met(self.trials.iter().map(|t| {
             (
-                format!("{} ({})", t.scenario, t.target),
+                format!("{} ({})", t.key.scenario, t.key.target),
                 t.divergences.as_slice(),
             )
         }))
@@ -137,8 +137,8 @@ impl Counts {
 pub fn trial_stem(trial: &Trial) -> String {
     format!(
         "{}.{}",
-        trial.scenario,
-        trial.target.replace(['/', ':'], "_")
+        trial.key.scenario,
+        trial.key.target.replace(['/', ':'], "_")
     )
 }
 

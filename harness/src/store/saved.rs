@@ -5,11 +5,10 @@
 //! the trial that `audit`, `drift` and `bisect` check again (`runner::check::replanned`).
 
 use super::error::StoreError;
-use crate::dialect::Dialect;
 use crate::pattern::Vars;
 use crate::printed::exit::Exit;
 use crate::printed::output::{Output, Stderr};
-use crate::runner::{Status, Trial};
+use crate::runner::{Status, Trial, TrialKey};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -26,18 +25,8 @@ pub const FORMAT_VERSION: u32 = 1;
 pub struct SavedTrial {
     #[serde(default)]
     pub format_version: u32,
-    pub scenario: String,
-    pub target: String,
-    pub target_version: String,
-    /// See [`Trial::dialect`]; `None` in files saved before it was kept.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dialect: Option<Dialect>,
-    /// See [`Trial::held_to`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub held_to: Option<String>,
-    /// See [`Trial::conforms_to`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub conforms_to: Option<String>,
+    #[serde(flatten)]
+    pub key: TrialKey,
     #[serde(flatten)]
     pub status: Status,
     pub exit: Exit,
@@ -74,12 +63,7 @@ impl SavedTrial {
     pub fn of(trial: &Trial) -> SavedTrial {
         SavedTrial {
             format_version: FORMAT_VERSION,
-            scenario: trial.scenario.clone(),
-            target: trial.target.clone(),
-            target_version: trial.target_version.clone(),
-            dialect: trial.dialect,
-            held_to: trial.held_to.clone(),
-            conforms_to: trial.conforms_to.clone(),
+            key: trial.key.clone(),
             status: trial.status.clone(),
             exit: trial.exit.clone(),
             stdout: trial.output.text(),
@@ -143,12 +127,10 @@ impl Trial {
     /// command line, notes) is empty.
     pub fn from_saved(saved: &SavedTrial) -> Trial {
         let mut trial = Trial {
-            dialect: saved.dialect,
-            held_to: saved.held_to.clone(),
-            conforms_to: saved.conforms_to.clone(),
+            key: saved.key.clone(),
             status: saved.status.clone(),
             exit: saved.exit.clone(),
-            ..Trial::blank(&saved.scenario, &saved.target, &saved.target_version)
+            ..Trial::blank("", "", "")
         };
         trial.restore(saved);
         trial
@@ -222,6 +204,7 @@ fn is_zero(n: &u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dialect::Dialect;
     use crate::printed::output::LineSplitter;
 
     #[test]
@@ -237,9 +220,9 @@ mod tests {
             home: "/h".into(),
         };
         trial.run = Some(2);
-        trial.dialect = Some(Dialect::QwenCode);
-        trial.held_to = Some("2.1.330".into());
-        trial.conforms_to = Some("2.1.330".into());
+        trial.key.dialect = Some(Dialect::QwenCode);
+        trial.key.held_to = Some("2.1.330".into());
+        trial.key.conforms_to = Some("2.1.330".into());
         trial.requests_dropped = 609;
         let back = Trial::from_saved(&SavedTrial::of(&trial));
         assert_eq!(
@@ -247,7 +230,7 @@ mod tests {
             "a re-check sees the request loop"
         );
         assert_eq!(
-            (back.dialect, back.expect_version(), back.printed_by()),
+            (back.key.dialect, back.expect_version(), back.printed_by()),
             (Some(Dialect::QwenCode), "2.1.330", "2.1.330"),
             "which expectations a saved trial is checked against comes back with it"
         );
@@ -263,7 +246,7 @@ mod tests {
             (trial.exit, "/w".to_string(), Some(2))
         );
         assert_eq!(
-            (back.scenario.as_str(), back.target_version.as_str()),
+            (back.key.scenario.as_str(), back.key.target_version.as_str()),
             ("s/x", "1.0.0")
         );
     }

@@ -7,7 +7,7 @@ use serde_json::Value;
 use std::path::Path;
 use streamcheck::commands::drift::{ScenarioOutput, VersionOutputs};
 use streamcheck::report::{ReportWriter, TargetInfo};
-use streamcheck::runner::{Exit, Status, Stderr, Trial};
+use streamcheck::runner::{Exit, Status, Stderr, Trial, TrialKey};
 use streamcheck::store::saved::SavedTrial;
 
 /// Writes `versions` into `dir` through the report writer every run uses.
@@ -25,12 +25,10 @@ pub fn write(dir: &Path, versions: &[VersionOutputs]) {
         for (id, o) in &v.scenarios {
             let saved = SavedTrial {
                 format_version: streamcheck::store::saved::FORMAT_VERSION,
-                scenario: id.clone(),
-                target: v.target.clone(),
-                target_version: v.version.clone().unwrap_or_default(),
-                dialect: Some(streamcheck::dialect::Dialect::ClaudeCode),
-                held_to: None,
-                conforms_to: None,
+                key: TrialKey {
+                    dialect: Some(streamcheck::dialect::Dialect::ClaudeCode),
+                    ..TrialKey::new(id, &v.target, &v.version.clone().unwrap_or_default())
+                },
                 status: o.status.clone(),
                 exit: o.exit.clone(),
                 stdout: o.frames.iter().map(|f| format!("{f}\n")).collect(),

@@ -39,14 +39,14 @@ pub fn audit(scenarios: &[Scenario], saved: &[SavedTrial], planner: &Planner) ->
     let started = Instant::now();
     let (mut audited, mut not_audited) = (Vec::new(), Vec::new());
     for s in saved {
-        let Some(scenario) = scenarios.iter().find(|x| x.id == s.scenario) else {
+        let Some(scenario) = scenarios.iter().find(|x| x.id == s.key.scenario) else {
             continue;
         };
         match audit_one(scenario, s, planner) {
             Ok(a) => audited.push(a),
             Err(reason) => not_audited.push(NotAudited {
-                scenario: s.scenario.clone(),
-                target: s.target.clone(),
+                scenario: s.key.scenario.clone(),
+                target: s.key.target.clone(),
                 reason: reason.to_string(),
             }),
         }
@@ -91,7 +91,7 @@ pub fn audit_one(
     let check = replanned(planner, scenario, &trial, trial.expect_version())
         .map_err(AuditError::Replanned)?;
     let strict = crate::protocol::Policy::Strict;
-    let protocol = trial.dialect.map(|d| planner.protocol(d, strict));
+    let protocol = trial.key.dialect.map(|d| planner.protocol(d, strict));
     let check = Audited {
         check,
         before: protocol_findings(&trial, protocol.as_ref()),
@@ -128,8 +128,8 @@ pub fn audit_one(
         })
         .collect();
     Ok(ScenarioAudit {
-        scenario: saved.scenario.clone(),
-        target: saved.target.clone(),
+        scenario: saved.key.scenario.clone(),
+        target: saved.key.target.clone(),
         results,
     })
 }

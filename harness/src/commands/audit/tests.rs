@@ -1,6 +1,6 @@
 use super::*;
 use crate::printed::exit::Exit;
-use crate::runner::Stderr;
+use crate::runner::{Stderr, TrialKey};
 use std::path::Path;
 
 /// The project the test scenarios are of (nothing is read from it).
@@ -43,12 +43,10 @@ fn scenario(expect: &str) -> Scenario {
 fn saved() -> SavedTrial {
     SavedTrial {
         format_version: 1,
-        scenario: "t/x".into(),
-        target: "claude-code".into(),
-        target_version: "1.0.0".into(),
-        dialect: Some(crate::dialect::Dialect::ClaudeCode),
-        held_to: None,
-        conforms_to: None,
+        key: TrialKey {
+            dialect: Some(crate::dialect::Dialect::ClaudeCode),
+            ..TrialKey::new("t/x", "claude-code", "1.0.0")
+        },
         status: Status::Passed,
         exit: Exit {
             code: Some(0),
@@ -196,10 +194,8 @@ fn the_version_block_of_the_saved_version_is_used() {
     let text = "description: x\nprompt: p\nexpect:\n  claude-code:\n    mode: subsequence\n    frames: [{type: result}]\n    exit_code: 1\n  claude-code@>=1.0.0:\n    exit_code: 0\n";
     let s = parse(text);
     assert!(audit_one(&s, &saved(), &planner()).is_ok());
-    let older = SavedTrial {
-        target_version: "0.9.0".into(),
-        ..saved()
-    };
+    let mut older = saved();
+    older.key.target_version = "0.9.0".into();
     let err = audit_one(&s, &older, &planner()).unwrap_err().to_string();
     assert!(err.contains("no longer passes"), "{err}");
 }
@@ -211,23 +207,20 @@ fn the_version_block_of_the_saved_version_is_used() {
 fn the_dialect_and_the_held_to_release_come_from_the_trial_not_its_name() {
     let text = "description: x\nprompt: p\nexpect:\n  claude-code:\n    mode: subsequence\n    frames: [{type: result}]\n    exit_code: 1\n  claude-code@>=1.0.0:\n    exit_code: 0\n";
     let s = parse(text);
-    let mycc = SavedTrial {
-        target: "mycc".into(),
-        ..saved()
-    };
+    let mut mycc = saved();
+    mycc.key.target = "mycc".into();
     assert!(audit_one(&s, &mycc, &planner()).is_ok());
-    let wrapper = SavedTrial {
+    let mut wrapper = saved();
+    wrapper.key = TrialKey {
         target: "my-wrapper".into(),
         target_version: "0.3.0".into(),
         held_to: Some("1.0.0".into()),
         conforms_to: Some("1.0.0".into()),
-        ..saved()
+        ..saved().key
     };
     assert!(audit_one(&s, &wrapper, &planner()).is_ok());
-    let unsaid = SavedTrial {
-        dialect: None,
-        ..saved()
-    };
+    let mut unsaid = saved();
+    unsaid.key.dialect = None;
     let err = audit_one(&s, &unsaid, &planner()).unwrap_err().to_string();
     assert!(err.contains("dialect"), "{err}");
 }

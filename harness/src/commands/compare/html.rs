@@ -37,14 +37,14 @@ pub fn write_parity(dir: &Path, parity: &Parity) -> io::Result<()> {
         let side = |name: &str| {
             let s = saved
                 .iter()
-                .find(|s| s.scenario == sp.scenario && s.target == name)?;
+                .find(|s| s.key.scenario == sp.scenario && s.key.target == name)?;
             Some(
                 match trials
                     .iter()
-                    .find(|t| t.scenario == s.scenario && t.target == name)
+                    .find(|t| t.key.scenario == s.key.scenario && t.key.target == name)
                 {
                     Some(t) => view(trial_stem(t), t, Some(s)),
-                    None => view_saved(format!("{}.{name}", s.scenario), s),
+                    None => view_saved(format!("{}.{name}", s.key.scenario), s),
                 },
             )
         };

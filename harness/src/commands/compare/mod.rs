@@ -131,7 +131,7 @@ pub async fn run(live: LiveRun<'_>, on_trial: impl FnMut(&Trial)) -> Result<Pari
             .into_iter()
             .flatten()
             .filter(|t| t.status == Status::Failed && has_expectation(scenario, [ta, tb], t))
-            .map(|t| t.target.clone())
+            .map(|t| t.key.target.clone())
             .collect();
         results.push(sp);
     }
@@ -145,7 +145,7 @@ fn has_expectation(
     trial: &Trial,
 ) -> bool {
     targets.into_iter().flatten().any(|t| {
-        t.name == trial.target
+        t.name == trial.key.target
             && crate::plan::block(scenario, t.dialect, t.expect_version()).is_some()
     })
 }
@@ -191,7 +191,7 @@ async fn run_both(
         opts,
         |t, _| {
             on_trial(t);
-            trials.insert((t.scenario.clone(), t.target.clone()), t.clone());
+            trials.insert((t.key.scenario.clone(), t.key.target.clone()), t.clone());
         },
     )
     .await?;

@@ -18,20 +18,20 @@ fn read(dir: &Path) -> Result<(TargetSide, BTreeMap<String, Trial>), StoreError>
         dir: dir.to_path_buf(),
     })?;
     let side = TargetSide {
-        name: first.target.clone(),
-        version: first.target_version.clone(),
-        dialect: first.dialect,
+        name: first.key.target.clone(),
+        version: first.key.target_version.clone(),
+        dialect: first.key.dialect,
     };
-    if let Some(other) = saved.iter().find(|s| s.target != side.name) {
+    if let Some(other) = saved.iter().find(|s| s.key.target != side.name) {
         return Err(StoreError::TwoTargets {
             dir: dir.to_path_buf(),
             first: side.name,
-            other: other.target.clone(),
+            other: other.key.target.clone(),
         });
     }
     let trials = saved
         .iter()
-        .map(|s| (s.scenario.clone(), Trial::from_saved(s)))
+        .map(|s| (s.key.scenario.clone(), Trial::from_saved(s)))
         .collect();
     Ok((side, trials))
 }
@@ -83,7 +83,7 @@ fn pair(id: &str, sides: [(&TargetSide, Option<&Trial>); 2]) -> Compared {
                 format!("{} did not run it: {why}", side.name),
             );
         }
-        let Some(dialect) = t.dialect else {
+        let Some(dialect) = t.key.dialect else {
             return ScenarioParity::not_compared(
                 id,
                 format!(
@@ -95,14 +95,14 @@ fn pair(id: &str, sides: [(&TargetSide, Option<&Trial>); 2]) -> Compared {
         ran.push((t, dialect, Recorded::from_trial(t)));
     }
     let [a, b] = [&ran[0], &ran[1]].map(|(t, dialect, run)| Side {
-        name: &t.target,
+        name: &t.key.target,
         dialect: *dialect,
         run,
     });
     let (mut sp, unmapped) = ScenarioParity::of(id, a, b);
     sp.fails_own_expectation = (ran.iter())
         .filter(|(t, _, _)| t.status == Status::Failed)
-        .map(|(t, _, _)| t.target.clone())
+        .map(|(t, _, _)| t.key.target.clone())
         .collect();
     (sp, unmapped)
 }

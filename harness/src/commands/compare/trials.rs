@@ -35,7 +35,7 @@ pub fn compare_trials(
         .collect();
     if let Some(t) = no_protocol.first() {
         let (mut sp, unmapped) = ScenarioParity::not_compared(&scenario.id, no_control_protocol(t));
-        sp.no_control_protocol = no_protocol.iter().map(|t| t.target.clone()).collect();
+        sp.no_control_protocol = no_protocol.iter().map(|t| t.key.target.clone()).collect();
         return (sp, unmapped);
     }
     if let Some(why) = [x, y].into_iter().find_map(why_not_compared) {
@@ -47,7 +47,7 @@ pub fn compare_trials(
         recorded: Recorded::from_trial(trial),
     });
     let [a, b] = ran.each_ref().map(|r| Side {
-        name: &r.trial.target,
+        name: &r.trial.key.target,
         dialect: r.dialect,
         run: &r.recorded,
     });
@@ -64,7 +64,7 @@ pub fn compare_trials(
         } else {
             notes.push(as_written_note(scenario, this));
             if let Some(why) = cannot_run_as_written(scenario, this, other) {
-                sp.cannot_run_as_written.push(t.target.clone());
+                sp.cannot_run_as_written.push(t.key.target.clone());
                 sp.differences = vec![why];
             }
         }
@@ -74,7 +74,7 @@ pub fn compare_trials(
                 .iter()
                 // Said above, with the reasons.
                 .filter(|n| !is_ran_as_written_note(n))
-                .map(|n| format!("{}: {n}", t.target)),
+                .map(|n| format!("{}: {n}", t.key.target)),
         );
     }
     notes.append(&mut sp.notes);
@@ -92,20 +92,20 @@ fn is_ran_as_written_note(note: &str) -> bool {
 fn no_control_protocol(t: &Trial) -> String {
     format!(
         "{} cannot run control/ scenarios: this scenario scripts an SDK client (`client:`) that talks the control protocol (control_request / control_response on stdin and stdout), which {} does not implement",
-        t.target, t.target
+        t.key.target, t.key.target
     )
 }
 
 /// A side that was skipped or could not be started leaves nothing to compare.
 fn why_not_compared(t: &Trial) -> Option<String> {
     match &t.status {
-        Status::Skipped(why) => Some(format!("{} skipped it: {why}", t.target)),
-        Status::Unavailable(why) => Some(format!("{} is unavailable: {why}", t.target)),
+        Status::Skipped(why) => Some(format!("{} skipped it: {why}", t.key.target)),
+        Status::Unavailable(why) => Some(format!("{} is unavailable: {why}", t.key.target)),
         _ => t
             .divergences
             .iter()
             .find(|d| d.kind == Kind::Spawn)
-            .map(|d| format!("{} could not be started: {}", t.target, d.message)),
+            .map(|d| format!("{} could not be started: {}", t.key.target, d.message)),
     }
 }
 
@@ -114,14 +114,14 @@ fn own_expectation_note(t: &Trial) -> Option<String> {
     match &t.status {
         Status::Failed => Some(format!(
             "{} fails its own expectation here ({} divergence(s); first: {})",
-            t.target,
+            t.key.target,
             t.divergences.len(),
             t.divergences
                 .first()
                 .map(|d| clip_line(&d.message, 160))
                 .unwrap_or_default()
         )),
-        Status::Known(why) => Some(format!("{}: a known divergence: {why}", t.target)),
+        Status::Known(why) => Some(format!("{}: a known divergence: {why}", t.key.target)),
         _ => None,
     }
 }
@@ -131,7 +131,7 @@ fn as_written_note(scenario: &Scenario, this: &Ran) -> String {
     let hints = as_written_hints(scenario, this.dialect);
     format!(
         "{} has no expectation in this scenario: it ran it as written{}",
-        this.trial.target,
+        this.trial.key.target,
         if hints.is_empty() {
             String::new()
         } else {
@@ -153,8 +153,8 @@ fn cannot_run_as_written(scenario: &Scenario, this: &Ran, other: &Ran) -> Option
     };
     Some(format!(
         "{} cannot run this scenario as written ({why}); {} exits {}. The other aspects follow from that and are not differences in substance.",
-        this.trial.target,
-        other.trial.target,
+        this.trial.key.target,
+        other.trial.key.target,
         other.recorded.exit
     ))
 }
@@ -180,7 +180,7 @@ fn off_script_note(scenario: &Scenario, t: &Trial) -> Option<String> {
         .find(|d| d.kind == Kind::UnscriptedRequest)?;
     Some(format!(
         "{} went off the stub's script (written for {}): {}",
-        t.target,
+        t.key.target,
         scenario
             .file
             .expect

@@ -78,9 +78,9 @@ impl Input {
             None
         };
         Input {
-            scenario: saved.scenario.clone(),
-            target: saved.target.clone(),
-            release: saved.target_version.clone(),
+            scenario: saved.key.scenario.clone(),
+            target: saved.key.target.clone(),
+            release: saved.key.target_version.clone(),
             run: saved.run,
             lines,
             not_fed,

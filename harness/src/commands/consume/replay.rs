@@ -79,7 +79,9 @@ pub fn find_trial(
             continue;
         };
         let found = (results.trials.iter()).find(|t| {
-            t.scenario == id && t.target_version == release && t.status.did_not_run().is_none()
+            t.key.scenario == id
+                && t.key.target_version == release
+                && t.status.did_not_run().is_none()
         });
         if let Some(path) = found.and_then(|t| run.saved_file_of(t)) {
             return Ok(path);

@@ -147,7 +147,7 @@ pub fn read_run(dir: &Path) -> Result<(Vec<VersionOutputs>, Vec<Trial>), StoreEr
     let versions = (results.targets.iter())
         .map(|info| {
             let trials: Vec<&Trial> = (results.trials.iter())
-                .filter(|t| t.target == info.name)
+                .filter(|t| t.key.target == info.name)
                 .collect();
             VersionOutputs {
                 target: info.name.clone(),
@@ -155,7 +155,7 @@ pub fn read_run(dir: &Path) -> Result<(Vec<VersionOutputs>, Vec<Trial>), StoreEr
                 unavailable: info.unavailable.clone(),
                 trial_ms: trials.iter().map(|t| t.duration_ms).sum(),
                 scenarios: (trials.iter())
-                    .map(|t| (t.scenario.clone(), ScenarioOutput::of(t)))
+                    .map(|t| (t.key.scenario.clone(), ScenarioOutput::of(t)))
                     .collect(),
             }
         })

@@ -37,7 +37,7 @@ pub fn open(
             };
             let newer = trials
                 .iter()
-                .find(|t| t.target == pair.to && &t.scenario == id);
+                .find(|t| t.key.target == pair.to && &t.key.scenario == id);
             if let Some(path) = newer
                 .map(|t| open_one(project, place, scenario, t))
                 .transpose()?
@@ -59,10 +59,10 @@ pub fn open_one(
     if trial.status != Status::Failed || trial.exit.termination.by_harness() {
         return Ok(None);
     }
-    let Some(dialect) = trial.dialect else {
+    let Some(dialect) = trial.key.dialect else {
         return Err(RecordError::NoDialect {
-            scenario: trial.scenario.clone(),
-            target: trial.target.clone(),
+            scenario: trial.key.scenario.clone(),
+            target: trial.key.target.clone(),
         });
     };
     let key = dialect.conventions().expect_key();

@@ -37,7 +37,7 @@ impl Runs {
             }
             let commands = command_lines(dir)?;
             for s in &saved {
-                if !commands.contains_key(&(s.scenario.clone(), s.target.clone())) {
+                if !commands.contains_key(&(s.key.scenario.clone(), s.key.target.clone())) {
                     continue;
                 }
                 let trial = restored(s, &commands);
@@ -46,16 +46,16 @@ impl Runs {
                 {
                     continue;
                 }
-                let Some(dialect) = trial.dialect else {
+                let Some(dialect) = trial.key.dialect else {
                     return Err(BuildError::NoDialect {
                         dir: dir.to_path_buf(),
-                        scenario: s.scenario.clone(),
+                        scenario: s.key.scenario.clone(),
                     });
                 };
                 let release =
                     Version::parse(trial.printed_by()).map_err(|source| BuildError::Release {
                         dir: dir.to_path_buf(),
-                        scenario: s.scenario.clone(),
+                        scenario: s.key.scenario.clone(),
                         release: trial.printed_by().to_string(),
                         source,
                     })?;
@@ -116,19 +116,19 @@ fn command_lines(dir: &Path) -> Result<BTreeMap<(String, String), String>, Store
     let stopped_in = (!results.complete)
         .then(|| results.trials.last())
         .flatten()
-        .map(|t| crate::protocol::observe::scenario_of(&t.scenario).to_string());
+        .map(|t| crate::protocol::observe::scenario_of(&t.key.scenario).to_string());
     Ok((results.trials.into_iter())
         .filter(|t| {
-            stopped_in.as_deref() != Some(crate::protocol::observe::scenario_of(&t.scenario))
+            stopped_in.as_deref() != Some(crate::protocol::observe::scenario_of(&t.key.scenario))
         })
-        .map(|t| ((t.scenario, t.target), t.command_line))
+        .map(|t| ((t.key.scenario, t.key.target), t.command_line))
         .collect())
 }
 
 /// A saved trial with its command line.
 fn restored(s: &SavedTrial, commands: &BTreeMap<(String, String), String>) -> Trial {
     let mut trial = Trial::from_saved(s);
-    if let Some(c) = commands.get(&(s.scenario.clone(), s.target.clone())) {
+    if let Some(c) = commands.get(&(s.key.scenario.clone(), s.key.target.clone())) {
         trial.command_line.clone_from(c);
     }
     trial
@@ -187,7 +187,7 @@ pub fn recheck(
             continue;
         }
         trial.divergences.clear();
-        if let Some(dialect) = trial.dialect {
+        if let Some(dialect) = trial.key.dialect {
             let check = (checks.entry(dialect))
                 .or_insert_with(|| crate::protocol::ProtocolCheck::load(policy, root, dialect));
             crate::runner::protocol::check_trial(check, &mut trial);

@@ -192,7 +192,7 @@ impl Prover<'_> {
                 false => Seen::Old,
             };
         }
-        let scenario = self.prober.scenario(&trial.scenario);
+        let scenario = self.prober.scenario(&trial.key.scenario);
         // A `min_version`/`max_version` holds where the block, run regardless of the bound,
         // passes; beyond it the block does not.
         let against = |held_to: &str| {
@@ -271,13 +271,13 @@ fn shows(entry: &crate::known::Entry, trial: &Trial, range: &Range) -> bool {
     };
     let printed: Vec<&serde_json::Value> = trial.output.frames.iter().map(|f| &f.value).collect();
     let ran = Ran {
-        name: &trial.target,
+        name: &trial.key.target,
         dialect: range.dialect.conventions().expect_key(),
-        version: &trial.target_version,
+        version: &trial.key.target_version,
         printed: &printed,
     };
     let mut divergences = trial.divergences.clone();
-    list.judge(&trial.scenario, &ran, &mut divergences)
+    list.judge(&trial.key.scenario, &ran, &mut divergences)
         .is_empty()
 }
 

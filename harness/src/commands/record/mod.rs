@@ -82,7 +82,7 @@ pub async fn record(
         };
         run_once(&dir, scenarios.clone(), targets, opts, |t| {
             on_trial(t, k);
-            runs.entry((t.scenario.clone(), t.target.clone()))
+            runs.entry((t.key.scenario.clone(), t.key.target.clone()))
                 .or_default()
                 .push(t.clone());
         })
@@ -94,7 +94,7 @@ pub async fn record(
         let Some(scenario) = scenarios.iter().find(|s| s.id == id) else {
             continue;
         };
-        let Some(dialect) = trials[0].dialect else {
+        let Some(dialect) = trials[0].key.dialect else {
             // Only a target that could not be resolved leaves its trials without one.
             let why = trials[0]
                 .status

@@ -61,7 +61,7 @@ pub fn write_run(
     let columns: Vec<String> = results.targets.iter().map(|t| t.name.clone()).collect();
     let mut by_scenario: BTreeMap<&str, Vec<&Trial>> = BTreeMap::new();
     for t in &results.trials {
-        by_scenario.entry(&t.scenario).or_default().push(t);
+        by_scenario.entry(&t.key.scenario).or_default().push(t);
     }
     let mut rows: Vec<Row> = by_scenario
         .iter()
@@ -91,7 +91,7 @@ pub fn write_run(
         unsupported: (results.trials.iter())
             .filter_map(|t| {
                 let features = t.unsupported()?.join(", ");
-                Some((format!("{} ({})", t.scenario, t.target), features))
+                Some((format!("{} ({})", t.key.scenario, t.key.target), features))
             })
             .collect(),
         protocol: (crate::runner::protocol::run_findings(&results.trials).iter())
@@ -108,7 +108,7 @@ pub fn write_run(
 fn row(scenario: &str, trials: &[&Trial], columns: &[String]) -> Row {
     let cells: Vec<Cell> = columns
         .iter()
-        .map(|c| match trials.iter().find(|t| &t.target == c) {
+        .map(|c| match trials.iter().find(|t| &t.key.target == c) {
             Some(t) => cell(t),
             None => Cell {
                 id: None,

@@ -249,12 +249,7 @@ mod tests {
     fn saved(stdout: &str, written: Vec<(usize, String)>) -> SavedTrial {
         SavedTrial {
             format_version: 1,
-            scenario: "t/x".into(),
-            target: "claude-code".into(),
-            target_version: "1".into(),
-            dialect: None,
-            held_to: None,
-            conforms_to: None,
+            key: crate::runner::TrialKey::new("t/x", "claude-code", "1"),
             status: Status::Failed,
             exit: Exit {
                 code: Some(1),

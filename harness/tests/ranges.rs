@@ -728,3 +728,49 @@ fn a_stop_request_ends_the_whole_search_not_only_the_run_under_way() {
     assert!(!status.unwrap().success());
     assert_eq!(started(), 1, "a release was run after the stop request");
 }
+
+#[test]
+fn a_run_stopped_early_keeps_the_proofs_of_the_batches_it_finished() {
+    let f = fixture();
+    write(
+        &f.root.join("scenarios/demo/s.yaml"),
+        &scenario("s", 0, Some(("<1.0.4", 0))),
+    );
+    let path = format!("{}:{}", f.bin.display(), std::env::var("PATH").unwrap());
+    // `a` is proven in the first batch; `s` hangs in the second, far longer than the wait.
+    let bin = assert_cmd::cargo::cargo_bin("streamcheck");
+    let mut child = std::process::Command::new(bin)
+        .arg("--root")
+        .arg(&f.root)
+        .args(["ranges", "--prove", "--save-every", "1", "--timeout", "600"])
+        .args(["--jobs", "2", "--versions", PUBLISHED])
+        .args(["--filter", "demo/a", "--filter", "demo/s", "--report-dir"])
+        .arg(f.root.join("report"))
+        .env("STREAMCHECK_CACHE", &f.cache)
+        .env("PATH", path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let file = f.root.join("targets/claude-code/ranges.yaml");
+    let proofs = || std::fs::read_to_string(&file).unwrap_or_default();
+    let mut saved = false;
+    for _ in 0..1200 {
+        if proofs().contains("file: scenarios/demo/a.yaml") {
+            saved = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert!(
+        saved,
+        "the first batch's proof was not saved while the run went on"
+    );
+    assert!(!status.success());
+    let kept = proofs();
+    assert!(!kept.contains("file: scenarios/demo/s.yaml"), "{kept}");
+    let (code, out) = ranges(&f, "--check", &["demo/a"]);
+    assert_eq!(code, 0, "the proof kept proves its range: {out}");
+}

@@ -58,6 +58,10 @@ pub struct RangesArgs {
     /// sampled releases inside it (proofs made before the prover ran the sample).
     #[arg(long, requires = "prove", conflicts_with = "no_sample")]
     resample: bool,
+    /// With --prove: save the proofs found after every N ranges, so a run stopped early
+    /// keeps them (the ranges of one scenario are always proven together).
+    #[arg(long, value_name = "N", default_value_t = 40, requires = "prove")]
+    save_every: usize,
     /// Where each probe's run reports go (default reports/ranges/<timestamp>/).
     #[arg(long)]
     report_dir: Option<PathBuf>,
@@ -159,52 +163,45 @@ impl RangesArgs {
                     false => supported,
                 },
             };
-            let done = super::args::runtime()?.block_on(prove::prove(
-                todo,
-                &ctx.scenarios,
-                &ctx.project,
-                &opts,
-                |r, result| match result {
-                    Ok(p) => println!(
-                        "{}:{}: {}: proven: {}",
-                        r.file,
-                        r.line,
-                        r.describe(),
-                        p.found()
-                    ),
-                    Err(why) => {
-                        println!("{}:{}: {}: not proven: {why}", r.file, r.line, r.describe())
+            // Proven and saved batch by batch: a run stopped early keeps what it proved.
+            for batch in ranges::batches(todo, self.save_every) {
+                let done = super::args::runtime()?.block_on(prove::prove(
+                    &batch,
+                    &ctx.scenarios,
+                    &ctx.project,
+                    &opts,
+                    |r, result| match result {
+                        Ok(p) => println!(
+                            "{}:{}: {}: proven: {}",
+                            r.file,
+                            r.line,
+                            r.describe(),
+                            p.found()
+                        ),
+                        Err(why) => {
+                            println!("{}:{}: {}: not proven: {why}", r.file, r.line, r.describe())
+                        }
+                    },
+                ))?;
+                let mut proofs = Vec::new();
+                for (r, result) in batch.iter().zip(done.results) {
+                    match result {
+                        Ok(p) => {
+                            proven += 1;
+                            proofs.push((r.proofs.clone(), p));
+                        }
+                        Err(_) => failed += 1,
                     }
-                },
-            ))?;
-            for (r, result) in todo.iter().zip(done.results) {
-                match result {
-                    Ok(p) => {
-                        proven += 1;
-                        found.push((r.proofs.clone(), p));
-                    }
-                    Err(_) => failed += 1,
                 }
-            }
-            trials += done.done.trials;
-            installed += done.done.installed.len();
-            probed += done.done.probed.len();
-        }
-        // Read again now, not at the start: another run may have written proofs since.
-        let mut files = proof_files(ranges).map_err(|e| Error::Usage(e.to_string()))?;
-        for (path, proof) in found {
-            files
-                .get_mut(&path)
-                .expect("each range's file is loaded")
-                .put(proof);
-        }
-        let all: Vec<&Range> = ranges.iter().collect();
-        for (path, file) in &mut files {
-            if todo.values().flatten().any(|r| r.proofs == *path) {
-                file.prune(&all);
-                file.save(path).map_err(|e| Error::Usage(e.to_string()))?;
+                save(&batch, &proofs, None)?;
+                found.extend(proofs);
+                trials += done.done.trials;
+                installed += done.done.installed.len();
+                probed += done.done.probed.len();
             }
         }
+        let touched: Vec<Range> = todo.into_values().flatten().collect();
+        save(&touched, &found, Some(ranges))?;
         let cache_dir = ctx.project.cache_dir();
         println!(
             "ranges --prove: {proven} proven, {failed} not proven, {} proven before; {trials} trial(s) on {probed} release(s), {installed} installed; cache {:.1} GB of {:.1} GB cap; {:.1} s",
@@ -215,6 +212,24 @@ impl RangesArgs {
         );
         Ok(())
     }
+}
+
+/// Puts `proofs` into the proofs files of `proven` and saves each; with `all` (every range
+/// of the run), proofs of no range in it are pruned first. The files are read again here,
+/// not at the start: another run may have written proofs since.
+fn save(proven: &[Range], proofs: &[(PathBuf, Proof)], all: Option<&[Range]>) -> Result<()> {
+    let usage = |e: &dyn std::fmt::Display| Error::Usage(e.to_string());
+    let mut files = proof_files(proven).map_err(|e| usage(&e))?;
+    for (path, proof) in proofs {
+        (files.get_mut(path).expect("each range's file is loaded")).put(proof.clone());
+    }
+    for (path, file) in &mut files {
+        if let Some(all) = all {
+            file.prune(&all.iter().collect::<Vec<_>>());
+        }
+        file.save(path).map_err(|e| usage(&e))?;
+    }
+    Ok(())
 }
 
 /// How many times `--prove` proves and writes back at most in one run.

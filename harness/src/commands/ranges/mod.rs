@@ -185,6 +185,41 @@ fn bound_versions(written: &str) -> Vec<String> {
         .collect()
 }
 
+/// `ranges` in batches of about `size` to prove one after another, each range with every
+/// other range that shares a scenario with it (a search frees the bounds of the ranges it
+/// proves in their scenarios, so those of one scenario are proven together), in the order
+/// given; a batch is larger than `size` only when one such group is.
+pub fn batches(ranges: &[Range], size: usize) -> Vec<Vec<Range>> {
+    // Each range's group: the first range it shares a scenario with, through others.
+    let mut group: Vec<usize> = (0..ranges.len()).collect();
+    let root = |group: &Vec<usize>, mut i: usize| {
+        while group[i] != i {
+            i = group[i];
+        }
+        i
+    };
+    let mut first_of: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, r) in ranges.iter().enumerate() {
+        for id in &r.scenarios {
+            let j = *first_of.entry(id.as_str()).or_insert(i);
+            let (a, b) = (root(&group, i), root(&group, j));
+            group[a.max(b)] = a.min(b);
+        }
+    }
+    let mut groups: BTreeMap<usize, Vec<Range>> = BTreeMap::new();
+    for (i, r) in ranges.iter().enumerate() {
+        groups.entry(root(&group, i)).or_default().push(r.clone());
+    }
+    let mut out: Vec<Vec<Range>> = Vec::new();
+    for (_, g) in groups {
+        match out.last_mut() {
+            Some(last) if last.len() + g.len() <= size.max(1) => last.extend(g),
+            _ => out.push(g),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,5 +228,42 @@ mod tests {
     fn a_range_is_bounded_at_each_version_it_names() {
         assert_eq!(bound_versions(">=2.1.90, <2.1.101"), ["2.1.90", "2.1.101"]);
         assert_eq!(bound_versions("<2.1.197"), ["2.1.197"]);
+    }
+
+    fn range(line: usize, scenarios: &[&str]) -> Range {
+        Range {
+            file: "f.yaml".into(),
+            path: PathBuf::from("f.yaml"),
+            line,
+            dialect: crate::dialect::Dialect::ClaudeCode,
+            proofs: PathBuf::from("ranges.yaml"),
+            case: None,
+            subject: Subject::Block("claude-code@<1.0.0".into()),
+            versions: crate::version_range::VersionRange::parse("<1.0.0").unwrap(),
+            hash: String::new(),
+            scenarios: scenarios.iter().map(|s| s.to_string()).collect(),
+            entry: None,
+        }
+    }
+
+    #[test]
+    fn ranges_of_one_scenario_are_in_one_batch_and_batches_keep_their_order() {
+        let ranges = [
+            range(1, &["a"]),
+            range(2, &["b"]),
+            range(3, &["c", "d"]),
+            range(4, &["a"]),
+            range(5, &["d"]),
+            range(6, &["e"]),
+        ];
+        let lines = |size| -> Vec<Vec<usize>> {
+            (batches(&ranges, size).iter())
+                .map(|b| b.iter().map(|r| r.line).collect())
+                .collect()
+        };
+        assert_eq!(lines(1), [vec![1, 4], vec![2], vec![3, 5], vec![6]]);
+        assert_eq!(lines(3), [vec![1, 4, 2], vec![3, 5, 6]]);
+        assert_eq!(lines(100), [vec![1, 4, 2, 3, 5, 6]]);
+        assert_eq!(lines(100).concat().len(), ranges.len());
     }
 }

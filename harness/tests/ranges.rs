@@ -128,9 +128,15 @@ fn write(path: &Path, text: &str) {
 
 /// `streamcheck ranges <mode> --filter ...`: exit code and what it printed.
 fn ranges(f: &Fixture, mode: &str, filters: &[&str]) -> (i32, String) {
+    ranges_with(f, &[mode], filters)
+}
+
+/// `streamcheck ranges <args> --filter ...`: exit code and what it printed.
+fn ranges_with(f: &Fixture, args: &[&str], filters: &[&str]) -> (i32, String) {
     let path = format!("{}:{}", f.bin.display(), std::env::var("PATH").unwrap());
     let mut cmd = streamcheck_at(&f.root);
-    cmd.args(["ranges", mode, "--jobs", "2", "--versions", PUBLISHED]);
+    cmd.arg("ranges").args(args);
+    cmd.args(["--jobs", "2", "--versions", PUBLISHED]);
     for filter in filters {
         cmd.args(["--filter", filter]);
     }
@@ -773,4 +779,67 @@ fn a_run_stopped_early_keeps_the_proofs_of_the_batches_it_finished() {
     assert!(!kept.contains("file: scenarios/demo/s.yaml"), "{kept}");
     let (code, out) = ranges(&f, "--check", &["demo/a"]);
     assert_eq!(code, 0, "the proof kept proves its range: {out}");
+}
+
+#[test]
+fn resampling_runs_only_the_sampled_releases_a_proof_lacks_and_drops_a_proof_they_break() {
+    let f = fixture();
+    let versions = f.root.join("targets/claude-code/versions.yaml");
+    // No sampled release inside `a`'s range (1.0.0 to 1.0.3) or `t`'s (1.0.0 to 1.0.7).
+    write(&versions, "pinned: 9.9.9\nsupported: [1.0.0, 1.0.9]\n");
+    let (code, text) = ranges(&f, "--prove", &["demo/a", "demo/t"]);
+    assert_eq!(code, 0, "{text}");
+    // The sample grows: 1.0.2 lies inside both, 1.0.4 inside `t`, where `t` exits 3.
+    write(
+        &versions,
+        "pinned: 9.9.9\nsupported: [1.0.0, 1.0.2, 1.0.4, 1.0.9]\n",
+    );
+    let (code, text) = ranges(&f, "--check", &["demo/a", "demo/t"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("2 proven range(s) were checked at their bounds only"),
+        "{text}"
+    );
+    let before = probes(&f);
+
+    let (code, text) = ranges_with(&f, &["--prove", "--resample"], &["demo/a", "demo/t"]);
+    assert!(
+        text.contains(
+            "demo/a.yaml:11: claude-code@<1.0.4: sampled: 1.0.0 to 1.0.3 behave as written"
+        ),
+        "{text}"
+    );
+    let log = std::fs::read_to_string(&f.log).unwrap();
+    let a_runs: Vec<&str> = (log.lines().skip(before))
+        .filter(|l| l.ends_with(" a"))
+        .collect();
+    assert_eq!(
+        a_runs,
+        ["1.0.2 a"],
+        "only the sampled release the proof lacks runs"
+    );
+    let proofs = std::fs::read_to_string(f.root.join("targets/claude-code/ranges.yaml")).unwrap();
+    assert!(
+        proofs.contains("- demo/a on claude-code@1.0.2\n"),
+        "{proofs}"
+    );
+
+    // `t` changes inside: its proof goes, and proving it from scratch finds the same.
+    assert!(
+        text.contains("claude-code@<1.0.8: not sampled: the behaviour changes twice inside the range: 1.0.0 and 1.0.7 behave as written, 1.0.4 between them does not"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "claude-code@<1.0.8: not proven: the behaviour changes twice inside the range"
+        ),
+        "{text}"
+    );
+    assert_eq!(code, 1, "{text}");
+    let (code, text) = ranges(&f, "--check", &["demo/t"]);
+    assert_eq!(code, 1, "the range is no longer proven: {text}");
+    assert!(
+        text.contains("claude-code@<1.0.8 (why: no proof)"),
+        "{text}"
+    );
 }

@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::Instant;
 use streamcheck::boundary::ProbeOptions;
+use streamcheck::commands::ranges::not_proven::NotProven;
 use streamcheck::commands::ranges::prove::{self, ProveOptions};
 use streamcheck::commands::ranges::{
     self, proof_files, rewrite, Proof, ProofFile, Range, Sources, Unproven,
@@ -54,8 +55,9 @@ pub struct RangesArgs {
     /// fewer trials, but a behaviour that changed twice inside a range goes unnoticed.
     #[arg(long)]
     no_sample: bool,
-    /// With --prove: also prove again each proven range whose proof ran none of some
-    /// sampled releases inside it (proofs made before the prover ran the sample).
+    /// With --prove: also run, for each proven range, the sampled releases inside it its
+    /// proof did not run (proofs made before the prover ran the sample); a range one of them
+    /// does not behave as written in loses its proof and is proven again.
     #[arg(long, requires = "prove", conflicts_with = "no_sample")]
     resample: bool,
     /// With --prove: save the proofs found after every N ranges, so a run stopped early
@@ -126,92 +128,167 @@ impl RangesArgs {
                     .push(f.range.clone());
             }
         }
+        let mut unsampled: BTreeMap<Dialect, Vec<(Range, Proof)>> = BTreeMap::new();
         if self.resample {
             for u in unsampled_of(ctx, ranges)? {
-                todo.entry(u.range.dialect).or_default().push(u.range);
+                (unsampled.entry(u.range.dialect).or_default()).push((u.range, u.proof));
             }
         }
+        let dialects: BTreeSet<Dialect> = todo.keys().chain(unsampled.keys()).copied().collect();
         let mut found: Vec<(PathBuf, Proof)> = Vec::new();
-        let report_dir =
-            (self.report_dir.clone()).unwrap_or_else(|| ctx.default_report_dir("ranges"));
-        let cap = (self.cache_cap_gb * 1e9) as u64;
-        let (mut proven, mut failed, mut trials, mut installed, mut probed) = (0, 0, 0, 0, 0);
-        for (dialect, todo) in &todo {
-            let key = dialect.conventions().expect_key();
-            let published = match self.versions.is_empty() {
-                false => self.versions.clone(),
-                true => streamcheck::install::supported::published_on_npm(
-                    NpmPin::of(*dialect)?.package,
-                )?,
-            };
-            let supported =
-                Versions::load(&ctx.project, key).map_or_else(|_| Vec::new(), |v| v.supported);
-            let floor =
-                (supported.iter().cloned()).reduce(|a, b| if version_lt(&b, &a) { b } else { a });
-            let opts = ProveOptions {
-                probe: ProbeOptions {
-                    target: key.to_string(),
-                    jobs: ctx.jobs(&self.exec),
-                    run: self.exec.run_options(),
-                    report_dir: report_dir.join(key),
-                    cache_cap: Some(cap),
-                },
-                published,
-                floor,
-                sample: match self.no_sample {
-                    true => Vec::new(),
-                    false => supported,
-                },
-            };
+        let mut touched: Vec<Range> = Vec::new();
+        let mut tally = Tally::default();
+        let runtime = super::args::runtime()?;
+        for dialect in dialects {
+            let opts = self.options(ctx, dialect)?;
+            let mut todo = todo.remove(&dialect).unwrap_or_default();
+            // The sample inside a proven range first: a range it changes inside is proven
+            // again from scratch below.
+            let unsampled = unsampled.remove(&dialect).unwrap_or_default();
+            for batch in unsampled.chunks(self.save_every.max(1)) {
+                let done = runtime.block_on(prove::top_up(
+                    batch,
+                    &ctx.scenarios,
+                    &ctx.project,
+                    &opts,
+                    |r, result| line(r, result, "sampled"),
+                ))?;
+                let batch: Vec<Range> = batch.iter().map(|(r, _)| r.clone()).collect();
+                let (proofs, again) = tally.add(&batch, done);
+                forget(&again)?;
+                save(&batch, &proofs, None)?;
+                found.extend(proofs);
+                todo.extend(again);
+                touched.extend(batch);
+            }
             // Proven and saved batch by batch: a run stopped early keeps what it proved.
-            for batch in ranges::batches(todo, self.save_every) {
-                let done = super::args::runtime()?.block_on(prove::prove(
+            for batch in ranges::batches(&todo, self.save_every) {
+                let done = runtime.block_on(prove::prove(
                     &batch,
                     &ctx.scenarios,
                     &ctx.project,
                     &opts,
-                    |r, result| match result {
-                        Ok(p) => println!(
-                            "{}:{}: {}: proven: {}",
-                            r.file,
-                            r.line,
-                            r.describe(),
-                            p.found()
-                        ),
-                        Err(why) => {
-                            println!("{}:{}: {}: not proven: {why}", r.file, r.line, r.describe())
-                        }
-                    },
+                    |r, result| line(r, result, "proven"),
                 ))?;
-                let mut proofs = Vec::new();
-                for (r, result) in batch.iter().zip(done.results) {
-                    match result {
-                        Ok(p) => {
-                            proven += 1;
-                            proofs.push((r.proofs.clone(), p));
-                        }
-                        Err(_) => failed += 1,
-                    }
-                }
+                let (proofs, _) = tally.add(&batch, done);
                 save(&batch, &proofs, None)?;
                 found.extend(proofs);
-                trials += done.done.trials;
-                installed += done.done.installed.len();
-                probed += done.done.probed.len();
             }
+            touched.extend(todo);
         }
-        let touched: Vec<Range> = todo.into_values().flatten().collect();
         save(&touched, &found, Some(ranges))?;
         let cache_dir = ctx.project.cache_dir();
         println!(
-            "ranges --prove: {proven} proven, {failed} not proven, {} proven before; {trials} trial(s) on {probed} release(s), {installed} installed; cache {:.1} GB of {:.1} GB cap; {:.1} s",
+            "ranges --prove: {} proven, {} not proven, {} proven before; {} trial(s) on {} release(s), {} installed; cache {:.1} GB of {:.1} GB cap; {:.1} s",
+            tally.proven,
+            tally.failed,
             checked.ranges - checked.unproven.len(),
+            tally.trials,
+            tally.probed,
+            tally.installed,
             cache::used_bytes(&cache_dir) as f64 / 1e9,
             self.cache_cap_gb,
             started.elapsed().as_secs_f64()
         );
         Ok(())
     }
+
+    /// How to prove the ranges of `dialect`: its published releases, its sample and floor.
+    fn options(&self, ctx: &Context, dialect: Dialect) -> Result<ProveOptions> {
+        let key = dialect.conventions().expect_key();
+        let published = match self.versions.is_empty() {
+            false => self.versions.clone(),
+            true => {
+                streamcheck::install::supported::published_on_npm(NpmPin::of(dialect)?.package)?
+            }
+        };
+        let supported =
+            Versions::load(&ctx.project, key).map_or_else(|_| Vec::new(), |v| v.supported);
+        let floor =
+            (supported.iter().cloned()).reduce(|a, b| if version_lt(&b, &a) { b } else { a });
+        let report_dir =
+            (self.report_dir.clone()).unwrap_or_else(|| ctx.default_report_dir("ranges"));
+        Ok(ProveOptions {
+            probe: ProbeOptions {
+                target: key.to_string(),
+                jobs: ctx.jobs(&self.exec),
+                run: self.exec.run_options(),
+                report_dir: report_dir.join(key),
+                cache_cap: Some((self.cache_cap_gb * 1e9) as u64),
+            },
+            published,
+            floor,
+            sample: match self.no_sample {
+                true => Vec::new(),
+                false => supported,
+            },
+        })
+    }
+}
+
+/// A range's line as its proof comes out: `what` it was (`proven`, `sampled`) or why not.
+fn line(r: &Range, result: &std::result::Result<Proof, NotProven>, what: &str) {
+    match result {
+        Ok(p) => println!(
+            "{}:{}: {}: {what}: {}",
+            r.file,
+            r.line,
+            r.describe(),
+            p.found()
+        ),
+        Err(why) => println!("{}:{}: {}: not {what}: {why}", r.file, r.line, r.describe()),
+    }
+}
+
+/// What a `--prove` run did, summed over its batches.
+#[derive(Default)]
+struct Tally {
+    proven: usize,
+    failed: usize,
+    trials: usize,
+    installed: usize,
+    probed: usize,
+}
+
+impl Tally {
+    /// Counts a batch's results: the proofs found (with their files), and the ranges that
+    /// came out not proven.
+    fn add(&mut self, batch: &[Range], done: prove::Proved) -> (Vec<(PathBuf, Proof)>, Vec<Range>) {
+        let (mut proofs, mut not) = (Vec::new(), Vec::new());
+        for (r, result) in batch.iter().zip(done.results) {
+            match result {
+                Ok(p) => {
+                    self.proven += 1;
+                    proofs.push((r.proofs.clone(), p));
+                }
+                Err(_) => {
+                    self.failed += 1;
+                    not.push(r.clone());
+                }
+            }
+        }
+        self.trials += done.done.trials;
+        self.installed += done.done.installed.len();
+        self.probed += done.done.probed.len();
+        (proofs, not)
+    }
+}
+
+/// Drops the current proofs of `ranges` from their files: a sampled release inside them
+/// does not behave as written, so what the proof says does not hold.
+fn forget(ranges: &[Range]) -> Result<()> {
+    let usage = |e: &dyn std::fmt::Display| Error::Usage(e.to_string());
+    let mut files = proof_files(ranges).map_err(|e| usage(&e))?;
+    for r in ranges {
+        (files
+            .get_mut(&r.proofs)
+            .expect("each range's file is loaded"))
+        .forget(r);
+    }
+    for (path, file) in &mut files {
+        file.save(path).map_err(|e| usage(&e))?;
+    }
+    Ok(())
 }
 
 /// Puts `proofs` into the proofs files of `proven` and saves each; with `all` (every range

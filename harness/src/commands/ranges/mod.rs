@@ -125,6 +125,8 @@ pub fn check(ranges: &[Range]) -> Result<Checked, proof::ProofFileError> {
 #[derive(Debug, Clone)]
 pub struct Unsampled {
     pub range: Range,
+    /// Its current proof.
+    pub proof: Proof,
     /// The sampled releases between the proof's first and last release it did not run.
     pub not_run: Vec<String>,
 }
@@ -149,6 +151,7 @@ pub fn unsampled(
         if !not_run.is_empty() {
             out.push(Unsampled {
                 range: r.clone(),
+                proof: proof.clone(),
                 not_run,
             });
         }

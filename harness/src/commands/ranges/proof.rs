@@ -245,6 +245,12 @@ impl ProofFile {
         (self.proofs.iter()).find(|p| p.proves(range) && p.hash == range.hash)
     }
 
+    /// Drops the current proof of `range`: what it proved does not hold any more.
+    pub fn forget(&mut self, range: &Range) {
+        self.proofs
+            .retain(|p| !(p.proves(range) && p.hash == range.hash));
+    }
+
     /// Adds `proof`, replacing one of the same content.
     pub fn put(&mut self, proof: Proof) {
         self.proofs

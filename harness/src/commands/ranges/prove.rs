@@ -308,6 +308,58 @@ enum Edged {
     },
 }
 
+/// What every proving run starts from: the dialect's known entries, the releases searched,
+/// each range's own bounds, and the scenarios with the bounds the ranges prove left out.
+struct Setup {
+    planner: Planner,
+    known: KnownList,
+    window: Vec<String>,
+    first_edge: Edge,
+    within: Vec<Option<VersionRange>>,
+    scenarios: Vec<Scenario>,
+}
+
+impl Setup {
+    fn new(
+        ranges: &[Range],
+        scenarios: &[Scenario],
+        project: &Project,
+        opts: &ProveOptions,
+    ) -> Result<Setup> {
+        let known = match ranges.first() {
+            Some(r) => (*project.data(r.dialect)?.known).clone(),
+            None => KnownList::default(),
+        };
+        let (window, first_edge) = window(opts);
+        Ok(Setup {
+            planner: Planner::new(project)?,
+            known,
+            window,
+            first_edge,
+            within: ranges.iter().map(|r| own_bounds(r, scenarios)).collect(),
+            scenarios: unbounded(ranges, scenarios),
+        })
+    }
+
+    fn prover<'a>(&'a self, project: &'a Project, opts: &'a ProveOptions) -> Prover<'a> {
+        Prover {
+            owner: Owner::Older,
+            prober: Prober::new(project, &opts.probe, &self.scenarios),
+            planner: &self.planner,
+            window: self.window.clone(),
+            trials: BTreeMap::new(),
+            per_run: opts.probe.jobs.max(1) * 2,
+            known: self.known.clone(),
+        }
+    }
+
+    fn spans(&self, ranges: &[Range]) -> Vec<std::result::Result<Span, NotProven>> {
+        (ranges.iter().zip(&self.within))
+            .map(|(r, within)| span(r, within.as_ref(), &self.window))
+            .collect()
+    }
+}
+
 /// Proves each of `ranges` (all of one dialect) over the published releases.
 pub async fn prove(
     ranges: &[Range],
@@ -316,27 +368,10 @@ pub async fn prove(
     opts: &ProveOptions,
     mut on_line: impl FnMut(&Range, &std::result::Result<Proof, NotProven>),
 ) -> Result<Proved> {
-    let planner = Planner::new(project)?;
-    let known = match ranges.first() {
-        Some(r) => (*project.data(r.dialect)?.known).clone(),
-        None => KnownList::default(),
-    };
-    let (window, first_edge) = window(opts);
-    let within: Vec<Option<VersionRange>> =
-        ranges.iter().map(|r| own_bounds(r, scenarios)).collect();
-    let scenarios = &unbounded(ranges, scenarios);
-    let mut p = Prover {
-        owner: Owner::Older,
-        prober: Prober::new(project, &opts.probe, scenarios),
-        planner: &planner,
-        window,
-        trials: BTreeMap::new(),
-        per_run: opts.probe.jobs.max(1) * 2,
-        known,
-    };
-    let spans: Vec<std::result::Result<Span, NotProven>> = (ranges.iter().zip(&within))
-        .map(|(r, within)| span(r, within.as_ref(), &p.window))
-        .collect();
+    let setup = Setup::new(ranges, scenarios, project, opts)?;
+    let mut p = setup.prover(project, opts);
+    let spans = setup.spans(ranges);
+    let first_edge = setup.first_edge.clone();
 
     let mut results = prove_pass(&mut p, ranges, &spans, opts, &first_edge).await?;
     // A block the release before it also accepts throughout (it pins more than the block
@@ -357,6 +392,71 @@ pub async fn prove(
     }
     for (r, result) in ranges.iter().zip(&results) {
         on_line(r, result);
+    }
+    Ok(Proved {
+        results,
+        done: p.prober.done,
+    })
+}
+
+/// Runs the sampled releases inside each proven range that its proof did not run, and
+/// judges them as a proof judges the releases between its bounds: where each behaves as
+/// written, the proof gains their trials (its bounds were proven and stay); where one does
+/// not, the range is not proven (the behaviour changes inside it) and needs proving again.
+/// Each of `proven` is a range (all of one dialect) with its current proof.
+pub async fn top_up(
+    proven: &[(Range, Proof)],
+    scenarios: &[Scenario],
+    project: &Project,
+    opts: &ProveOptions,
+    mut on_line: impl FnMut(&Range, &std::result::Result<Proof, NotProven>),
+) -> Result<Proved> {
+    let ranges: Vec<Range> = proven.iter().map(|(r, _)| r.clone()).collect();
+    let setup = Setup::new(&ranges, scenarios, project, opts)?;
+    let mut p = setup.prover(project, opts);
+    let spans = setup.spans(&ranges);
+    let not_run = |proof: &Proof, at: usize| {
+        let version = &p.window[at];
+        !(proof.trials.iter()).any(|t| t.rsplit_once('@').is_some_and(|(_, v)| v == version))
+    };
+    let mut wanted: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+    let mut missing: Vec<Vec<usize>> = Vec::new();
+    for (r, proof) in proven {
+        let (first, last) = (parse_version(&proof.first), parse_version(&proof.last));
+        let inside = |at: &usize| {
+            let v = parse_version(&p.window[*at]);
+            first < v && v < last
+        };
+        let at: Vec<usize> = (sampled_between(proof, &p.window, &opts.sample).into_iter())
+            .filter(inside)
+            .filter(|&at| not_run(proof, at))
+            .collect();
+        for &m in &at {
+            wanted
+                .entry(m)
+                .or_default()
+                .extend(r.scenarios.iter().cloned());
+        }
+        missing.push(at);
+    }
+    p.ensure(wanted).await?;
+    let mut results = Vec::new();
+    for (((r, proof), s), at) in proven.iter().zip(&spans).zip(&missing) {
+        let result = s.clone().and_then(|s| {
+            changed_inside(&p, r, &s, proof, at)?;
+            let mut proof = proof.clone();
+            for &m in at {
+                for id in &r.scenarios {
+                    let key = r.dialect.conventions().expect_key();
+                    proof.trials.push(format!("{id} on {key}@{}", p.window[m]));
+                }
+            }
+            let version = |t: &String| t.rsplit_once('@').and_then(|(_, v)| parse_version(v));
+            proof.trials.sort_by_key(version);
+            Ok(proof)
+        });
+        on_line(r, &result);
+        results.push(result);
     }
     Ok(Proved {
         results,

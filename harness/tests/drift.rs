@@ -1,5 +1,6 @@
-//! The drift differ, from small recorded outputs: fields added, removed or changing
-//! type, frames reordered, frame types, tools, exit codes, result subtypes, flips.
+//! The drift differ, from small recorded outputs: what was printed (frame kinds, keys, types,
+//! names) through the protocol check both ways, frames reordered, exit codes, result
+//! subtypes, flips.
 
 mod common;
 mod run_folder;
@@ -11,8 +12,9 @@ use common::{read_json, streamcheck_at, text};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use streamcheck::commands::drift::{
-    self, FieldChangeKind, ScenarioOutput, SequenceChangeKind, StatusName, VersionOutputs,
+    self, ScenarioOutput, SequenceChangeKind, StatusName, VersionOutputs, What,
 };
+use streamcheck::protocol::check;
 use streamcheck::runner::Status;
 
 fn out(status: Status, exit: i32, frames: Value) -> ScenarioOutput {
@@ -114,48 +116,85 @@ fn new() -> VersionOutputs {
     )
 }
 
-fn field<'a>(p: &'a drift::PairDrift, kind: &str, path: &str) -> Option<&'a drift::FieldChange> {
-    p.fields
+/// The verdict row of `what` at `frame` `path`.
+fn row<'a>(
+    p: &'a drift::PairDrift,
+    what: What,
+    frame: &str,
+    path: &str,
+) -> Option<&'a drift::Finding> {
+    (p.verdict.iter().map(|c| c.finding()))
+        .find(|f| f.what == what && f.frame == frame && f.path == path)
+}
+
+/// The protocol check's findings each way, as its lines.
+fn lines(changes: &[drift::ProtocolChange]) -> Vec<String> {
+    changes
         .iter()
-        .find(|f| f.frame_type == kind && f.path == path)
+        .map(|c| check::line(&c.finding, &c.scenarios))
+        .collect()
 }
 
 #[test]
-fn fields_added_removed_and_changing_type() {
+fn keys_new_gone_and_changing_type_come_from_the_protocol_check_both_ways() {
     let d = drift::diff(&[old(), new()]);
     assert_eq!(d.pairs.len(), 1);
     let p = &d.pairs[0];
     assert_eq!((p.from.as_str(), p.to.as_str()), ("cli@1.0", "cli@2.0"));
     assert_eq!(p.compared, 3, "skipped scenarios are not compared");
 
-    let y = field(p, "assistant", "y").expect("y added");
-    assert_eq!(y.change, FieldChangeKind::Added);
-    assert_eq!(y.to_types, ["string"]);
-    assert_eq!(y.scenarios, ["basics/text"]);
-    // A new object is reported once, not each field inside it.
+    // The newer run against the older run's inventory: what is new. A new object is one
+    // finding, not one per key inside it; the gone tool is gone where each scenario
+    // printed it.
     assert_eq!(
-        field(p, "assistant", "extra").unwrap().change,
-        FieldChangeKind::Added
+        lines(&p.printed),
+        [
+            "gone name `Glob` from init.tools (basics/text printed it), in 1 trial (basics/text)",
+            "gone name `Glob` from init.tools (errors/fatal printed it), in 1 trial (errors/fatal)",
+            "gone name `Glob` from init.tools (tools/order printed it), in 1 trial (tools/order)",
+            "new frame kind `result/error_max_turns`, in 1 trial (errors/fatal)",
+            "new frame kind `system/status`, in 1 trial (basics/text)",
+            "new key `assistant.extra` (object), in 1 trial (basics/text)",
+            "new key `assistant.y` (string), in 1 trial (basics/text)",
+            "new type of `result/success.n`: string (the inventory has number), in 1 trial (basics/text)",
+            "new name `Write` in init.tools, in 3 trials (basics/text, errors/fatal, tools/order)",
+        ],
+        "{:#?}",
+        p.printed
     );
-    assert!(field(p, "assistant", "extra.a").is_none());
-    assert!(field(p, "assistant", "extra.a.b").is_none());
-
-    let x = field(p, "assistant", "x").expect("x removed");
-    assert_eq!(x.change, FieldChangeKind::Removed);
-    assert_eq!(x.from_types, ["number"]);
-
-    let n = field(p, "result/success", "n").expect("n changed type");
-    assert_eq!(n.change, FieldChangeKind::TypeChanged);
+    // The older run against the newer run's inventory: what only the older one printed.
     assert_eq!(
-        (n.from_types.as_slice(), n.to_types.as_slice()),
-        (&["number".to_string()][..], &["string".to_string()][..])
+        lines(&p.not_printed),
+        [
+            "new frame kind `result/error_during_execution`, in 1 trial (errors/fatal)",
+            "new key `assistant.x` (number), in 1 trial (basics/text)",
+            "new type of `result/success.n`: number (the inventory has string), in 1 trial (basics/text)",
+            "new name `Glob` in init.tools, in 3 trials (basics/text, errors/fatal, tools/order)",
+        ],
+        "{:#?}",
+        p.not_printed
     );
 
-    // Nested arrays are `[]`; unchanged fields are not reported.
-    assert!(field(p, "assistant", "message.content[].text").is_none());
-    let schema = drift::schema_of(&old().scenarios["basics/text"].frames);
-    assert!(schema["message.content[].text"].contains("string"));
-    assert_eq!(p.fields.len(), 4, "{:#?}", p.fields);
+    // As verdict rows: a key only the older release printed is gone, a type found new one
+    // way and lost the other changed.
+    let y = row(p, What::FieldAdded, "assistant", "y").expect("y added");
+    assert_eq!(
+        (y.to.as_str(), y.scenario.as_deref()),
+        ("string", Some("basics/text"))
+    );
+    assert!(row(p, What::FieldAdded, "assistant", "extra").is_some());
+    assert!(row(p, What::FieldAdded, "assistant", "extra.a").is_none());
+    let x = row(p, What::FieldGone, "assistant", "x").expect("x gone");
+    assert_eq!(x.from, "number");
+    let n = row(p, What::FieldTypeChanged, "result/success", "n").expect("n changed type");
+    assert_eq!((n.from.as_str(), n.to.as_str()), ("number", "string"));
+    let glob = row(p, What::NameGone, "init.tools", "Glob").expect("Glob gone");
+    assert_eq!(
+        glob.all_scenarios().len(),
+        3,
+        "one change, seen in three scenarios"
+    );
+    assert!(row(p, What::NameAdded, "init.tools", "Write").is_some());
 }
 
 #[test]
@@ -182,26 +221,27 @@ fn frames_reordered_added_and_gone() {
         .unwrap();
     assert_eq!(text.change, SequenceChangeKind::Changed);
 
-    let added: Vec<&str> = p
-        .frame_types_added
-        .iter()
-        .map(|k| k.frame_type.as_str())
-        .collect();
-    let gone: Vec<&str> = p
-        .frame_types_gone
-        .iter()
-        .map(|k| k.frame_type.as_str())
-        .collect();
-    assert_eq!(added, ["result/error_max_turns", "system/status"]);
-    assert_eq!(gone, ["result/error_during_execution"]);
-    assert_eq!(p.frame_types_added[1].scenarios, ["basics/text"]);
+    let kinds = |what| -> Vec<&str> {
+        (p.verdict.iter().map(|c| c.finding()))
+            .filter(|f| f.what == what)
+            .map(|f| f.frame.as_str())
+            .collect()
+    };
+    assert_eq!(
+        kinds(What::FrameTypeAdded),
+        ["result/error_max_turns", "system/status"]
+    );
+    assert_eq!(
+        kinds(What::FrameTypeGone),
+        ["result/error_during_execution"]
+    );
+    let status = row(p, What::FrameTypeAdded, "system/status", "type").unwrap();
+    assert_eq!(status.all_scenarios(), ["basics/text"]);
 }
 
 #[test]
-fn exit_codes_result_subtypes_tools_and_flips() {
+fn exit_codes_result_subtypes_and_flips() {
     let p = &drift::diff(&[old(), new()]).pairs[0];
-    assert_eq!(p.tools_added, ["Write"]);
-    assert_eq!(p.tools_removed, ["Glob"]);
     assert_eq!(p.exit_codes.len(), 1);
     assert_eq!(
         (p.exit_codes[0].from.as_str(), p.exit_codes[0].to.as_str()),
@@ -280,11 +320,18 @@ fn a_version_that_cannot_run_is_reported_and_skipped_in_pairs() {
     assert!(md.contains("| cli@1.5 | — | | | | | | not available: cli@1.5 is not available: the installer failed |"), "{md}");
     assert!(md.contains("## cli@1.0 → cli@2.0"), "{md}");
     assert!(
-        md.contains("| `assistant` | `y` | added | string | `basics/text` |"),
+        md.contains("### Protocol: cli@2.0 against what cli@1.0 printed\n\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains("- new key `assistant.y` (string), in 1 trial (basics/text)\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains("### Protocol: cli@1.0 against what cli@2.0 printed: what only cli@1.0 printed\n\n- new frame kind `result/error_during_execution`"),
         "{md}"
     );
     assert!(md.contains("- `tools/order` (reordered):"), "{md}");
-    assert!(md.contains("- added: Write"), "{md}");
 }
 
 #[test]
@@ -312,7 +359,14 @@ fn replay_writes_drift_md_and_json_from_a_run_folder() {
     );
     assert!(md.contains("drift --replay"), "{md}");
     let json = read_json(&report.join("drift.json"));
-    assert_eq!(json["pairs"][0]["tools_added"], json!(["Write"]));
+    let printed = json["pairs"][0]["printed"].as_array().unwrap();
+    assert!(
+        printed.contains(&json!({
+            "finding": {"change": "new", "what": "name", "list": "init.tools", "name": "Write"},
+            "scenarios": ["basics/text", "errors/fatal", "tools/order"]
+        })),
+        "{printed:#?}"
+    );
     assert_eq!(json["versions"][1]["failed"], 2);
 }
 

@@ -128,7 +128,7 @@ fn each_kind_of_change_is_breaking_or_additive() {
         What::FrameTypeGone,
         What::FieldGone,
         What::FieldTypeChanged,
-        What::ToolGone,
+        What::NameGone,
         What::OrderChanged,
         What::ExitCodeChanged,
         What::ResultChanged,
@@ -138,15 +138,19 @@ fn each_kind_of_change_is_breaking_or_additive() {
     for what in [
         What::FrameTypeAdded,
         What::FieldAdded,
-        What::ToolAdded,
+        What::NameAdded,
         What::FramesInserted,
     ] {
         assert!(!find(v, what).is_breaking(), "{what:?} should be additive");
     }
-    let tool = find(v, What::ToolGone).finding();
+    let tool = find(v, What::NameGone).finding();
     assert_eq!(
-        (tool.from.as_str(), tool.frame.as_str()),
-        ("Glob", "system/init")
+        (
+            tool.frame.as_str(),
+            tool.path.as_str(),
+            tool.all_scenarios().len()
+        ),
+        ("init.tools", "Glob", 5)
     );
     let gone = find(v, What::FieldGone).finding();
     assert_eq!(
@@ -192,7 +196,7 @@ fn drift_md_opens_with_the_verdict_and_the_exit_code_follows_it() {
         if code == 1 {
             assert!(md.contains("### a → b: BREAKING"), "{md}");
             assert!(
-                md.contains("- tool gone from init: s/fields, system/init `tools[]`: Glob → —"),
+                md.contains("- name gone: 5 scenarios (s/fields, s/insert, s/kind, s/order, s/result), init.tools `Glob`\n"),
                 "{md}"
             );
         } else {
@@ -343,8 +347,8 @@ fn a_tool_gone_from_init_is_named_even_when_another_scenario_still_enables_it() 
     let gone: Vec<&str> = p
         .verdict
         .iter()
-        .filter(|c| c.is_breaking() && c.finding().what == What::ToolGone)
-        .map(|c| c.finding().from.as_str())
+        .filter(|c| c.is_breaking() && c.finding().what == What::NameGone)
+        .map(|c| c.finding().path.as_str())
         .collect();
     assert_eq!(
         gone,
@@ -356,11 +360,8 @@ fn a_tool_gone_from_init_is_named_even_when_another_scenario_still_enables_it() 
             "TodoWrite"
         ]
     );
-    let line = find(&p.verdict, What::ToolGone).finding().to_string();
-    assert_eq!(
-        line,
-        "tool gone from init: s/plain, system/init `tools[]`: AskUserQuestion → —"
-    );
+    let line = find(&p.verdict, What::NameGone).finding().to_string();
+    assert_eq!(line, "name gone: s/plain, init.tools `AskUserQuestion`");
 }
 
 #[test]
@@ -466,5 +467,63 @@ fn drift_opens_a_pending_version_block_for_a_breaking_change() {
     assert_eq!(
         after,
         format!("{scenario}  claude-code@2.0.0:\n    exit_code: 1\n    frames_patch:\n      1: {{$merge: {{is_error: true}}}}\n")
+    );
+}
+
+#[test]
+fn drift_finds_what_verdict_finds_against_an_inventory_of_the_older_release() {
+    use std::sync::Arc;
+    use streamcheck::protocol::against::{Against, ProtocolCheck};
+    use streamcheck::protocol::check::{Direction, Policy};
+
+    let dir = tempfile::tempdir().unwrap();
+    let (mut a, mut b) = pair();
+    (a.target, a.version) = ("claude-code@1.0.0".into(), Some("1.0.0".into()));
+    (b.target, b.version) = ("claude-code@2.0.0".into(), Some("2.0.0".into()));
+    let (older, newer) = (dir.path().join("older"), dir.path().join("newer"));
+    run_folder::write(&older, std::slice::from_ref(&a));
+    run_folder::write(&newer, std::slice::from_ref(&b));
+
+    // What `protocol build` makes of the older run, and `verdict` of the newer one
+    // checked against it.
+    let runs = streamcheck::commands::protocol::build::Runs::read(&[&older]).unwrap();
+    let inventory = runs.inventory("claude-code", None);
+    let check = ProtocolCheck {
+        policy: Policy::Report,
+        inventories: vec![Against {
+            direction: Direction::Printed,
+            file: "older.yaml".into(),
+            loaded: Ok(Some(Arc::new(inventory))),
+        }],
+    };
+    let (_, mut trials) = drift::read_run(&newer).unwrap();
+    for t in &mut trials {
+        streamcheck::runner::protocol::check_trial(&check, t);
+    }
+    let verdict = streamcheck::commands::protocol::verdict::classify(
+        "claude-code@2.0.0",
+        "2.0.0",
+        vec![],
+        &trials,
+    );
+    assert!(verdict.unchecked.is_empty(), "{:#?}", verdict.unchecked);
+    let said: Vec<_> = (verdict.breaking.iter().chain(&verdict.additive))
+        .cloned()
+        .collect();
+
+    let p = drift::diff_pair(&a, &b);
+    let found: Vec<_> = (p.printed.iter())
+        .map(|c| (c.finding.clone(), c.scenarios.clone()))
+        .collect();
+    assert!(!found.is_empty());
+    assert_eq!(
+        found, said,
+        "drift's findings on the newer release are verdict's"
+    );
+    // And drift sees what verdict cannot: what the newer release prints nowhere.
+    assert!(
+        (p.not_printed.iter()).any(|c| c.finding.to_string() == "new frame kind `system/status`"),
+        "{:#?}",
+        p.not_printed
     );
 }

@@ -90,13 +90,13 @@ fn drift(ctx: Context, targets: &TargetArgs, exec: &ExecArgs, args: DriftArgs) -
         let n = drift::verdict::counts(&p.verdict);
         breaking |= n.breaking > 0;
         println!(
-            "{} -> {}: {} breaking, {} additive; {} flip(s), {} field change(s), {} sequence change(s), {} exit-code change(s)",
+            "{} -> {}: {} breaking, {} additive; {} flip(s), {} protocol finding(s), {} sequence change(s), {} exit-code change(s)",
             p.from,
             p.to,
             n.breaking,
             n.additive,
             p.status_flips.len(),
-            p.fields.len(),
+            p.printed.len() + p.not_printed.len(),
             p.sequences.len(),
             p.exit_codes.len()
         );

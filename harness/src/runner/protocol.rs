@@ -28,9 +28,7 @@ pub fn other_output(command_line: &str) -> bool {
 
 /// What one trial printed: its frames and the client's lines.
 pub fn observed(trial: &Trial) -> Observed {
-    let written: Vec<String> = (trial.client.iter())
-        .flat_map(|c| c.written.iter().map(|(_, l)| l.clone()))
-        .collect();
+    let written = trial.written();
     Observed::of(
         &trial.key.scenario,
         trial.output.frames.iter().map(|f| &f.value),

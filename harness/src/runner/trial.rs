@@ -145,6 +145,13 @@ pub struct Trial {
 }
 
 impl Trial {
+    /// The lines the client wrote to the CLI's stdin, in order.
+    pub fn written(&self) -> Vec<String> {
+        (self.client.iter())
+            .flat_map(|c| c.written.iter().map(|(_, l)| l.clone()))
+            .collect()
+    }
+
     /// The features it was skipped for lacking (`supports`), if it was.
     pub fn unsupported(&self) -> Option<&[String]> {
         match &self.skip_reason {

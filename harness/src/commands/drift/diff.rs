@@ -2,6 +2,7 @@
 //! section of the report.
 
 use super::model::*;
+use super::printed::Both;
 use crate::frame::{frame_kind, json_type};
 use crate::normalize::comparable;
 use crate::text::clip;
@@ -107,53 +108,30 @@ fn summarise(v: &VersionOutputs) -> VersionSummary {
     }
 }
 
-/// A scenario both versions ran.
-struct Common<'a> {
-    id: &'a String,
-    from: &'a ScenarioOutput,
-    to: &'a ScenarioOutput,
-}
-
 /// Compares two versions' outputs.
 pub fn diff_pair(a: &VersionOutputs, b: &VersionOutputs) -> PairDrift {
-    let common: Vec<Common> = a
+    let common: Vec<Both> = a
         .scenarios
         .iter()
-        .filter_map(|(id, from)| b.scenarios.get(id).map(|to| Common { id, from, to }))
+        .filter_map(|(id, from)| b.scenarios.get(id).map(|to| Both { id, from, to }))
         .filter(|c| c.from.ran() && c.to.ran())
         .collect();
-    let kinds = FrameKinds::of(&common);
-    let tools = tools(&common);
+    let (printed, not_printed) = super::printed::changes(&common);
     let mut d = PairDrift {
         from: a.target.clone(),
         to: b.target.clone(),
         compared: common.len(),
         status_flips: status_flips(a, b),
-        frame_types_added: kinds.added(),
-        frame_types_gone: kinds.gone(),
-        fields: fields(&common, &kinds),
+        printed,
+        not_printed,
         sequences: sequences(&common),
         exit_codes: exit_codes(&common),
         result_subtypes: result_subtypes(&common),
-        tools_added: tools.added,
-        tools_removed: tools.removed,
-        tool_scenarios: tools.scenarios,
         values: values(&common),
         verdict: Vec::new(),
         pending: Vec::new(),
     };
-    // The verdict lists every scenario a change was seen in; the tables a few.
     d.verdict = super::verdict::classify(&d);
-    for k in d
-        .frame_types_added
-        .iter_mut()
-        .chain(&mut d.frame_types_gone)
-    {
-        k.scenarios.truncate(EXAMPLES);
-    }
-    for f in &mut d.fields {
-        f.scenarios.truncate(EXAMPLES);
-    }
     d
 }
 
@@ -178,178 +156,12 @@ fn status_flips(a: &VersionOutputs, b: &VersionOutputs) -> Vec<StatusFlip> {
     flips
 }
 
-/// Frame kind → the scenarios that printed it, on each side.
-struct FrameKinds {
-    from: BTreeMap<String, Vec<String>>,
-    to: BTreeMap<String, Vec<String>>,
-}
-
-impl FrameKinds {
-    fn of(common: &[Common]) -> FrameKinds {
-        let kinds =
-            |o: &ScenarioOutput| -> BTreeSet<String> { o.frames.iter().map(frame_kind).collect() };
-        let mut k = FrameKinds {
-            from: BTreeMap::new(),
-            to: BTreeMap::new(),
-        };
-        for c in common {
-            for kind in kinds(c.from) {
-                k.from.entry(kind).or_default().push(c.id.clone());
-            }
-            for kind in kinds(c.to) {
-                k.to.entry(kind).or_default().push(c.id.clone());
-            }
-        }
-        k
-    }
-
-    fn added(&self) -> Vec<KindChange> {
-        only_in(&self.to, &self.from)
-    }
-
-    fn gone(&self) -> Vec<KindChange> {
-        only_in(&self.from, &self.to)
-    }
-
-    fn on_both_sides(&self) -> impl Iterator<Item = &String> {
-        self.from.keys().filter(|k| self.to.contains_key(*k))
-    }
-}
-
-fn only_in(
-    side: &BTreeMap<String, Vec<String>>,
-    other: &BTreeMap<String, Vec<String>>,
-) -> Vec<KindChange> {
-    side.iter()
-        .filter(|(k, _)| !other.contains_key(*k))
-        .map(|(k, s)| KindChange {
-            frame_type: k.clone(),
-            scenarios: sorted_unique(s.clone()),
-        })
-        .collect()
-}
-
-fn sorted_unique(mut s: Vec<String>) -> Vec<String> {
-    s.sort();
-    s.dedup();
-    s
-}
-
-/// One side's fields of one frame kind: the schema, and where each path was seen.
-#[derive(Default)]
-struct KindFields {
-    schema: Schema,
-    seen_in: BTreeMap<String, Vec<String>>,
-}
-
-impl KindFields {
-    fn add(&mut self, id: &str, frames: Vec<&Value>) {
-        for (p, t) in schema_of(frames) {
-            self.seen_in
-                .entry(p.clone())
-                .or_default()
-                .push(id.to_string());
-            self.schema.entry(p).or_default().extend(t);
-        }
-    }
-
-    /// The paths the other side lacks, a new (or gone) object once, not each of its fields.
-    fn missing_from(&self, other: &KindFields) -> Vec<&String> {
-        let mut list: Vec<&String> = self
-            .schema
-            .keys()
-            .filter(|p| !other.schema.contains_key(*p))
-            .collect();
-        let all: BTreeSet<String> = list.iter().map(|s| s.to_string()).collect();
-        list.retain(|p| {
-            !all.iter().any(|q| {
-                p.len() > q.len()
-                    && p.starts_with(q.as_str())
-                    && p[q.len()..].starts_with(['.', '['])
-            })
-        });
-        list
-    }
-}
-
-/// Fields per frame kind, over the scenarios where both printed that kind.
-fn fields(common: &[Common], kinds: &FrameKinds) -> Vec<FieldChange> {
-    let mut out = Vec::new();
-    for kind in kinds.on_both_sides() {
-        let (mut a, mut b) = (KindFields::default(), KindFields::default());
-        for c in common {
-            let (fx, fy) = (frames_of_kind(c.from, kind), frames_of_kind(c.to, kind));
-            if fx.is_empty() || fy.is_empty() {
-                continue;
-            }
-            a.add(c.id, fx);
-            b.add(c.id, fy);
-        }
-        out.extend(field_changes(kind, &a, &b));
-    }
-    out
-}
-
-fn frames_of_kind<'a>(o: &'a ScenarioOutput, kind: &str) -> Vec<&'a Value> {
-    o.frames.iter().filter(|f| frame_kind(f) == kind).collect()
-}
-
-fn field_changes(kind: &str, a: &KindFields, b: &KindFields) -> Vec<FieldChange> {
-    let types = |s: &BTreeSet<&'static str>| s.iter().map(|t| t.to_string()).collect();
-    let change = |path: &str, change, from_types, to_types, scenarios| FieldChange {
-        frame_type: kind.to_string(),
-        path: path.to_string(),
-        change,
-        from_types,
-        to_types,
-        scenarios: sorted_unique(scenarios),
-    };
-    let mut out = Vec::new();
-    for p in b.missing_from(a) {
-        let to = types(&b.schema[p]);
-        out.push(change(
-            p,
-            FieldChangeKind::Added,
-            vec![],
-            to,
-            b.seen_in[p].clone(),
-        ));
-    }
-    for p in a.missing_from(b) {
-        let from = types(&a.schema[p]);
-        out.push(change(
-            p,
-            FieldChangeKind::Removed,
-            from,
-            vec![],
-            a.seen_in[p].clone(),
-        ));
-    }
-    for (p, ta) in &a.schema {
-        match b.schema.get(p) {
-            Some(tb) if ta != tb => {
-                let mut s = a.seen_in[p].clone();
-                s.extend(b.seen_in[p].iter().cloned());
-                out.push(change(
-                    p,
-                    FieldChangeKind::TypeChanged,
-                    types(ta),
-                    types(tb),
-                    s,
-                ));
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
 fn kind_sequence(o: &ScenarioOutput) -> Vec<String> {
     o.frames.iter().map(frame_kind).collect()
 }
 
 /// Scenarios whose frame-type sequence changed.
-fn sequences(common: &[Common]) -> Vec<SequenceChange> {
+fn sequences(common: &[Both]) -> Vec<SequenceChange> {
     let mut out = Vec::new();
     for c in common {
         let (sx, sy) = (kind_sequence(c.from), kind_sequence(c.to));
@@ -395,7 +207,7 @@ pub fn run_length(seq: &[String]) -> Vec<String> {
 }
 
 /// Scenarios whose exit changed; a side that printed nothing shows its stderr too.
-fn exit_codes(common: &[Common]) -> Vec<ScenarioChange> {
+fn exit_codes(common: &[Both]) -> Vec<ScenarioChange> {
     let with_stderr = |o: &ScenarioOutput| match (&o.stderr, o.frames.is_empty()) {
         (Some(l), true) => format!("{} (stderr: {l})", o.exit),
         _ => o.exit.to_string(),
@@ -413,7 +225,7 @@ fn exit_codes(common: &[Common]) -> Vec<ScenarioChange> {
 }
 
 /// Scenarios whose result frames' subtypes changed.
-fn result_subtypes(common: &[Common]) -> Vec<ScenarioChange> {
+fn result_subtypes(common: &[Both]) -> Vec<ScenarioChange> {
     let list_or_none = |l: &[String]| {
         if l.is_empty() {
             "(no result)".to_string()
@@ -473,40 +285,6 @@ fn new_result_fields(from: &ScenarioOutput, to: &ScenarioOutput) -> Vec<String> 
     out
 }
 
-/// Tools in `system/init` added and removed between the versions.
-struct ToolDrift {
-    added: Vec<String>,
-    removed: Vec<String>,
-    scenarios: BTreeMap<String, Vec<String>>,
-}
-
-/// Tools in `system/init` added and removed, scenario by scenario (a tool one scenario
-/// enables does not hide that another lost it), over the scenarios where both printed an init.
-fn tools(common: &[Common]) -> ToolDrift {
-    let mut added: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut removed: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let has_init = |o: &ScenarioOutput| o.frames.iter().any(|f| frame_kind(f) == "system/init");
-    for c in common.iter().filter(|c| has_init(c.from) && has_init(c.to)) {
-        let (ta, tb) = (init_tools(&c.from.frames), init_tools(&c.to.frames));
-        for t in tb.difference(&ta) {
-            added.entry(t.clone()).or_default().push(c.id.clone());
-        }
-        for t in ta.difference(&tb) {
-            removed.entry(t.clone()).or_default().push(c.id.clone());
-        }
-    }
-    let mut scenarios = BTreeMap::new();
-    for (t, mut s) in added.clone().into_iter().chain(removed.clone()) {
-        s.truncate(EXAMPLES);
-        scenarios.insert(t, s);
-    }
-    ToolDrift {
-        added: added.into_keys().collect(),
-        removed: removed.into_keys().collect(),
-        scenarios,
-    }
-}
-
 fn init_tools<'a>(frames: impl IntoIterator<Item = &'a Value>) -> BTreeSet<String> {
     frames
         .into_iter()
@@ -518,7 +296,7 @@ fn init_tools<'a>(frames: impl IntoIterator<Item = &'a Value>) -> BTreeSet<Strin
 }
 
 /// Values of frames that line up by kind, most widespread first.
-fn values(common: &[Common]) -> Vec<ValueChange> {
+fn values(common: &[Both]) -> Vec<ValueChange> {
     let mut values: BTreeMap<(String, String), ValueChange> = BTreeMap::new();
     for c in common {
         let (sx, sy) = (kind_sequence(c.from), kind_sequence(c.to));

@@ -6,24 +6,27 @@
 //! so it is tested from small fixtures. The runs are read back from their run folder
 //! (`results.json` and the saved trials in `outputs/`), so a run can be diffed again
 //! without running anything (`streamcheck drift --replay reports/runs/X`).
-//! It compares frame types (type/subtype), the fields of each frame type (key paths →
-//! JSON types, arrays as `[]`), the frame-type sequence per scenario, exit codes, result
-//! subtypes, the tools in `system/init`, values at the same place (volatile ones
-//! redacted), and which scenarios flip between pass and fail.
+//! What was printed (frame kinds, key paths and their JSON types, named lists such as the
+//! tools in `system/init`) is judged by the protocol check `run` and `verdict` use, each
+//! run against an inventory of the other ([`printed`]); the differ adds what an inventory
+//! does not hold: the frame-kind sequence per scenario, exit codes, result subtypes, values
+//! at the same place (volatile ones redacted), and which scenarios flip between pass and fail.
 //!
 //! Its parts: [`model`] (what drift reads and drift.json as types), [`diff`](mod@diff) (the
-//! differ, one function per report section), [`render`] (drift.md) and [`html`](mod@html)
-//! (the drift page); [`error`] why a drift could not be run, read back or written.
+//! differ, one function per report section), [`verdict`] (each change breaking or
+//! additive), [`render`] (drift.md) and [`html`](mod@html) (the drift page); [`error`] why
+//! a drift could not be run, read back or written.
 
 pub mod diff;
 pub mod error;
 pub mod html;
 pub mod model;
 pub mod pending;
+pub mod printed;
 pub mod render;
 pub mod verdict;
 
-pub use diff::{diff, diff_pair, run_length, schema_of, Schema};
+pub use diff::{diff, diff_pair, run_length};
 pub use error::DriftError;
 pub use model::*;
 pub use render::render_md;

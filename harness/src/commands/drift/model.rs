@@ -5,6 +5,7 @@
 use crate::divergence::Divergence;
 use crate::frame::is_result;
 use crate::normalize::{redact_sandbox, redact_sandbox_str};
+use crate::protocol::check;
 use crate::runner::{Exit, Status, Trial};
 use crate::text::clip;
 use serde::{Deserialize, Serialize};
@@ -25,6 +26,8 @@ pub struct ScenarioOutput {
     pub non_json_lines: usize,
     /// The first stderr line, if any.
     pub stderr: Option<String>,
+    /// The lines the client wrote (what a `control_response` answers).
+    pub written: Vec<String>,
 }
 
 impl ScenarioOutput {
@@ -37,6 +40,7 @@ impl ScenarioOutput {
             frames: Vec::new(),
             non_json_lines: 0,
             stderr: None,
+            written: Vec::new(),
         }
     }
 
@@ -68,6 +72,7 @@ impl ScenarioOutput {
             stderr: (stderr.lines().map(str::trim))
                 .find(|l| !l.is_empty())
                 .map(|l| clip(&hide(l), 200)),
+            written: trial.written(),
         }
     }
 
@@ -162,19 +167,19 @@ pub struct PairDrift {
     pub to: String,
     /// Scenarios that ran (not skipped) on both: the ground of the comparison.
     pub compared: usize,
-    pub frame_types_added: Vec<KindChange>,
-    pub frame_types_gone: Vec<KindChange>,
-    pub fields: Vec<FieldChange>,
+    /// The newer run checked against an inventory of the older one, as `run` and `verdict`
+    /// check a trial against the project's ([`crate::protocol::check`]): a frame kind, key,
+    /// JSON type or name that is new, and a key or name gone where the older release always
+    /// printed it.
+    #[serde(default)]
+    pub printed: Vec<ProtocolChange>,
+    /// The older run checked against an inventory of the newer one: what only the older
+    /// release printed (the check's `new`, which is gone from the newer release).
+    #[serde(default)]
+    pub not_printed: Vec<ProtocolChange>,
     pub sequences: Vec<SequenceChange>,
     pub exit_codes: Vec<ScenarioChange>,
     pub result_subtypes: Vec<ScenarioChange>,
-    /// Tools in `system/init` added and removed: in some scenario both ran, one version's
-    /// init lists the tool and the other's does not.
-    pub tools_added: Vec<String>,
-    pub tools_removed: Vec<String>,
-    /// Per tool added or removed, the scenarios where it was.
-    #[serde(default)]
-    pub tool_scenarios: BTreeMap<String, Vec<String>>,
     pub status_flips: Vec<StatusFlip>,
     pub values: Vec<ValueChange>,
     /// Every change above classified breaking or additive, breaking first.
@@ -189,42 +194,21 @@ pub struct PairDrift {
 impl PairDrift {
     /// True when the two versions printed the same protocol in every compared scenario.
     pub fn is_empty(&self) -> bool {
-        self.frame_types_added.is_empty()
-            && self.frame_types_gone.is_empty()
-            && self.fields.is_empty()
+        self.printed.is_empty()
+            && self.not_printed.is_empty()
             && self.sequences.is_empty()
             && self.exit_codes.is_empty()
             && self.result_subtypes.is_empty()
-            && self.tools_added.is_empty()
-            && self.tools_removed.is_empty()
             && self.status_flips.is_empty()
             && self.values.is_empty()
     }
 }
 
+/// One finding of the protocol check, with the trials (`scenario` or `scenario[case]`) it
+/// was seen in.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct KindChange {
-    pub frame_type: String,
-    /// Scenarios where the version that has it printed it.
-    pub scenarios: Vec<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FieldChangeKind {
-    Added,
-    Removed,
-    TypeChanged,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FieldChange {
-    pub frame_type: String,
-    pub path: String,
-    pub change: FieldChangeKind,
-    pub from_types: Vec<String>,
-    pub to_types: Vec<String>,
-    /// Scenarios where the field is (added: in `to`; removed: in `from`; else either).
+pub struct ProtocolChange {
+    pub finding: check::Finding,
     pub scenarios: Vec<String>,
 }
 
@@ -301,7 +285,8 @@ pub enum What {
     FrameTypeGone,
     FieldGone,
     FieldTypeChanged,
-    ToolGone,
+    /// A name gone from a named list (`init.tools`, `permission_modes`...).
+    NameGone,
     OrderChanged,
     NoOutputAnyMore,
     ExitCodeChanged,
@@ -310,7 +295,7 @@ pub enum What {
     FieldAdded,
     FieldWidened,
     FieldNarrowed,
-    ToolAdded,
+    NameAdded,
     FramesInserted,
     /// The older version printed no frame (it refused the flag), the newer one runs.
     NowRuns,
@@ -322,7 +307,7 @@ impl fmt::Display for What {
             What::FrameTypeGone => "frame type gone",
             What::FieldGone => "field gone",
             What::FieldTypeChanged => "field type changed",
-            What::ToolGone => "tool gone from init",
+            What::NameGone => "name gone",
             What::OrderChanged => "frame order changed",
             What::NoOutputAnyMore => "no output any more",
             What::ExitCodeChanged => "exit code changed",
@@ -331,7 +316,7 @@ impl fmt::Display for What {
             What::FieldAdded => "field added",
             What::FieldWidened => "field type widened",
             What::FieldNarrowed => "field seen with fewer types",
-            What::ToolAdded => "tool added to init",
+            What::NameAdded => "name added",
             What::FramesInserted => "frames inserted",
             What::NowRuns => "runs now (printed no frame before)",
         })

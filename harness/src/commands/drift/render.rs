@@ -2,6 +2,7 @@
 
 use super::model::*;
 use super::verdict::{counts, is_subsequence};
+use crate::protocol::check;
 use crate::text::{clip, md_escape, Table};
 use std::fmt::Write as _;
 
@@ -112,26 +113,23 @@ fn pair(s: &mut String, p: &PairDrift) {
     let _ = writeln!(s, "## {} → {}\n", p.from, p.to);
     let _ = writeln!(
         s,
-        "{} scenario(s) ran on both. {} status flip(s), {} frame type(s) added, {} gone, {} field change(s), {} sequence change(s), {} exit-code change(s), {} result-subtype change(s), tools +{} −{}, {} changed value path(s).\n",
+        "{} scenario(s) ran on both. {} status flip(s), {} protocol finding(s) on {} ({} of what only {} printed), {} sequence change(s), {} exit-code change(s), {} result-subtype change(s), {} changed value path(s).\n",
         p.compared,
         p.status_flips.len(),
-        p.frame_types_added.len(),
-        p.frame_types_gone.len(),
-        p.fields.len(),
+        p.printed.len(),
+        p.to,
+        p.not_printed.len(),
+        p.from,
         p.sequences.len(),
         p.exit_codes.len(),
         p.result_subtypes.len(),
-        p.tools_added.len(),
-        p.tools_removed.len(),
         p.values.len()
     );
     if p.is_empty() {
         let _ = writeln!(s, "No drift.\n");
         return;
     }
-    frame_types(s, p);
-    tools(s, p);
-    fields(s, &p.fields);
+    printed(s, p);
     status_flips(s, p);
     change_table(s, "Exit codes", &p.exit_codes, &p.from, &p.to);
     change_table(s, "Result subtypes", &p.result_subtypes, &p.from, &p.to);
@@ -139,76 +137,32 @@ fn pair(s: &mut String, p: &PairDrift) {
     values(s, &p.values);
 }
 
-fn scenario_list(s: &[String]) -> String {
-    s.iter()
-        .map(|x| format!("`{x}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn frame_types(s: &mut String, p: &PairDrift) {
-    if p.frame_types_added.is_empty() && p.frame_types_gone.is_empty() {
-        return;
-    }
-    let _ = writeln!(s, "### Frame types\n");
-    for k in &p.frame_types_added {
-        let _ = writeln!(
-            s,
-            "- added `{}` (in {})",
-            k.frame_type,
-            scenario_list(&k.scenarios)
-        );
-    }
-    for k in &p.frame_types_gone {
-        let _ = writeln!(
-            s,
-            "- gone `{}` (was in {})",
-            k.frame_type,
-            scenario_list(&k.scenarios)
-        );
-    }
-    s.push('\n');
-}
-
-fn tools(s: &mut String, p: &PairDrift) {
-    if p.tools_added.is_empty() && p.tools_removed.is_empty() {
-        return;
-    }
-    let _ = writeln!(s, "### Tools in system/init\n");
-    if !p.tools_added.is_empty() {
-        let _ = writeln!(s, "- added: {}", p.tools_added.join(", "));
-    }
-    if !p.tools_removed.is_empty() {
-        let _ = writeln!(s, "- removed: {}", p.tools_removed.join(", "));
-    }
-    s.push('\n');
-}
-
-fn fields(s: &mut String, fields: &[FieldChange]) {
-    if fields.is_empty() {
-        return;
-    }
-    s.push_str("### Fields\n\n");
-    let mut table = Table::new(["frame type", "field", "change", "types", "e.g. in"]);
-    for f in fields {
-        let (change, types) = match f.change {
-            FieldChangeKind::Added => ("added", f.to_types.join("|")),
-            FieldChangeKind::Removed => ("removed", f.from_types.join("|")),
-            FieldChangeKind::TypeChanged => (
-                "type changed",
-                format!("{} → {}", f.from_types.join("|"), f.to_types.join("|")),
+/// The protocol check's findings each way, in its own words (as `run` and `verdict` print
+/// them).
+fn printed(s: &mut String, p: &PairDrift) {
+    let sides = [
+        (
+            &p.printed,
+            format!("{} against what {} printed", p.to, p.from),
+        ),
+        (
+            &p.not_printed,
+            format!(
+                "{} against what {} printed: what only {} printed",
+                p.from, p.to, p.from
             ),
-        };
-        table.row([
-            format!("`{}`", f.frame_type),
-            format!("`{}`", f.path),
-            change.to_string(),
-            types,
-            scenario_list(&f.scenarios[..f.scenarios.len().min(2)]),
-        ]);
+        ),
+    ];
+    for (changes, title) in sides {
+        if changes.is_empty() {
+            continue;
+        }
+        let _ = writeln!(s, "### Protocol: {title}\n");
+        for c in changes {
+            let _ = writeln!(s, "- {}", check::line(&c.finding, &c.scenarios));
+        }
+        s.push('\n');
     }
-    s.push_str(&table.finish());
-    s.push('\n');
 }
 
 fn status_flips(s: &mut String, p: &PairDrift) {

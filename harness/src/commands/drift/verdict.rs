@@ -8,6 +8,8 @@
 //! printing no frame, that runs now).
 
 use super::model::*;
+use crate::protocol::check;
+use std::collections::{BTreeMap, BTreeSet};
 
 fn finding(what: What, scenario: Option<&String>, frame: &str, path: &str) -> Finding {
     Finding {
@@ -23,26 +25,7 @@ fn finding(what: What, scenario: Option<&String>, frame: &str, path: &str) -> Fi
 
 /// Every change of a pair, breaking ones first.
 pub fn classify(p: &PairDrift) -> Vec<Change> {
-    let mut out = Vec::new();
-    let kinds = [
-        (
-            &p.frame_types_gone,
-            What::FrameTypeGone,
-            Change::Breaking as fn(Finding) -> Change,
-        ),
-        (&p.frame_types_added, What::FrameTypeAdded, Change::Additive),
-    ];
-    for (list, what, change) in kinds {
-        for k in list {
-            let f = finding(what, k.scenarios.first(), &k.frame_type, "type");
-            out.push(change(Finding {
-                scenarios: several(&k.scenarios),
-                ..f
-            }));
-        }
-    }
-    out.extend(p.fields.iter().map(field));
-    out.extend(tool_changes(p));
+    let mut out = protocol_changes(p);
     out.extend(p.sequences.iter().map(sequence));
     let now_runs = |c: &ScenarioChange| {
         p.sequences
@@ -98,40 +81,142 @@ pub fn one_per_change(changes: Vec<Change>) -> Vec<Change> {
     out
 }
 
-/// Tools gone from (breaking) or added to (additive) `system/init`, each with the first
-/// scenario whose init shows it.
-fn tool_changes(p: &PairDrift) -> Vec<Change> {
+/// The protocol check's findings as changes. A key, frame kind or name the newer release
+/// no longer prints, or a key gone where the older one always printed it, is breaking; what
+/// is new is additive. A JSON type new on a key is a widening (additive) unless the key also
+/// lost one of its older types, which makes it a changed type (breaking); a lost type alone
+/// is a narrowing (additive).
+fn protocol_changes(p: &PairDrift) -> Vec<Change> {
     let mut out = Vec::new();
-    let first = |t: &String| p.tool_scenarios.get(t).and_then(|s| s.first());
-    for t in &p.tools_removed {
-        let mut f = finding(What::ToolGone, first(t), "system/init", "tools[]");
-        f.from = t.clone();
-        out.push(Change::Breaking(f));
+    // Per (kind, path): the older and the newer release's types, where either side's check
+    // found a type the other lacks.
+    let mut types: BTreeMap<(&str, &str), TypeShift> = BTreeMap::new();
+    for c in &p.printed {
+        let at = |what, frame: &str, path: &str| row(what, c, frame, path);
+        match (c.finding.change, &c.finding.what) {
+            (check::Change::New, check::What::Kind { kind }) => {
+                out.push(Change::Additive(at(What::FrameTypeAdded, kind, "type")));
+            }
+            (check::Change::New, check::What::Key { kind, path, types }) => {
+                let mut f = at(What::FieldAdded, kind, path);
+                f.to = types.join("|");
+                out.push(Change::Additive(f));
+            }
+            (check::Change::Gone, check::What::Key { kind, path, types }) => {
+                let mut f = at(What::FieldGone, kind, path);
+                f.from = types.join("|");
+                out.push(Change::Breaking(f));
+            }
+            (
+                check::Change::New,
+                check::What::Type {
+                    kind,
+                    path,
+                    types: new,
+                    known,
+                },
+            ) => {
+                let shift = types.entry((kind, path)).or_default();
+                shift.older.extend(known.iter().cloned());
+                shift.new.extend(new.iter().cloned());
+                shift.seen(c);
+            }
+            (check::Change::New, check::What::Name { list, name, .. }) => {
+                out.push(Change::Additive(at(What::NameAdded, list, name)));
+            }
+            (check::Change::Gone, check::What::Name { list, name, .. }) => {
+                out.push(Change::Breaking(at(What::NameGone, list, name)));
+            }
+            _ => {}
+        }
     }
-    for t in &p.tools_added {
-        let mut f = finding(What::ToolAdded, first(t), "system/init", "tools[]");
-        f.to = t.clone();
-        out.push(Change::Additive(f));
+    for c in &p.not_printed {
+        let at = |what, frame: &str, path: &str| row(what, c, frame, path);
+        match &c.finding.what {
+            check::What::Kind { kind } => {
+                out.push(Change::Breaking(at(What::FrameTypeGone, kind, "type")));
+            }
+            check::What::Key { kind, path, types } => {
+                let mut f = at(What::FieldGone, kind, path);
+                f.from = types.join("|");
+                out.push(Change::Breaking(f));
+            }
+            check::What::Type {
+                kind,
+                path,
+                types: lost,
+                known,
+            } => {
+                let shift = types.entry((kind, path)).or_default();
+                shift.newer.extend(known.iter().cloned());
+                shift.lost.extend(lost.iter().cloned());
+                shift.seen(c);
+            }
+            check::What::Name { list, name, .. } => {
+                out.push(Change::Breaking(at(What::NameGone, list, name)));
+            }
+            check::What::Inventory { .. } => {}
+        }
+    }
+    for ((kind, path), shift) in types {
+        out.push(shift.change(kind, path));
     }
     out
 }
 
-fn field(c: &FieldChange) -> Change {
-    let within = |a: &[String], b: &[String]| a.iter().all(|t| b.contains(t));
-    let what = match c.change {
-        FieldChangeKind::Added => What::FieldAdded,
-        FieldChangeKind::Removed => What::FieldGone,
-        FieldChangeKind::TypeChanged if within(&c.from_types, &c.to_types) => What::FieldWidened,
-        FieldChangeKind::TypeChanged if within(&c.to_types, &c.from_types) => What::FieldNarrowed,
-        FieldChangeKind::TypeChanged => What::FieldTypeChanged,
-    };
-    let mut f = finding(what, c.scenarios.first(), &c.frame_type, &c.path);
-    f.scenarios = several(&c.scenarios);
-    f.from = c.from_types.join("|");
-    f.to = c.to_types.join("|");
-    match what {
-        What::FieldGone | What::FieldTypeChanged => Change::Breaking(f),
-        _ => Change::Additive(f),
+/// A key's JSON types on each side, where either side's check found a type the other
+/// lacks: the types each inventory holds (`older` from the newer run's check, `newer` from
+/// the older run's), the types found new and found lost, and where.
+#[derive(Default)]
+struct TypeShift {
+    older: BTreeSet<String>,
+    newer: BTreeSet<String>,
+    new: BTreeSet<String>,
+    lost: BTreeSet<String>,
+    scenarios: Vec<String>,
+}
+
+impl TypeShift {
+    fn seen(&mut self, c: &ProtocolChange) {
+        for s in &c.scenarios {
+            if !self.scenarios.contains(s) {
+                self.scenarios.push(s.clone());
+            }
+        }
+    }
+
+    fn change(self, kind: &str, path: &str) -> Change {
+        let join = |t: BTreeSet<String>| t.into_iter().collect::<Vec<_>>().join("|");
+        let (widened, narrowed) = (!self.new.is_empty(), !self.lost.is_empty());
+        // A side whose inventory no finding gave is the other side's with the types found.
+        let older = match widened {
+            true => self.older,
+            false => self.newer.union(&self.lost).cloned().collect(),
+        };
+        let newer = match narrowed {
+            true => self.newer,
+            false => older.union(&self.new).cloned().collect(),
+        };
+        let what = match (widened, narrowed) {
+            (true, true) => What::FieldTypeChanged,
+            (true, false) => What::FieldWidened,
+            _ => What::FieldNarrowed,
+        };
+        let mut f = finding(what, self.scenarios.first(), kind, path);
+        f.scenarios = several(&self.scenarios);
+        (f.from, f.to) = (join(older), join(newer));
+        match what {
+            What::FieldTypeChanged => Change::Breaking(f),
+            _ => Change::Additive(f),
+        }
+    }
+}
+
+/// A change's row: where the protocol check saw it.
+fn row(what: What, c: &ProtocolChange, frame: &str, path: &str) -> Finding {
+    Finding {
+        scenarios: several(&c.scenarios),
+        ..finding(what, c.scenarios.first(), frame, path)
     }
 }
 

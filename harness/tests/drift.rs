@@ -149,9 +149,7 @@ fn keys_new_gone_and_changing_type_come_from_the_protocol_check_both_ways() {
     assert_eq!(
         lines(&p.printed),
         [
-            "gone name `Glob` from init.tools (basics/text printed it), in 1 trial (basics/text)",
-            "gone name `Glob` from init.tools (errors/fatal printed it), in 1 trial (errors/fatal)",
-            "gone name `Glob` from init.tools (tools/order printed it), in 1 trial (tools/order)",
+            "gone: name `Glob` in init.tools, in 3 trials (basics/text, errors/fatal, tools/order)",
             "new frame kind `result/error_max_turns`, in 1 trial (errors/fatal)",
             "new frame kind `system/status`, in 1 trial (basics/text)",
             "new key `assistant.extra` (object), in 1 trial (basics/text)",

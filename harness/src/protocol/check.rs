@@ -339,23 +339,39 @@ pub(crate) fn within(path: &str, outer: &str) -> bool {
 }
 
 /// Each finding of a run once, with the trials it was seen in (`scenario` or
-/// `scenario (target)` when the run had several targets), breaking ones first.
+/// `scenario (target)` when the run had several targets), breaking ones first. A name gone
+/// from several scenarios is one finding: each names the scenario that printed it, which
+/// its trial list already says.
 pub fn group<'a>(
     trials: impl IntoIterator<Item = (&'a str, &'a [Finding])>,
 ) -> Vec<(Finding, Vec<String>)> {
-    let mut by: BTreeMap<&Finding, Vec<String>> = BTreeMap::new();
+    let mut by: BTreeMap<Finding, (&Finding, Vec<String>)> = BTreeMap::new();
     for (trial, findings) in trials {
         let mut seen = BTreeSet::new();
         for f in findings {
-            if seen.insert(f) {
-                by.entry(f).or_default().push(trial.to_string());
+            let key = unwitnessed(f);
+            if seen.insert(key.clone()) {
+                (by.entry(key).or_insert((f, Vec::new())).1).push(trial.to_string());
             }
         }
     }
-    let mut out: Vec<(Finding, Vec<String>)> =
-        by.into_iter().map(|(f, t)| (f.clone(), t)).collect();
+    let mut out: Vec<(Finding, Vec<String>)> = (by.into_iter())
+        .map(|(key, (first, t))| match t.len() {
+            1 => (first.clone(), t),
+            _ => (key, t),
+        })
+        .collect();
     out.sort_by(|a, b| (b.0.breaking(), &a.0).cmp(&(a.0.breaking(), &b.0)));
     out
+}
+
+/// `f` without the scenario a gone name was printed by.
+fn unwitnessed(f: &Finding) -> Finding {
+    let mut f = f.clone();
+    if let What::Name { by, .. } = &mut f.what {
+        *by = None;
+    }
+    f
 }
 
 /// `finding, in 14 trials (a, b, c, d, e, ...)`.
@@ -533,5 +549,30 @@ mod tests {
             gone.fails(Policy::Report) && !new.fails(Policy::Report) && new.fails(Policy::Strict)
         );
         assert!(!gone.fails(Policy::Off));
+    }
+
+    #[test]
+    fn a_name_gone_from_several_scenarios_is_one_finding_listing_them() {
+        let gone = |by: &str| Finding {
+            change: Change::Gone,
+            what: What::Name {
+                list: "init.tools".into(),
+                name: "Glob".into(),
+                by: Some(by.into()),
+            },
+            direction: Direction::Printed,
+        };
+        let (a, b) = ([gone("s/a")], [gone("s/b")]);
+        let grouped = group([("s/a", &a[..]), ("s/b", &b[..])]);
+        assert_eq!(grouped.len(), 1, "{grouped:?}");
+        assert_eq!(
+            line(&grouped[0].0, &grouped[0].1),
+            "gone: name `Glob` in init.tools, in 2 trials (s/a, s/b)"
+        );
+        let alone = group([("s/a", &a[..])]);
+        assert_eq!(
+            line(&alone[0].0, &alone[0].1),
+            "gone name `Glob` from init.tools (s/a printed it), in 1 trial (s/a)"
+        );
     }
 }

@@ -1,11 +1,11 @@
-//! The verdict on a pair of versions: each change the differ found, classified as
-//! **breaking** (a client written for the older version may break: a frame type, field
-//! or tool gone, a field's type changed to one the old type is not part of, frame order
-//! changed, a scenario printing nothing any more, exit code or result subtype/`is_error`
-//! changed) or **additive** (new frame types, new fields, new tools, a field widened to
-//! a union holding its old type or seen with fewer of its types, frames inserted into an
-//! otherwise unchanged sequence, and a scenario the older version refused outright,
-//! printing no frame, that runs now).
+//! The verdict on a pair of versions: each change the protocol check and the differ found,
+//! classified as **breaking** (a client written for the older version may break: a frame
+//! type, key or name (an init tool, a permission mode...) gone, a key's type changed to one
+//! the old type is not part of, frame order changed, a scenario printing nothing any more,
+//! exit code or result subtype/`is_error` changed) or **additive** (new frame types, keys or
+//! names, a key widened to a union holding its old type or seen with fewer of its types,
+//! frames inserted into an otherwise unchanged sequence, and a scenario the older version
+//! refused outright, printing no frame, that runs now).
 
 use super::model::*;
 use crate::protocol::check;

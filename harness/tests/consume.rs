@@ -393,3 +393,39 @@ fn a_slice_of_the_committed_history_matrix_comes_out_the_same() {
     assert_eq!(committed[6], "0.1.44");
     assert!(mine[3].starts_with("2.1.45") && committed[3].starts_with("2.1.45"));
 }
+
+/// The committed pages' probe tables (the matrix ran every probe, the history four) say
+/// what each probe models and what `run` reports it as, as the code does now.
+#[test]
+fn the_committed_pages_describe_their_probes_as_the_code_does() {
+    use streamcheck::commands::consume::probe::Probe;
+    use streamcheck::commands::consume::{render, ProbeInfo};
+    for page in [
+        "docs/consumers/sdk-matrix.md",
+        "docs/consumers/sdk-history.md",
+    ] {
+        let doc = std::fs::read_to_string(root().join(page)).unwrap();
+        let listed: Vec<ProbeInfo> = (doc.split("## Probes\n\n").nth(1))
+            .unwrap_or_else(|| panic!("{page} has no probe table"))
+            .lines()
+            .skip(2)
+            .take_while(|l| l.starts_with('|'))
+            .map(|l| {
+                let name = l.split('`').nth(1).unwrap_or_default();
+                ProbeInfo::of(Probe::parse(name).unwrap_or_else(|e| panic!("{page}: {e}")))
+            })
+            .collect();
+        let table = render::probes_table(&listed);
+        assert!(
+            doc.contains(&table),
+            "{page}'s probe table is not the code's; it should read:\n{table}"
+        );
+        if page.ends_with("sdk-matrix.md") {
+            assert_eq!(
+                listed.len(),
+                Probe::ALL.len(),
+                "the matrix runs every probe"
+            );
+        }
+    }
+}

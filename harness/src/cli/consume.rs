@@ -137,12 +137,7 @@ impl ConsumeArgs {
             command: super::provenance::command_line(),
             duration_ms: started.elapsed().as_millis() as u64,
             consumers,
-            probes: (probes.iter())
-                .map(|&probe| ProbeInfo {
-                    probe,
-                    models: probe.models(),
-                })
-                .collect(),
+            probes: probes.iter().map(|&probe| ProbeInfo::of(probe)).collect(),
             fed,
         };
         let dir = (self.report_dir.clone()).unwrap_or_else(|| ctx.default_report_dir("consume"));

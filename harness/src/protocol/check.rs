@@ -70,6 +70,41 @@ pub enum What {
     },
 }
 
+/// Which part of the protocol a [`What`] is in, without its data: what a consume probe
+/// says it changes (`Probe::change`), in the check's own words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Shape {
+    Kind,
+    Key,
+    Type,
+    Name,
+}
+
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Shape::Kind => "frame kind",
+            Shape::Key => "key",
+            Shape::Type => "type of a key",
+            Shape::Name => "name",
+        })
+    }
+}
+
+impl What {
+    /// `None`: no inventory, so no part of the protocol.
+    pub fn shape(&self) -> Option<Shape> {
+        match self {
+            What::Kind { .. } => Some(Shape::Kind),
+            What::Key { .. } => Some(Shape::Key),
+            What::Type { .. } => Some(Shape::Type),
+            What::Name { .. } => Some(Shape::Name),
+            What::Inventory { .. } => None,
+        }
+    }
+}
+
 /// Which way a finding's protocol goes: what the CLI printed, or what it sent to the model
 /// API (the request inventory, `targets/<dialect>/requests.yaml`).
 #[derive(

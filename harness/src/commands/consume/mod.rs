@@ -29,7 +29,7 @@ pub use error::ConsumeError;
 pub use feed::Consumer;
 use feed::Failure;
 use host::NotReplayable;
-use probe::{Feed, Probe};
+use probe::{Feed, Probe, Simulated};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -167,6 +167,18 @@ pub struct Consumed {
 pub struct ProbeInfo {
     pub probe: Probe,
     pub models: &'static str,
+    /// What `run`'s protocol check reports for the change (`None`: not in an inventory).
+    pub change: Option<Simulated>,
+}
+
+impl ProbeInfo {
+    pub fn of(probe: Probe) -> ProbeInfo {
+        ProbeInfo {
+            probe,
+            models: probe.models(),
+            change: probe.change(),
+        }
+    }
 }
 
 impl Consumed {

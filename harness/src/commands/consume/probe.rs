@@ -2,8 +2,10 @@
 //! changed it, for `consume --probes` and `replay-cli --probe`. Each probe names the
 //! change it models; lines it does not touch keep the exact text the CLI printed.
 
+use crate::protocol::check::{Change, Shape};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
+use std::fmt;
 
 /// One forward-compatible change a later release may make to what a trial printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -31,6 +33,25 @@ pub enum Probe {
     KeysReordered,
     /// The longest frame written in two writes, split mid-line.
     SplitWrite,
+}
+
+/// The change a probe makes, as the protocol check (`run`, `verdict`, `drift`) reports the
+/// probed output held to an inventory of the output as printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Simulated {
+    pub change: Change,
+    pub shape: Shape,
+}
+
+impl fmt::Display for Simulated {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let change = match self.change {
+            Change::New => "new",
+            Change::Gone => "gone",
+            Change::Unchecked => "not checked",
+        };
+        write!(f, "{change} {}", self.shape)
+    }
 }
 
 /// What a consumer is given: the writes, in order, each ending where a `write()` ends.
@@ -149,6 +170,26 @@ impl Probe {
             Probe::KeysReordered => "key order: `result` stopped starting with `type` between 2.1.205 and 2.1.222 (seen by streamcheck's catalogue runs of both)",
             Probe::SplitWrite => "a frame arriving in two reads: the CLI's writes are not frame-aligned (the split-chunk U+FFFD fix of 2.1.94 is the same boundary seen from the CLI's side)",
         }
+    }
+
+    /// The change it makes in the protocol check's words; `None` for a change in how the
+    /// lines are written or ordered, which no inventory holds.
+    pub fn change(self) -> Option<Simulated> {
+        let shape = match self {
+            Probe::NewFrameType
+            | Probe::NewFrameTypeBeforeInit
+            | Probe::NewFrameTypeAfterResult
+            | Probe::NewSubtype
+            | Probe::NewContentBlock
+            | Probe::NewStreamEvent => Shape::Kind,
+            Probe::NewKey => Shape::Key,
+            Probe::StringToObject | Probe::StringToNull => Shape::Type,
+            Probe::KeysReordered | Probe::SplitWrite => return None,
+        };
+        Some(Simulated {
+            change: Change::New,
+            shape,
+        })
     }
 
     /// `lines` (stdout as printed) changed by this probe; `None` when it has nothing to
@@ -381,5 +422,55 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("new-frame-type"));
+    }
+
+    /// Each probe applied to a real capture and checked by the protocol check against an
+    /// inventory of the capture as printed: the check finds exactly the change the probe
+    /// names, and nothing for a probe that names none.
+    #[test]
+    fn the_protocol_check_finds_in_each_probe_the_change_it_names() {
+        use crate::protocol::check::check;
+        use crate::protocol::inventory::Inventory;
+        use crate::protocol::observe::Observed;
+        let capture = include_str!(
+            "../../../tests/fixtures/observed/claude-code-2.1.328/partial_tool.stdout.jsonl"
+        );
+        let lines: Vec<String> = capture.lines().map(str::to_string).collect();
+        let observe = |lines: &[String]| {
+            let frames: Vec<Value> = (lines.iter())
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            Observed::of("probe/capture", &frames, &[])
+        };
+        let release = semver::Version::new(2, 1, 328);
+        let mut inv = Inventory::new("claude-code");
+        inv.add(&release, &observe(&lines));
+        for probe in Probe::ALL {
+            let feed = probe
+                .apply(&lines)
+                .unwrap_or_else(|| panic!("{probe:?} applies"));
+            let found = check(
+                &inv,
+                "inv",
+                &release,
+                "probe/capture",
+                &observe(&feed.text_lines()),
+            );
+            let said: Vec<Option<Simulated>> = (found.iter())
+                .map(|f| {
+                    f.what.shape().map(|shape| Simulated {
+                        change: f.change,
+                        shape,
+                    })
+                })
+                .collect();
+            match probe.change() {
+                None => assert!(found.is_empty(), "{probe:?} names no change: {found:?}"),
+                Some(c) => assert!(
+                    !said.is_empty() && said.iter().all(|s| *s == Some(c)),
+                    "{probe:?} names {c}; the check found {found:?}"
+                ),
+            }
+        }
     }
 }

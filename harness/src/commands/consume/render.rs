@@ -1,7 +1,7 @@
 //! `consume`'s reports: consume.md (the matrix and the findings), consume.json (every
 //! feed), junit.xml (one suite per consumer and release) and index.html.
 
-use super::{Consumed, Fed, Finding, Outcome};
+use super::{Consumed, Fed, Finding, Outcome, ProbeInfo};
 use crate::report::{write_atomic, Formats};
 use crate::text::{clip_line, md_escape, Table};
 use std::collections::BTreeMap;
@@ -109,12 +109,26 @@ fn consumer_section(c: &Consumed, name: &str) -> String {
 
 /// Each probe and the real change it models (nothing without probes).
 pub(super) fn probes_section(c: &Consumed) -> String {
-    if c.probes.is_empty() {
+    probes_table(&c.probes)
+}
+
+/// The `## Probes` section of `probes`: each with the real change it models and what `run`'s
+/// protocol check reports it as.
+pub fn probes_table(probes: &[ProbeInfo]) -> String {
+    if probes.is_empty() {
         return String::new();
     }
-    let mut t = Table::new(["probe", "the real change it models"]);
-    for p in &c.probes {
-        t.row([format!("`{}`", p.probe.name()), md_escape(p.models)]);
+    let mut t = Table::new(["probe", "the real change it models", "`run` reports it as"]);
+    for p in probes {
+        let reported = p.change.map_or_else(
+            || "nothing: an inventory holds no key order or write boundaries".to_string(),
+            |c| c.to_string(),
+        );
+        t.row([
+            format!("`{}`", p.probe.name()),
+            md_escape(p.models),
+            reported,
+        ]);
     }
     format!("## Probes\n\n{}\n", t.finish())
 }

@@ -192,7 +192,7 @@ fn an_intermittent_entry_is_held_to_the_one_release_it_was_observed_on() {
         "held to its observed release: {text}"
     );
     assert!(
-        text.contains("1 intermittent entr(y/ies) held to the one release observed"),
+        text.contains("1 intermittent entr(y/ies) held to the one release observed, 0 to"),
         "{text}"
     );
     // Seen on two releases, one entry each: one range over both would claim the releases between.
@@ -206,6 +206,52 @@ fn an_intermittent_entry_is_held_to_the_one_release_it_was_observed_on() {
         "{text}"
     );
     assert_eq!(probes(&f), 0, "--check runs nothing");
+}
+
+/// A symptom that comes and goes only where a steady one of the same bug always shows (a
+/// line cut, or not, by a hang that is always there) is held to the steady entry's proven
+/// range: not before that range is proven, and not for an entry of another finding.
+#[test]
+fn an_intermittent_entry_may_share_the_proven_range_of_a_steady_entry_of_its_finding() {
+    let f = fixture();
+    let findings = |ids: &[&str]| {
+        let text: String = (ids.iter())
+            .map(|id| format!("- id: {id}\n  title: t\n  contract: c\n  what: w\n"))
+            .collect();
+        write(&f.root.join("targets/claude-code/findings.yaml"), &text);
+    };
+    findings(&["k-exits-5"]);
+    let known = f.root.join("targets/claude-code/known-divergences.yaml");
+    let with = |finding: &str| {
+        format!("{KNOWN}  finding: k-exits-5\n- scenario: demo/k\n  kind: hang\n  message: \"its last frame was frame 1 \\\\(result/success\\\\)\"\n  intermittent: true\n  versions: \">=1.0.2, <1.0.5\"\n  observed: [1.0.3]\n  finding: {finding}\n  reason: comes and goes\n")
+    };
+    write(&known, &with("k-exits-5"));
+    let (code, text) = ranges(&f, "--check", &["demo/k"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains(
+            "demo/k hang >=1.0.2, <1.0.5 (why: an intermittent entry has no boundary to search"
+        ),
+        "the steady entry is not proven yet: {text}"
+    );
+    let (code, text) = ranges(&f, "--prove", &["demo/k"]);
+    assert_eq!(code, 0, "{text}");
+    let runs = probes(&f);
+    let (code, text) = ranges(&f, "--check", &["demo/k"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("0 intermittent entr(y/ies) held to the one release observed, 1 to a steady entry's proven range"),
+        "{text}"
+    );
+    findings(&["k-exits-5", "other"]);
+    write(&known, &with("other"));
+    let (code, text) = ranges(&f, "--check", &["demo/k"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("demo/k hang >=1.0.2, <1.0.5 (why: an intermittent entry"),
+        "another finding's entry holds nothing up: {text}"
+    );
+    assert_eq!(probes(&f), runs, "--check runs nothing");
 }
 
 #[test]

@@ -19,6 +19,7 @@ pub use enumerate::{enumerate, Range, Sources};
 pub use proof::{Edge, Proof, ProofFile, Unproven};
 pub use subject::Subject;
 
+use crate::known::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
@@ -52,6 +53,9 @@ pub struct Checked {
     /// Intermittent known entries, held to the one release they were observed on: a
     /// divergence that comes and goes has no boundary to search.
     pub intermittent: usize,
+    /// Intermittent known entries held to the proven range of a steady entry of their
+    /// scenario and finding.
+    pub intermittent_with_steady: usize,
     pub unproven: Vec<Finding>,
     /// The distinct release versions the unproven ranges are bounded by (per dialect).
     pub boundaries: usize,
@@ -60,13 +64,14 @@ pub struct Checked {
 impl Checked {
     pub fn summary(&self) -> String {
         format!(
-            "{} of {} range(s) proven ({} version block(s), {} known entr(y/ies), {} min/max_version bound(s); {} intermittent entr(y/ies) held to the one release observed); {} unproven, bounded at {} distinct release(s)",
+            "{} of {} range(s) proven ({} version block(s), {} known entr(y/ies), {} min/max_version bound(s); {} intermittent entr(y/ies) held to the one release observed, {} to a steady entry's proven range); {} unproven, bounded at {} distinct release(s)",
             self.ranges - self.unproven.len(),
             self.ranges,
             self.blocks,
             self.entries,
             self.bounds,
             self.intermittent,
+            self.intermittent_with_steady,
             self.unproven.len(),
             self.boundaries
         )
@@ -101,7 +106,10 @@ pub fn check(ranges: &[Range]) -> Result<Checked, proof::ProofFileError> {
             Subject::Entry { .. } => checked.entries += 1,
         }
         let status = match r.entry.as_ref().filter(|e| e.intermittent) {
-            Some(e) => intermittent(&r.versions, &e.observed).map(|()| checked.intermittent += 1),
+            Some(e) => intermittent(r, e, ranges, &files).map(|held| match held {
+                Held::Observed => checked.intermittent += 1,
+                Held::Steady => checked.intermittent_with_steady += 1,
+            }),
             None => files[&r.proofs].status(r).map(|_| ()),
         };
         if let Err(why) = status {
@@ -160,15 +168,37 @@ pub fn unsampled(
 }
 
 /// An intermittent entry's range: the one release it was observed on, since a divergence
-/// that a rerun may not show cannot be searched for a boundary.
+/// that a rerun may not show cannot be searched for a boundary; or the proven range of a
+/// steady entry of the same scenario and finding, a symptom that comes and goes with timing
+/// only where that one always shows (a line cut, or not, by a hang that is always there).
 fn intermittent(
-    versions: &crate::version_range::VersionRange,
-    observed: &[semver::Version],
-) -> Result<(), Unproven> {
-    match versions.single() {
-        Some(v) if observed.contains(&v) => Ok(()),
-        _ => Err(Unproven::Intermittent),
+    r: &Range,
+    e: &Entry,
+    ranges: &[Range],
+    files: &BTreeMap<PathBuf, ProofFile>,
+) -> Result<Held, Unproven> {
+    if matches!(r.versions.single(), Some(v) if e.observed.contains(&v)) {
+        return Ok(Held::Observed);
     }
+    let rides_on = |o: &Range| {
+        o.entry.as_ref().is_some_and(|s| {
+            !s.intermittent
+                && s.scenario == e.scenario
+                && s.finding.is_some()
+                && s.finding == e.finding
+        }) && o.versions == r.versions
+            && files[&o.proofs].status(o).is_ok()
+    };
+    match ranges.iter().any(rides_on) {
+        true => Ok(Held::Steady),
+        false => Err(Unproven::Intermittent),
+    }
+}
+
+/// What an intermittent entry's range is held to.
+enum Held {
+    Observed,
+    Steady,
 }
 
 /// The versions a range is bounded at (`>=2.1.90, <2.1.101`: 2.1.90 and 2.1.101).

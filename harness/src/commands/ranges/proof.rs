@@ -146,7 +146,8 @@ pub enum Unproven {
     Stale,
     /// The proof's releases disagree with the range as written.
     BoundsDiffer(String),
-    /// An intermittent entry whose range is not the one release it was observed on.
+    /// An intermittent entry whose range is neither the one release it was observed on nor
+    /// the proven range of a steady entry of its scenario and finding.
     Intermittent,
 }
 
@@ -157,7 +158,7 @@ impl fmt::Display for Unproven {
             Unproven::Stale => f.write_str("proof stale"),
             Unproven::BoundsDiffer(found) => write!(f, "bounds differ from the proof: {found}"),
             Unproven::Intermittent => f.write_str(
-                "an intermittent entry has no boundary to search: write its range as the one release it was observed on",
+                "an intermittent entry has no boundary to search: write its range as the one release it was observed on, or as the proven range of a steady entry of its scenario and finding",
             ),
         }
     }

@@ -889,3 +889,19 @@ fn resampling_runs_only_the_sampled_releases_a_proof_lacks_and_drops_a_proof_the
         "{text}"
     );
 }
+
+/// A `versions.yaml` that does not load is the error, never an empty sample: a check that
+/// cannot read the sample must not pass as if every proof had run it.
+#[test]
+fn a_sample_file_that_does_not_load_fails_the_check_naming_it() {
+    let f = fixture();
+    let (code, text) = ranges(&f, "--prove", &["demo/a"]);
+    assert_eq!(code, 0, "{text}");
+    write(
+        &f.root.join("targets/claude-code/versions.yaml"),
+        "pinned: 9.9.9\nsupported: [1.0.0\n",
+    );
+    let (code, text) = ranges(&f, "--check", &["demo/a"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("versions.yaml"), "{text}");
+}

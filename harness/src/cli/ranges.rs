@@ -15,8 +15,7 @@ use streamcheck::commands::ranges::{
 };
 use streamcheck::dialect::{Dialect, NpmPin};
 use streamcheck::error::{Error, Result};
-use streamcheck::install::supported::Versions;
-use streamcheck::install::{cache, version_lt};
+use streamcheck::install::{cache, version_lt, Project};
 use streamcheck::suite::Selection;
 
 /// The default `--cache-cap-gb`: nine Claude Code releases of ~340 MB.
@@ -202,8 +201,7 @@ impl RangesArgs {
                 streamcheck::install::supported::published_on_npm(NpmPin::of(dialect)?.package)?
             }
         };
-        let supported =
-            Versions::load(&ctx.project, key).map_or_else(|_| Vec::new(), |v| v.supported);
+        let supported = sample(&ctx.project, dialect)?;
         let floor =
             (supported.iter().cloned()).reduce(|a, b| if version_lt(&b, &a) { b } else { a });
         let report_dir =
@@ -435,9 +433,19 @@ fn check(ctx: &Context, ranges: &[Range]) -> Result<Verdict> {
 
 /// The proven ranges whose proofs did not run their dialect's sample inside them.
 fn unsampled_of(ctx: &Context, ranges: &[Range]) -> Result<Vec<ranges::Unsampled>> {
-    let sample_of = |d: Dialect| {
-        Versions::load(&ctx.project, d.conventions().expect_key())
-            .map_or_else(|_| Vec::new(), |v| v.supported)
-    };
+    let mut samples = BTreeMap::new();
+    for d in ranges.iter().map(|r| r.dialect) {
+        if let std::collections::btree_map::Entry::Vacant(e) = samples.entry(d) {
+            e.insert(sample(&ctx.project, d)?);
+        }
+    }
+    let sample_of = |d: Dialect| samples.get(&d).cloned().unwrap_or_default();
     ranges::unsampled(ranges, sample_of).map_err(|e| Error::Usage(e.to_string()))
+}
+
+/// `dialect`'s supported sample (`versions.yaml`), none when it has no such file; a file
+/// that does not load is the error.
+fn sample(project: &Project, dialect: Dialect) -> Result<Vec<String>> {
+    let data = project.data(dialect)?;
+    Ok((data.versions.as_ref()).map_or_else(Vec::new, |v| v.supported.clone()))
 }

@@ -50,6 +50,9 @@ pub enum RecordError {
     /// The run folder that cannot be created or written.
     #[error(transparent)]
     Reports(#[from] crate::suite::ReportsError),
+    /// A dialect's data files (versions.yaml, ...) that do not load.
+    #[error(transparent)]
+    Data(#[from] crate::install::InstallError),
     /// A recording's run was interrupted.
     #[error("interrupted: nothing recorded")]
     Interrupted,

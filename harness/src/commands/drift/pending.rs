@@ -4,7 +4,6 @@
 //! for `streamcheck review`.
 
 use super::model::Drift;
-use crate::install::supported::Versions;
 use crate::install::Project;
 use crate::recording::{
     pending_for, profile::RecordProfile, Outcome, PendingPlace, RecordError, Recorder,
@@ -67,7 +66,7 @@ pub fn open_one(
     };
     let key = dialect.conventions().expect_key();
     let profile = RecordProfile::load(project, dialect)?;
-    let pinned = Versions::load(project, key).ok().map(|v| v.pinned);
+    let pinned = (project.data(dialect)?.versions.as_ref()).map(|v| v.pinned.clone());
     let rec = Recorder {
         project,
         profile: profile.as_ref(),

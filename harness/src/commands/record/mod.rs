@@ -14,8 +14,6 @@
 
 pub mod review;
 
-use crate::dialect::Dialect;
-use crate::install::supported::Versions;
 use crate::install::{NotInstalled, Project, Target};
 use crate::recording::profile::RecordProfile;
 use crate::recording::{
@@ -57,21 +55,19 @@ pub async fn record(
     opts: &RecordOptions,
     mut on_trial: impl FnMut(&Trial, usize),
 ) -> Result<Vec<Recording>, RecordError> {
-    let dialects: BTreeMap<String, Dialect> = targets
+    let by_name: BTreeMap<String, &Target> = targets
         .iter()
         .filter_map(|t| t.as_ref().ok())
-        .map(|t| (t.name.clone(), t.dialect))
+        .map(|t| (t.name.clone(), t))
         .collect();
     let mut profiles: BTreeMap<&str, (Option<RecordProfile>, Option<String>)> = BTreeMap::new();
-    for d in dialects.values() {
+    for t in by_name.values() {
         let profile = match opts.full {
             true => None,
-            false => RecordProfile::load(project, *d)?,
+            false => RecordProfile::load(project, t.dialect)?,
         };
-        let pinned = Versions::load(project, d.conventions().expect_key())
-            .ok()
-            .map(|v| v.pinned);
-        profiles.insert(d.conventions().expect_key(), (profile, pinned));
+        let pinned = t.data.versions.as_ref().map(|v| v.pinned.clone());
+        profiles.insert(t.dialect.conventions().expect_key(), (profile, pinned));
     }
     let mut runs: BTreeMap<(String, String), Vec<Trial>> = BTreeMap::new();
     for k in 1..=opts.runs.max(1) {

@@ -70,6 +70,17 @@ pub enum What {
     },
 }
 
+impl Change {
+    /// The word a finding starts with.
+    pub fn word(self) -> &'static str {
+        match self {
+            Change::New => "new",
+            Change::Gone => "gone",
+            Change::Unchecked => "not checked",
+        }
+    }
+}
+
 /// Which part of the protocol a [`What`] is in, without its data: what a consume probe
 /// says it changes (`Probe::change`), in the check's own words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -161,9 +172,8 @@ impl Finding {
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let change = match self.change {
-            Change::New => "new",
-            Change::Gone => "gone:",
-            Change::Unchecked => "not checked:",
+            Change::New => Change::New.word().to_string(),
+            other => format!("{}:", other.word()),
         };
         let request = self.direction == Direction::Request;
         let (kind_noun, key_noun, carrier, lister) = match request {

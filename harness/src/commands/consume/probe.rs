@@ -45,12 +45,7 @@ pub struct Simulated {
 
 impl fmt::Display for Simulated {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let change = match self.change {
-            Change::New => "new",
-            Change::Gone => "gone",
-            Change::Unchecked => "not checked",
-        };
-        write!(f, "{change} {}", self.shape)
+        write!(f, "{} {}", self.change.word(), self.shape)
     }
 }
 

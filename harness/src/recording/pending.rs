@@ -99,7 +99,7 @@ impl Pending {
             .to_string_lossy()
             .replace('\\', "/");
         Pending {
-            scenario: scenario.id.clone(),
+            scenario: scenario.id.to_string(),
             file,
             expect: key.to_string(),
             target: trial.key.target.clone(),

@@ -10,6 +10,7 @@ use crate::plan::{PlanError, TrialId};
 use crate::printed::exit::Exit;
 use crate::printed::output::{Output, Stderr};
 use crate::scenario::Scenario;
+use crate::trial_id::ScenarioId;
 use serde::{Deserialize, Serialize};
 use stub_api::JournalEntry;
 
@@ -42,7 +43,7 @@ pub use crate::plan::JOURNAL_BUDGET;
 /// the target it ran on, and which release's expectation and rules held.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TrialKey {
-    pub scenario: String,
+    pub scenario: ScenarioId,
     pub target: String,
     pub target_version: String,
     /// The target's dialect: which expectations are its (never read from its name, which
@@ -64,7 +65,7 @@ impl TrialKey {
     /// Scenario `id` on `target` at `version`, nothing else known yet.
     pub fn new(id: &str, target: &str, version: &str) -> TrialKey {
         TrialKey {
-            scenario: id.to_string(),
+            scenario: id.into(),
             target: target.to_string(),
             target_version: version.to_string(),
             dialect: None,

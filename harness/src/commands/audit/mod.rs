@@ -45,7 +45,7 @@ pub fn audit(scenarios: &[Scenario], saved: &[SavedTrial], planner: &Planner) ->
         match audit_one(scenario, s, planner) {
             Ok(a) => audited.push(a),
             Err(reason) => not_audited.push(NotAudited {
-                scenario: s.key.scenario.clone(),
+                scenario: s.key.scenario.to_string(),
                 target: s.key.target.clone(),
                 reason: reason.to_string(),
             }),
@@ -128,7 +128,7 @@ pub fn audit_one(
         })
         .collect();
     Ok(ScenarioAudit {
-        scenario: saved.key.scenario.clone(),
+        scenario: saved.key.scenario.to_string(),
         target: saved.key.target.clone(),
         results,
     })

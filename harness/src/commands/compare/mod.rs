@@ -42,6 +42,7 @@ use crate::runner::{AsWritten, RunOptions, Status, Trial};
 use crate::scenario::Scenario;
 use crate::store::StoreError;
 use crate::suite;
+use crate::trial_id::ScenarioId;
 use captures::Folder;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -93,7 +94,7 @@ pub struct LiveRun<'a> {
 }
 
 /// Trials by (scenario id, target name).
-type Trials = BTreeMap<(String, String), Trial>;
+type Trials = BTreeMap<(ScenarioId, String), Trial>;
 
 /// Runs every scenario on both targets (a target the scenario has no expectation for
 /// runs it as written) and compares the runs.

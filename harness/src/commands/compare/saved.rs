@@ -7,12 +7,13 @@ use super::parity::{Compared, Parity, ScenarioParity, TargetSide};
 use crate::recording::recorded::Recorded;
 use crate::runner::{Status, Trial};
 use crate::store::{RunReader, StoreError};
+use crate::trial_id::ScenarioId;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 
 /// One run folder's trials that ran, by scenario (a multi-run scenario: its last run).
-fn read(dir: &Path) -> Result<(TargetSide, BTreeMap<String, Trial>), StoreError> {
+fn read(dir: &Path) -> Result<(TargetSide, BTreeMap<ScenarioId, Trial>), StoreError> {
     let saved = RunReader::open(dir).saved()?;
     let first = saved.first().ok_or_else(|| StoreError::NoSavedTrials {
         dir: dir.to_path_buf(),
@@ -50,7 +51,7 @@ pub fn saved_runs(
             target: side_a.name,
         });
     }
-    let mut scenarios: Vec<&String> = a.keys().chain(b.keys()).collect();
+    let mut scenarios: Vec<&ScenarioId> = a.keys().chain(b.keys()).collect();
     scenarios.sort();
     scenarios.dedup();
     let mut results = Vec::new();

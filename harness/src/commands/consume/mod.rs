@@ -78,7 +78,7 @@ impl Input {
             None
         };
         Input {
-            scenario: saved.key.scenario.clone(),
+            scenario: saved.key.scenario.to_string(),
             target: saved.key.target.clone(),
             release: saved.key.target_version.clone(),
             run: saved.run,

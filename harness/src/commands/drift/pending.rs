@@ -61,7 +61,7 @@ pub fn open_one(
     }
     let Some(dialect) = trial.key.dialect else {
         return Err(RecordError::NoDialect {
-            scenario: trial.key.scenario.clone(),
+            scenario: trial.key.scenario.to_string(),
             target: trial.key.target.clone(),
         });
     };

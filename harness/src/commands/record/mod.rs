@@ -25,6 +25,7 @@ use crate::report::write_atomic;
 use crate::runner::{AsWritten, RunOptions, Status, Trial};
 use crate::scenario::Scenario;
 use crate::suite;
+use crate::trial_id::ScenarioId;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -73,7 +74,7 @@ pub async fn record(
             .map(|v| v.pinned);
         profiles.insert(d.conventions().expect_key(), (profile, pinned));
     }
-    let mut runs: BTreeMap<(String, String), Vec<Trial>> = BTreeMap::new();
+    let mut runs: BTreeMap<(ScenarioId, String), Vec<Trial>> = BTreeMap::new();
     for k in 1..=opts.runs.max(1) {
         let dir = if k == 1 {
             opts.report_dir.clone()
@@ -101,7 +102,7 @@ pub async fn record(
                 .did_not_run()
                 .unwrap_or("its dialect is unknown");
             out.push(Recording {
-                scenario: id,
+                scenario: id.into(),
                 target,
                 outcome: Outcome::Skipped(why.to_string()),
             });
@@ -120,7 +121,7 @@ pub async fn record(
         let passed = trials[0].status == Status::Passed;
         let outcome = write_pending(dir, outcome, opts.failing_only && passed)?;
         out.push(Recording {
-            scenario: id,
+            scenario: id.into(),
             target,
             outcome,
         });

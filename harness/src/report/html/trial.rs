@@ -91,7 +91,7 @@ pub fn view(id: String, t: &Trial, saved: Option<&SavedTrial>) -> TrialView {
     };
     TrialView {
         id,
-        scenario: t.key.scenario.clone(),
+        scenario: t.key.scenario.to_string(),
         description: t.description.clone(),
         scenario_path: t.scenario_path.clone(),
         target: t.key.target.clone(),
@@ -114,7 +114,7 @@ pub fn view(id: String, t: &Trial, saved: Option<&SavedTrial>) -> TrialView {
 pub fn view_saved(id: String, s: &SavedTrial) -> TrialView {
     TrialView {
         id,
-        scenario: s.key.scenario.clone(),
+        scenario: s.key.scenario.to_string(),
         description: String::new(),
         scenario_path: String::new(),
         target: s.key.target.clone(),

@@ -25,7 +25,7 @@ use crate::install::{DialectData, InstallError, Project, Target};
 use crate::known::KnownList;
 use crate::protocol::{Policy, ProtocolCheck};
 use crate::scenario::{CloseStdin, RunSpec, Scenario, StdinLine, TargetExpect};
-use crate::trial_id::ScenarioId;
+use crate::trial_id::{ScenarioId, TargetName};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -36,7 +36,7 @@ use std::time::Duration;
 pub struct TrialId {
     pub scenario: ScenarioId,
     /// The target's name (`claude-code`, a `[targets.NAME]`, a command's file name).
-    pub target: String,
+    pub target: TargetName,
     pub dialect: Dialect,
     /// The CLI's version.
     pub version: String,

@@ -102,7 +102,7 @@ impl Pending {
             scenario: scenario.id.to_string(),
             file,
             expect: key.to_string(),
-            target: trial.key.target.clone(),
+            target: trial.key.target.to_string(),
             version: trial.expect_version().to_string(),
             recorded_at: Some(timestamp(SystemTime::now())),
             notes: Vec::new(),

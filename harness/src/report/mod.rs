@@ -4,7 +4,7 @@
 
 use crate::runner::{Status, Trial};
 use crate::store::{RunReader, RunWriter, StoreError};
-use crate::trial_id::ScenarioId;
+use crate::trial_id::{ScenarioId, TargetName};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
@@ -172,7 +172,7 @@ pub fn merge_as(
     }
     let mut merged: Option<Results> = None;
     // Which folder holds each (scenario, target): a shard merged twice would count twice.
-    let mut holder: std::collections::HashMap<(ScenarioId, String), &Path> = Default::default();
+    let mut holder: std::collections::HashMap<(ScenarioId, TargetName), &Path> = Default::default();
     for d in dirs {
         let r = RunReader::open(d).results()?;
         for t in &r.trials {
@@ -181,7 +181,7 @@ pub fn merge_as(
                     first: first.to_path_buf(),
                     second: d.clone(),
                     scenario: t.key.scenario.to_string(),
-                    target: t.key.target.clone(),
+                    target: t.key.target.to_string(),
                 });
             }
         }

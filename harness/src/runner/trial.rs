@@ -10,7 +10,7 @@ use crate::plan::{PlanError, TrialId};
 use crate::printed::exit::Exit;
 use crate::printed::output::{Output, Stderr};
 use crate::scenario::Scenario;
-use crate::trial_id::ScenarioId;
+use crate::trial_id::{ScenarioId, TargetName};
 use serde::{Deserialize, Serialize};
 use stub_api::JournalEntry;
 
@@ -44,7 +44,7 @@ pub use crate::plan::JOURNAL_BUDGET;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TrialKey {
     pub scenario: ScenarioId,
-    pub target: String,
+    pub target: TargetName,
     pub target_version: String,
     /// The target's dialect: which expectations are its (never read from its name, which
     /// a project file chooses). `None` for a target that could not be resolved, and in
@@ -66,7 +66,7 @@ impl TrialKey {
     pub fn new(id: &str, target: &str, version: &str) -> TrialKey {
         TrialKey {
             scenario: id.into(),
-            target: target.to_string(),
+            target: target.into(),
             target_version: version.to_string(),
             dialect: None,
             held_to: None,

@@ -46,7 +46,7 @@ pub fn audit(scenarios: &[Scenario], saved: &[SavedTrial], planner: &Planner) ->
             Ok(a) => audited.push(a),
             Err(reason) => not_audited.push(NotAudited {
                 scenario: s.key.scenario.to_string(),
-                target: s.key.target.clone(),
+                target: s.key.target.to_string(),
                 reason: reason.to_string(),
             }),
         }
@@ -129,7 +129,7 @@ pub fn audit_one(
         .collect();
     Ok(ScenarioAudit {
         scenario: saved.key.scenario.to_string(),
-        target: saved.key.target.clone(),
+        target: saved.key.target.to_string(),
         results,
     })
 }

@@ -19,7 +19,7 @@ fn read(dir: &Path) -> Result<(TargetSide, BTreeMap<ScenarioId, Trial>), StoreEr
         dir: dir.to_path_buf(),
     })?;
     let side = TargetSide {
-        name: first.key.target.clone(),
+        name: first.key.target.to_string(),
         version: first.key.target_version.clone(),
         dialect: first.key.dialect,
     };
@@ -27,7 +27,7 @@ fn read(dir: &Path) -> Result<(TargetSide, BTreeMap<ScenarioId, Trial>), StoreEr
         return Err(StoreError::TwoTargets {
             dir: dir.to_path_buf(),
             first: side.name,
-            other: other.key.target.clone(),
+            other: other.key.target.to_string(),
         });
     }
     let trials = saved
@@ -103,7 +103,7 @@ fn pair(id: &str, sides: [(&TargetSide, Option<&Trial>); 2]) -> Compared {
     let (mut sp, unmapped) = ScenarioParity::of(id, a, b);
     sp.fails_own_expectation = (ran.iter())
         .filter(|(t, _, _)| t.status == Status::Failed)
-        .map(|(t, _, _)| t.key.target.clone())
+        .map(|(t, _, _)| t.key.target.to_string())
         .collect();
     (sp, unmapped)
 }

@@ -79,7 +79,7 @@ impl Input {
         };
         Input {
             scenario: saved.key.scenario.to_string(),
-            target: saved.key.target.clone(),
+            target: saved.key.target.to_string(),
             release: saved.key.target_version.clone(),
             run: saved.run,
             lines,

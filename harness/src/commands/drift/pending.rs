@@ -62,7 +62,7 @@ pub fn open_one(
     let Some(dialect) = trial.key.dialect else {
         return Err(RecordError::NoDialect {
             scenario: trial.key.scenario.to_string(),
-            target: trial.key.target.clone(),
+            target: trial.key.target.to_string(),
         });
     };
     let key = dialect.conventions().expect_key();

@@ -8,7 +8,7 @@ use crate::protocol::observe::Observed;
 use crate::runner::{Status, Trial};
 use crate::store::saved::SavedTrial;
 use crate::store::{RunReader, StoreError};
-use crate::trial_id::ScenarioId;
+use crate::trial_id::{ScenarioId, TargetName};
 use semver::Version;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -112,7 +112,7 @@ fn built(
 /// Per trial (scenario, target) of a run folder, its command line (`results.json`). A run
 /// that did not finish leaves out the scenario it stopped in (its cases may be partly run;
 /// what ran is what the inventory records as looked at).
-fn command_lines(dir: &Path) -> Result<BTreeMap<(ScenarioId, String), String>, StoreError> {
+fn command_lines(dir: &Path) -> Result<BTreeMap<(ScenarioId, TargetName), String>, StoreError> {
     let results = RunReader::open(dir).results()?;
     let stopped_in = (!results.complete)
         .then(|| results.trials.last())
@@ -125,7 +125,7 @@ fn command_lines(dir: &Path) -> Result<BTreeMap<(ScenarioId, String), String>, S
 }
 
 /// A saved trial with its command line.
-fn restored(s: &SavedTrial, commands: &BTreeMap<(ScenarioId, String), String>) -> Trial {
+fn restored(s: &SavedTrial, commands: &BTreeMap<(ScenarioId, TargetName), String>) -> Trial {
     let mut trial = Trial::from_saved(s);
     if let Some(c) = commands.get(&(s.key.scenario.clone(), s.key.target.clone())) {
         trial.command_line.clone_from(c);

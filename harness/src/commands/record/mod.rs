@@ -25,7 +25,7 @@ use crate::report::write_atomic;
 use crate::runner::{AsWritten, RunOptions, Status, Trial};
 use crate::scenario::Scenario;
 use crate::suite;
-use crate::trial_id::ScenarioId;
+use crate::trial_id::{ScenarioId, TargetName};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -58,7 +58,7 @@ pub async fn record(
     opts: &RecordOptions,
     mut on_trial: impl FnMut(&Trial, usize),
 ) -> Result<Vec<Recording>, RecordError> {
-    let dialects: BTreeMap<String, Dialect> = targets
+    let dialects: BTreeMap<TargetName, Dialect> = targets
         .iter()
         .filter_map(|t| t.as_ref().ok())
         .map(|t| (t.name.clone(), t.dialect))
@@ -74,7 +74,7 @@ pub async fn record(
             .map(|v| v.pinned);
         profiles.insert(d.conventions().expect_key(), (profile, pinned));
     }
-    let mut runs: BTreeMap<(ScenarioId, String), Vec<Trial>> = BTreeMap::new();
+    let mut runs: BTreeMap<(ScenarioId, TargetName), Vec<Trial>> = BTreeMap::new();
     for k in 1..=opts.runs.max(1) {
         let dir = if k == 1 {
             opts.report_dir.clone()
@@ -103,7 +103,7 @@ pub async fn record(
                 .unwrap_or("its dialect is unknown");
             out.push(Recording {
                 scenario: id.into(),
-                target,
+                target: target.into(),
                 outcome: Outcome::Skipped(why.to_string()),
             });
             continue;
@@ -122,7 +122,7 @@ pub async fn record(
         let outcome = write_pending(dir, outcome, opts.failing_only && passed)?;
         out.push(Recording {
             scenario: id.into(),
-            target,
+            target: target.into(),
             outcome,
         });
     }

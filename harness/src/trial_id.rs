@@ -10,7 +10,7 @@ use std::ops::Deref;
 macro_rules! name {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
         #[derive(serde::Serialize, serde::Deserialize)]
         #[serde(transparent)]
         pub struct $name(String);
@@ -81,24 +81,6 @@ macro_rules! name {
                 &self.0 == other
             }
         }
-
-        impl PartialEq<$name> for str {
-            fn eq(&self, other: &$name) -> bool {
-                self == other.0
-            }
-        }
-
-        impl PartialEq<$name> for &str {
-            fn eq(&self, other: &$name) -> bool {
-                *self == other.0
-            }
-        }
-
-        impl PartialEq<$name> for String {
-            fn eq(&self, other: &$name) -> bool {
-                *self == other.0
-            }
-        }
     };
 }
 
@@ -136,10 +118,11 @@ impl ScenarioId {
         Self::parts(id).0
     }
 
-    /// An id held as text as its file's id and its case's name.
+    /// An id held as text as its file's id and its case's name. A case's name holds no
+    /// bracket: the case is the last bracketed part.
     pub fn parts(id: &str) -> (&str, Option<&str>) {
-        match id.split_once('[') {
-            Some((file, case)) => (file, Some(case.strip_suffix(']').unwrap_or(case))),
+        match id.strip_suffix(']').and_then(|s| s.rsplit_once('[')) {
+            Some((file, case)) => (file, Some(case)),
             None => (id, None),
         }
     }
@@ -156,6 +139,7 @@ mod tests {
         assert_eq!((case.file(), case.case()), ("edges/x", Some("a=1")));
         let file = ScenarioId::from("tools/bash");
         assert_eq!((file.file(), file.case()), ("tools/bash", None));
+        assert_eq!(ScenarioId::parts("x[1][a]"), ("x[1]", Some("a")));
     }
 
     #[test]

@@ -142,7 +142,11 @@ impl Scenario {
             .path
             .extension()
             .map_or("yaml".into(), |e| e.to_string_lossy());
-        format!("scenarios/{}.{ext}", self.id.file())
+        let file = match self.case {
+            Some(_) => self.id.file(),
+            None => self.id.as_str(),
+        };
+        format!("scenarios/{file}.{ext}")
     }
 
     /// The stdin lines for a target: its own, else the scenario's.

@@ -41,10 +41,16 @@ pub use crate::plan::JOURNAL_BUDGET;
 
 /// Which trial it is, the same in a run's results and in its saved output: the scenario,
 /// the target it ran on, and which release's expectation and rules held.
+///
+/// Not the plan's [`TrialId`], whose shape `streamcheck plan` prints: a run folder keeps the
+/// target's `conforms_to` (the plan's `printed_by` also depends on the run's options), and
+/// a trial of a target that did not resolve has no dialect. [`Trial::id`] makes one from it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TrialKey {
     pub scenario: ScenarioId,
     pub target: TargetName,
+    /// As the target reported it: text, not a semver version (a command's `--version`,
+    /// `unknown`, `-` for a target that could not start).
     pub target_version: String,
     /// The target's dialect: which expectations are its (never read from its name, which
     /// a project file chooses). `None` for a target that could not be resolved, and in

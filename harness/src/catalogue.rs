@@ -1,6 +1,7 @@
 //! The catalogue: every scenario file under `scenarios/`, found and loaded.
 
 use crate::scenario::{Scenario, ScenarioError, ScenarioErrorKind};
+use crate::trial_id::ScenarioId;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -58,17 +59,20 @@ pub fn discover(root: &Path) -> Found {
 /// The scenario ids under `roots` that `named` may ask about: every file's id, and the
 /// cases (`file[case]`) of each file a `named` id points into (only those are parsed). A
 /// case file that does not load holds no case here; `check` reports the file itself.
-pub fn ids<'a>(roots: &[PathBuf], named: impl IntoIterator<Item = &'a str>) -> HashSet<String> {
-    let files: Vec<(String, PathBuf, &PathBuf)> = (roots.iter())
+pub fn ids<'a>(roots: &[PathBuf], named: impl IntoIterator<Item = &'a str>) -> HashSet<ScenarioId> {
+    let files: Vec<(ScenarioId, PathBuf, &PathBuf)> = (roots.iter())
         .flat_map(|root| {
             (discover(root).paths.into_iter())
                 .map(move |p| (crate::scenario::id_of(&p, root), p, root))
         })
         .collect();
     let into: HashSet<&str> = (named.into_iter())
-        .filter_map(|id| id.split_once('[').map(|(file, _)| file))
+        .filter_map(|id| match ScenarioId::parts(id) {
+            (file, Some(_)) => Some(file),
+            _ => None,
+        })
         .collect();
-    let mut ids: HashSet<String> = files.iter().map(|(id, ..)| id.clone()).collect();
+    let mut ids: HashSet<ScenarioId> = files.iter().map(|(id, ..)| id.clone()).collect();
     for (_, path, root) in files.iter().filter(|(id, ..)| into.contains(id.as_str())) {
         let cases = crate::scenario::cases::load(path, root).unwrap_or_default();
         ids.extend(cases.into_iter().map(|s| s.id));

@@ -5,10 +5,10 @@
 //! floors are checked by `harness/tests/layers.rs`):
 //! - words: [`text`] (clipping, escaping, Markdown tables), [`frame`] (a frame's kind and
 //!   the JSON types in it), [`pattern`] (partial JSON patterns), [`toolmap`] (tool names per
-//!   dialect), [`version_range`] (ranges and the one version order), [`process_group`]
-//!   (starting any process, killed with its group); [`divergence`] (what a
-//!   divergence is: its kind, frame, line, JSON path) and [`normalize`] (what changes from
-//!   run to run, in one place)
+//!   dialect), [`version_range`] (ranges and the one version order), [`trial_id`] (a
+//!   trial's scenario id and target name), [`process_group`] (starting any process,
+//!   killed with its group); [`divergence`] (what a divergence is: its kind, frame, line,
+//!   JSON path) and [`normalize`] (what changes from run to run, in one place)
 //! - [`printed`]: what a CLI printed and how it ended, as data; [`dialect`]: the families
 //!   of CLIs, one file each, their facts and their [`dialect::Conventions`]
 //! - [`matcher`] (frame-sequence matching), [`invariants`] (protocol rules checked in
@@ -64,4 +64,5 @@ pub mod store;
 pub mod suite;
 pub mod text;
 pub mod toolmap;
+pub mod trial_id;
 pub mod version_range;

@@ -6,6 +6,7 @@ use crate::plan::{Decision, Planner, SkipReason, TrialPlan};
 use crate::report::{ReportWriter, Results, TargetInfo};
 use crate::runner::{self, RunOptions, Status, Trial};
 use crate::scenario::Scenario;
+use crate::trial_id::{ScenarioId, TargetName};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -86,7 +87,7 @@ pub fn target_infos(targets: &[Result<Target, NotInstalled>]) -> Vec<TargetInfo>
         .iter()
         .map(|t| match t {
             Ok(t) => TargetInfo {
-                name: t.name.clone(),
+                name: t.name.to_string(),
                 version: Some(t.version.clone()),
                 unavailable: None,
             },
@@ -314,7 +315,7 @@ where
     let (tx, mut rx) = mpsc::unbounded_channel();
     let (running, handles, permits) = launch(planned, jobs, tx, Arc::new(trial_fn));
     let mut end = RunEnd::Finished;
-    let mut reported: HashSet<(String, String)> = HashSet::new();
+    let mut reported: HashSet<(ScenarioId, TargetName)> = HashSet::new();
     let stop = stop_requested();
     tokio::pin!(stop);
     loop {
@@ -435,7 +436,7 @@ struct Running {
 /// interrupted, a harness error otherwise.
 fn unreported(
     running: Vec<Running>,
-    reported: &HashSet<(String, String)>,
+    reported: &HashSet<(ScenarioId, TargetName)>,
     end: RunEnd,
 ) -> Vec<Done> {
     running

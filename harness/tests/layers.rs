@@ -56,6 +56,7 @@ const LAYERS: &[&[&str]] = &[
         "pattern",
         "toolmap",
         "version_range",
+        "trial_id",
         "process_group",
     ],
     &["divergence", "normalize"],

@@ -47,7 +47,7 @@ async fn a_panicking_or_vanished_trial_is_a_failed_trial() {
     let scenarios = vec![scenario("ok"), scenario("panics")];
     let mut seen = Vec::new();
     let mut sink = Tee {
-        look: |t: &Trial, how: Completion| seen.push((t.key.scenario.clone(), how)),
+        look: |t: &Trial, how: Completion| seen.push((t.key.scenario.to_string(), how)),
         inner: &mut writer,
     };
     let planned = suite::plan_all(&scenarios, &[Ok(target())], &RunOptions::default());

@@ -96,7 +96,7 @@ fn configured(config: &Config, name: &str, entry: &TargetEntry) -> Result<Target
     if let Some(package) = &entry.package {
         let spec = TargetSpec::parse(package).map_err(|e| in_file("package", &e))?;
         return Ok(TargetSpec {
-            name: name.to_string(),
+            name: name.into(),
             ..spec
         });
     }
@@ -105,7 +105,7 @@ fn configured(config: &Config, name: &str, entry: &TargetEntry) -> Result<Target
         .as_ref()
         .expect("checked when the file was read");
     Ok(TargetSpec {
-        name: name.to_string(),
+        name: name.into(),
         dialect: entry.dialect.unwrap_or_default(),
         source: Source::Command {
             path: config.resolve(command),
@@ -209,7 +209,7 @@ pub fn declare(
     setup: &Setup,
     flag: Option<streamcheck::protocol::Policy>,
 ) -> Result<()> {
-    let entry = (setup.config.as_ref()).and_then(|c| c.targets.get(&t.name));
+    let entry = (setup.config.as_ref()).and_then(|c| c.targets.get(t.name.as_str()));
     t.declared = streamcheck::install::Declared {
         supports: match entry {
             Some(e) => e.supported(&t.name)?,

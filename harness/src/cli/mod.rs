@@ -103,7 +103,7 @@ impl Context {
             let own = i > 0;
             if !own {
                 let ids: Vec<String> = (found.paths.iter())
-                    .map(|p| scenario::id_of(p, dir))
+                    .map(|p| scenario::id_of(p, dir).into())
                     .collect();
                 setup.check_bundled(&ids)?;
             }

@@ -24,7 +24,7 @@ pub fn resolve(
 ) -> Result<Target, NotInstalled> {
     let broken = |reason: String| NotInstalled::broken(&spec.name, reason);
     let not = |(cause, reason, install): Missing| NotInstalled {
-        target: spec.name.clone(),
+        target: spec.name.to_string(),
         cause,
         reason,
         install,

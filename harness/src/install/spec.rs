@@ -3,6 +3,7 @@
 
 use super::error::InstallError;
 use crate::dialect::{Dialect, Distribution};
+use crate::trial_id::TargetName;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -33,7 +34,7 @@ pub enum Source {
 /// `caliban`, `caliban@0.15.0`, or a command given with `--target-command`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TargetSpec {
-    pub name: String,
+    pub name: TargetName,
     pub dialect: Dialect,
     pub source: Source,
 }
@@ -69,7 +70,7 @@ impl TargetSpec {
             }
         };
         Ok(TargetSpec {
-            name,
+            name: name.into(),
             dialect,
             source,
         })
@@ -97,7 +98,7 @@ impl TargetSpec {
         let dialect = file.dialect.unwrap_or_default();
         let base = path.parent().unwrap_or(Path::new("."));
         Ok(TargetSpec {
-            name: file.name,
+            name: file.name.into(),
             dialect,
             source: Source::Command {
                 path: base.join(file.command),
@@ -117,7 +118,7 @@ impl TargetSpec {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "command".into());
         TargetSpec {
-            name: format!("command:{stem}"),
+            name: format!("command:{stem}").into(),
             dialect,
             source: Source::Command {
                 path: path.to_path_buf(),
@@ -137,7 +138,7 @@ impl fmt::Display for TargetSpec {
 /// A target ready to run: its binary exists and its version is known.
 #[derive(Debug, Clone)]
 pub struct Target {
-    pub name: String,
+    pub name: TargetName,
     pub dialect: Dialect,
     pub program: PathBuf,
     /// Arguments before the CLI's own (the entry script when `program` is its runtime).

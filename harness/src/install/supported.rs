@@ -64,7 +64,7 @@ pub fn pinned_or_versioned(
     let name = format!("{base}@{version}");
     if version == pinned {
         let mut spec = TargetSpec::parse(base)?;
-        spec.name = name;
+        spec.name = name.into();
         return Ok(spec);
     }
     TargetSpec::parse(&name)

@@ -287,7 +287,7 @@ mod tests {
 
     fn target(dialect: Dialect, tools: ToolMap) -> Target {
         Target {
-            name: dialect.to_string(),
+            name: dialect.to_string().into(),
             dialect,
             program: PathBuf::from("cli"),
             lead_args: Vec::new(),

@@ -25,6 +25,7 @@ use crate::install::{DialectData, InstallError, Project, Target};
 use crate::known::KnownList;
 use crate::protocol::{Policy, ProtocolCheck};
 use crate::scenario::{CloseStdin, RunSpec, Scenario, StdinLine, TargetExpect};
+use crate::trial_id::{ScenarioId, TargetName};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -33,9 +34,9 @@ use std::time::Duration;
 /// expectation; in a multi-run scenario, one run of it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct TrialId {
-    pub scenario: String,
+    pub scenario: ScenarioId,
     /// The target's name (`claude-code`, a `[targets.NAME]`, a command's file name).
-    pub target: String,
+    pub target: TargetName,
     pub dialect: Dialect,
     /// The CLI's version.
     pub version: String,

@@ -27,7 +27,7 @@ fn target(dialect: Dialect, project: &Project) -> Target {
     let key = dialect.conventions().expect_key();
     let data = project.data(dialect).unwrap();
     Target {
-        name: key.to_string(),
+        name: key.into(),
         dialect,
         program: PathBuf::from("cli"),
         lead_args: Vec::new(),

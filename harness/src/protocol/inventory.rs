@@ -13,6 +13,7 @@ use super::error::{BadVersion, InventoryError, ProtocolError};
 use super::observe::{Observed, Values};
 use crate::file_error::FileError;
 use crate::frame::JSON_TYPES;
+use crate::trial_id::ScenarioId;
 use semver::Version;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -203,7 +204,7 @@ impl Inventory {
         Some(
             (self.ran.iter())
                 .filter(|(_, on)| on.contains(release))
-                .map(|(t, _)| super::observe::scenario_of(t))
+                .map(|(t, _)| ScenarioId::file_of(t))
                 .collect(),
         )
     }
@@ -218,7 +219,7 @@ impl Inventory {
 
     /// Whether `scenario` (a trial id or a scenario) printed `kind` and ran on `release`.
     pub fn printed_by(&self, kind: &str, scenario: &str, release: &Version) -> bool {
-        let scenario = super::observe::scenario_of(scenario);
+        let scenario = ScenarioId::file_of(scenario);
         let printer = (self.kinds.get(kind)).is_some_and(|k| k.by.contains(scenario));
         printer && (self.scenarios_on(release)).is_some_and(|on| on.contains(scenario))
     }
@@ -279,7 +280,7 @@ impl Inventory {
         }
         let all: BTreeSet<String> = ran
             .keys()
-            .map(|t| super::observe::scenario_of(t).to_string())
+            .map(|t| ScenarioId::file_of(t).to_string())
             .collect();
         let mut inv = Inventory {
             dialect: file.dialect,
@@ -395,11 +396,7 @@ impl Inventory {
             let span = spans.write(on).or(all).unwrap_or_default();
             let _ = writeln!(out, "  {}: {}", q(trial), q(&span));
         }
-        let scenarios: BTreeSet<&str> = self
-            .ran
-            .keys()
-            .map(|t| super::observe::scenario_of(t))
-            .collect();
+        let scenarios: BTreeSet<&str> = self.ran.keys().map(|t| ScenarioId::file_of(t)).collect();
         let _ = writeln!(out, "kinds:");
         for (kind, k) in &self.kinds {
             let _ = writeln!(out, "  {}:", q(kind));

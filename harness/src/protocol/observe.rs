@@ -12,6 +12,7 @@
 //! [`UNSUPPORTED_REPLY`], whatever the request was.
 
 use crate::frame::{frame_kind, json_type};
+use crate::trial_id::ScenarioId;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -244,7 +245,7 @@ impl Observed {
         written: &[String],
     ) -> Observed {
         let asked = asked(written);
-        let printer = scenario_of(scenario).to_string();
+        let printer = ScenarioId::file_of(scenario).to_string();
         let mut o = Observed::default();
         o.ran.insert(scenario.to_string());
         let mut tools: BTreeMap<String, (String, &Value)> = BTreeMap::new();
@@ -547,11 +548,6 @@ pub fn kind_of(frame: &Value, asked: &BTreeMap<String, String>) -> String {
         Some("stream_event") => format!("stream_event/{}", s("/event/type").unwrap_or("?")),
         _ => frame_kind(frame),
     }
-}
-
-/// A trial's scenario without its case: `edges/x[a=1]` -> `edges/x`.
-pub fn scenario_of(trial: &str) -> &str {
-    trial.split_once('[').map_or(trial, |(s, _)| s)
 }
 
 #[cfg(test)]

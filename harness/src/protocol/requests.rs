@@ -13,6 +13,7 @@
 
 use super::inventory::{self, Inventory};
 use super::observe::Observed;
+use crate::trial_id::ScenarioId;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -113,7 +114,7 @@ pub fn observe<'a>(
     scenario: &str,
     journal: impl IntoIterator<Item = &'a JournalEntry>,
 ) -> Observed {
-    let sender = super::observe::scenario_of(scenario).to_string();
+    let sender = ScenarioId::file_of(scenario).to_string();
     let mut o = Observed::default();
     o.ran.insert(scenario.to_string());
     for entry in journal {

@@ -99,10 +99,10 @@ impl Pending {
             .to_string_lossy()
             .replace('\\', "/");
         Pending {
-            scenario: scenario.id.clone(),
+            scenario: scenario.id.to_string(),
             file,
             expect: key.to_string(),
-            target: trial.key.target.clone(),
+            target: trial.key.target.to_string(),
             version: trial.expect_version().to_string(),
             recorded_at: Some(timestamp(SystemTime::now())),
             notes: Vec::new(),

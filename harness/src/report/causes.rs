@@ -51,7 +51,7 @@ pub fn ranked(trials: &[Trial]) -> Vec<Cause> {
     for t in trials.iter().filter(|t| t.status == Status::Failed) {
         for d in causes_of(t) {
             let what = describe(d);
-            let who = (t.key.scenario.clone(), t.key.target.clone());
+            let who = (t.key.scenario.to_string(), t.key.target.to_string());
             match out.iter_mut().find(|c| c.what == what) {
                 Some(c) if !c.trials.contains(&who) => c.trials.push(who),
                 Some(_) => {}

@@ -4,6 +4,7 @@
 
 use crate::runner::{Status, Trial};
 use crate::store::{RunReader, RunWriter, StoreError};
+use crate::trial_id::{ScenarioId, TargetName};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
@@ -171,7 +172,7 @@ pub fn merge_as(
     }
     let mut merged: Option<Results> = None;
     // Which folder holds each (scenario, target): a shard merged twice would count twice.
-    let mut holder: std::collections::HashMap<(String, String), &Path> = Default::default();
+    let mut holder: std::collections::HashMap<(ScenarioId, TargetName), &Path> = Default::default();
     for d in dirs {
         let r = RunReader::open(d).results()?;
         for t in &r.trials {
@@ -179,8 +180,8 @@ pub fn merge_as(
                 return Err(StoreError::MergeTwice {
                     first: first.to_path_buf(),
                     second: d.clone(),
-                    scenario: t.key.scenario.clone(),
-                    target: t.key.target.clone(),
+                    scenario: t.key.scenario.to_string(),
+                    target: t.key.target.to_string(),
                 });
             }
         }

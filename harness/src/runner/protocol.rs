@@ -107,7 +107,7 @@ fn names(trials: &[Trial]) -> Vec<String> {
         trials.iter().map(|t| t.key.target.as_str()).collect();
     (trials.iter())
         .map(|t| match targets.len() {
-            1 => t.key.scenario.clone(),
+            1 => t.key.scenario.to_string(),
             _ => format!("{} ({})", t.key.scenario, t.key.target),
         })
         .collect()

@@ -10,6 +10,7 @@ use crate::plan::{PlanError, TrialId};
 use crate::printed::exit::Exit;
 use crate::printed::output::{Output, Stderr};
 use crate::scenario::Scenario;
+use crate::trial_id::{ScenarioId, TargetName};
 use serde::{Deserialize, Serialize};
 use stub_api::JournalEntry;
 
@@ -40,10 +41,16 @@ pub use crate::plan::JOURNAL_BUDGET;
 
 /// Which trial it is, the same in a run's results and in its saved output: the scenario,
 /// the target it ran on, and which release's expectation and rules held.
+///
+/// Not the plan's [`TrialId`], whose shape `streamcheck plan` prints: a run folder keeps the
+/// target's `conforms_to` (the plan's `printed_by` also depends on the run's options), and
+/// a trial of a target that did not resolve has no dialect. [`Trial::id`] makes one from it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TrialKey {
-    pub scenario: String,
-    pub target: String,
+    pub scenario: ScenarioId,
+    pub target: TargetName,
+    /// As the target reported it: text, not a semver version (a command's `--version`,
+    /// `unknown`, `-` for a target that could not start).
     pub target_version: String,
     /// The target's dialect: which expectations are its (never read from its name, which
     /// a project file chooses). `None` for a target that could not be resolved, and in
@@ -64,8 +71,8 @@ impl TrialKey {
     /// Scenario `id` on `target` at `version`, nothing else known yet.
     pub fn new(id: &str, target: &str, version: &str) -> TrialKey {
         TrialKey {
-            scenario: id.to_string(),
-            target: target.to_string(),
+            scenario: id.into(),
+            target: target.into(),
             target_version: version.to_string(),
             dialect: None,
             held_to: None,

@@ -9,6 +9,7 @@
 
 pub use super::cases_form::*;
 use super::{id_of, read, Scenario, ScenarioError, ScenarioErrorKind};
+use crate::trial_id::ScenarioId;
 use regex::Regex;
 use serde_json::Value as Json;
 use serde_yaml::Value;
@@ -74,7 +75,7 @@ pub fn parse_file(text: &str, path: &Path, root: &Path) -> Result<Vec<Scenario>,
             let source = e.kind;
             err(None, None, ScenarioErrorKind::InCase { case, source })
         })?;
-        s.id = format!("{id}[{}]", case.name);
+        s.id = ScenarioId::of_case(&id, &case.name);
         s.case = Some(case.name.clone());
         out.push(s);
     }

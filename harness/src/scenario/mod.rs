@@ -3,6 +3,7 @@
 //! A scenario says how to drive the CLI (prompt or stdin frames, args, files), what
 //! the stub answers (a `stub_api::Script`), and per target what must come out.
 
+use crate::trial_id::ScenarioId;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -127,7 +128,7 @@ fn yes() -> bool {
 #[derive(Debug, Clone)]
 pub struct Scenario {
     /// Path under `scenarios/` without `.yaml`, e.g. `tools/bash-round-trip`.
-    pub id: String,
+    pub id: ScenarioId,
     pub path: PathBuf,
     pub file: ScenarioFile,
     /// The case's name when the file declares `cases:` (the id ends `[name]`).
@@ -141,14 +142,11 @@ impl Scenario {
             .path
             .extension()
             .map_or("yaml".into(), |e| e.to_string_lossy());
-        let id = match &self.case {
-            Some(case) => self
-                .id
-                .strip_suffix(&format!("[{case}]"))
-                .unwrap_or(&self.id),
-            None => &self.id,
+        let file = match self.case {
+            Some(_) => self.id.file(),
+            None => self.id.as_str(),
         };
-        format!("scenarios/{id}.{ext}")
+        format!("scenarios/{file}.{ext}")
     }
 
     /// The stdin lines for a target: its own, else the scenario's.
@@ -419,12 +417,11 @@ pub fn json_schema_string() -> String {
 }
 
 /// A scenario's id: its path under `root` without the extension.
-pub fn id_of(path: &Path, root: &Path) -> String {
-    path.strip_prefix(root)
-        .unwrap_or(path)
-        .with_extension("")
+pub fn id_of(path: &Path, root: &Path) -> ScenarioId {
+    (path.strip_prefix(root).unwrap_or(path).with_extension(""))
         .to_string_lossy()
         .replace('\\', "/")
+        .into()
 }
 
 /// A path inside the working directory: relative, and no `..`.

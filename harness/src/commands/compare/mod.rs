@@ -42,6 +42,7 @@ use crate::runner::{AsWritten, RunOptions, Status, Trial};
 use crate::scenario::Scenario;
 use crate::store::StoreError;
 use crate::suite;
+use crate::trial_id::{ScenarioId, TargetName};
 use captures::Folder;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -93,7 +94,7 @@ pub struct LiveRun<'a> {
 }
 
 /// Trials by (scenario id, target name).
-type Trials = BTreeMap<(String, String), Trial>;
+type Trials = BTreeMap<(ScenarioId, TargetName), Trial>;
 
 /// Runs every scenario on both targets (a target the scenario has no expectation for
 /// runs it as written) and compares the runs.
@@ -112,7 +113,8 @@ pub async fn run(live: LiveRun<'_>, on_trial: impl FnMut(&Trial)) -> Result<Pari
     let dialects = [ta, tb].map(|t| t.as_ref().ok().map(|t| t.dialect));
     let mut results = Vec::new();
     for scenario in &live.scenarios {
-        let pair = [&side_a, &side_b].map(|s| trials.get(&(scenario.id.clone(), s.name.clone())));
+        let pair =
+            [&side_a, &side_b].map(|s| trials.get(&(scenario.id.clone(), s.name.clone().into())));
         let mut sp = match (pair, dialects) {
             ([Some(x), Some(y)], [Some(dx), Some(dy)]) => {
                 compare_trials(scenario, (x, dx), (y, dy))
@@ -131,7 +133,7 @@ pub async fn run(live: LiveRun<'_>, on_trial: impl FnMut(&Trial)) -> Result<Pari
             .into_iter()
             .flatten()
             .filter(|t| t.status == Status::Failed && has_expectation(scenario, [ta, tb], t))
-            .map(|t| t.key.target.clone())
+            .map(|t| t.key.target.to_string())
             .collect();
         results.push(sp);
     }
@@ -153,7 +155,7 @@ fn has_expectation(
 fn target_side(t: &Result<Target, NotInstalled>) -> TargetSide {
     match t {
         Ok(t) => TargetSide {
-            name: t.name.clone(),
+            name: t.name.to_string(),
             version: t.version.clone(),
             dialect: Some(t.dialect),
         },

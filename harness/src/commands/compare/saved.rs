@@ -7,18 +7,19 @@ use super::parity::{Compared, Parity, ScenarioParity, TargetSide};
 use crate::recording::recorded::Recorded;
 use crate::runner::{Status, Trial};
 use crate::store::{RunReader, StoreError};
+use crate::trial_id::ScenarioId;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 
 /// One run folder's trials that ran, by scenario (a multi-run scenario: its last run).
-fn read(dir: &Path) -> Result<(TargetSide, BTreeMap<String, Trial>), StoreError> {
+fn read(dir: &Path) -> Result<(TargetSide, BTreeMap<ScenarioId, Trial>), StoreError> {
     let saved = RunReader::open(dir).saved()?;
     let first = saved.first().ok_or_else(|| StoreError::NoSavedTrials {
         dir: dir.to_path_buf(),
     })?;
     let side = TargetSide {
-        name: first.key.target.clone(),
+        name: first.key.target.to_string(),
         version: first.key.target_version.clone(),
         dialect: first.key.dialect,
     };
@@ -26,7 +27,7 @@ fn read(dir: &Path) -> Result<(TargetSide, BTreeMap<String, Trial>), StoreError>
         return Err(StoreError::TwoTargets {
             dir: dir.to_path_buf(),
             first: side.name,
-            other: other.key.target.clone(),
+            other: other.key.target.to_string(),
         });
     }
     let trials = saved
@@ -50,7 +51,7 @@ pub fn saved_runs(
             target: side_a.name,
         });
     }
-    let mut scenarios: Vec<&String> = a.keys().chain(b.keys()).collect();
+    let mut scenarios: Vec<&ScenarioId> = a.keys().chain(b.keys()).collect();
     scenarios.sort();
     scenarios.dedup();
     let mut results = Vec::new();
@@ -102,7 +103,7 @@ fn pair(id: &str, sides: [(&TargetSide, Option<&Trial>); 2]) -> Compared {
     let (mut sp, unmapped) = ScenarioParity::of(id, a, b);
     sp.fails_own_expectation = (ran.iter())
         .filter(|(t, _, _)| t.status == Status::Failed)
-        .map(|(t, _, _)| t.key.target.clone())
+        .map(|(t, _, _)| t.key.target.to_string())
         .collect();
     (sp, unmapped)
 }

@@ -35,7 +35,10 @@ pub fn compare_trials(
         .collect();
     if let Some(t) = no_protocol.first() {
         let (mut sp, unmapped) = ScenarioParity::not_compared(&scenario.id, no_control_protocol(t));
-        sp.no_control_protocol = no_protocol.iter().map(|t| t.key.target.clone()).collect();
+        sp.no_control_protocol = no_protocol
+            .iter()
+            .map(|t| t.key.target.to_string())
+            .collect();
         return (sp, unmapped);
     }
     if let Some(why) = [x, y].into_iter().find_map(why_not_compared) {
@@ -64,7 +67,7 @@ pub fn compare_trials(
         } else {
             notes.push(as_written_note(scenario, this));
             if let Some(why) = cannot_run_as_written(scenario, this, other) {
-                sp.cannot_run_as_written.push(t.key.target.clone());
+                sp.cannot_run_as_written.push(t.key.target.to_string());
                 sp.differences = vec![why];
             }
         }

@@ -78,8 +78,8 @@ impl Input {
             None
         };
         Input {
-            scenario: saved.key.scenario.clone(),
-            target: saved.key.target.clone(),
+            scenario: saved.key.scenario.to_string(),
+            target: saved.key.target.to_string(),
             release: saved.key.target_version.clone(),
             run: saved.run,
             lines,

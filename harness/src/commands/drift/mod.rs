@@ -158,7 +158,7 @@ pub fn read_run(dir: &Path) -> Result<(Vec<VersionOutputs>, Vec<Trial>), StoreEr
                 unavailable: info.unavailable.clone(),
                 trial_ms: trials.iter().map(|t| t.duration_ms).sum(),
                 scenarios: (trials.iter())
-                    .map(|t| (t.key.scenario.clone(), ScenarioOutput::of(t)))
+                    .map(|t| (t.key.scenario.to_string(), ScenarioOutput::of(t)))
                     .collect(),
             }
         })

@@ -8,6 +8,7 @@ use crate::protocol::observe::Observed;
 use crate::runner::{Status, Trial};
 use crate::store::saved::SavedTrial;
 use crate::store::{RunReader, StoreError};
+use crate::trial_id::{ScenarioId, TargetName};
 use semver::Version;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -49,13 +50,13 @@ impl Runs {
                 let Some(dialect) = trial.key.dialect else {
                     return Err(BuildError::NoDialect {
                         dir: dir.to_path_buf(),
-                        scenario: s.key.scenario.clone(),
+                        scenario: s.key.scenario.to_string(),
                     });
                 };
                 let release =
                     Version::parse(trial.printed_by()).map_err(|source| BuildError::Release {
                         dir: dir.to_path_buf(),
-                        scenario: s.key.scenario.clone(),
+                        scenario: s.key.scenario.to_string(),
                         release: trial.printed_by().to_string(),
                         source,
                     })?;
@@ -111,22 +112,20 @@ fn built(
 /// Per trial (scenario, target) of a run folder, its command line (`results.json`). A run
 /// that did not finish leaves out the scenario it stopped in (its cases may be partly run;
 /// what ran is what the inventory records as looked at).
-fn command_lines(dir: &Path) -> Result<BTreeMap<(String, String), String>, StoreError> {
+fn command_lines(dir: &Path) -> Result<BTreeMap<(ScenarioId, TargetName), String>, StoreError> {
     let results = RunReader::open(dir).results()?;
     let stopped_in = (!results.complete)
         .then(|| results.trials.last())
         .flatten()
-        .map(|t| crate::protocol::observe::scenario_of(&t.key.scenario).to_string());
+        .map(|t| t.key.scenario.file().to_string());
     Ok((results.trials.into_iter())
-        .filter(|t| {
-            stopped_in.as_deref() != Some(crate::protocol::observe::scenario_of(&t.key.scenario))
-        })
+        .filter(|t| stopped_in.as_deref() != Some(t.key.scenario.file()))
         .map(|t| ((t.key.scenario, t.key.target), t.command_line))
         .collect())
 }
 
 /// A saved trial with its command line.
-fn restored(s: &SavedTrial, commands: &BTreeMap<(String, String), String>) -> Trial {
+fn restored(s: &SavedTrial, commands: &BTreeMap<(ScenarioId, TargetName), String>) -> Trial {
     let mut trial = Trial::from_saved(s);
     if let Some(c) = commands.get(&(s.key.scenario.clone(), s.key.target.clone())) {
         trial.command_line.clone_from(c);

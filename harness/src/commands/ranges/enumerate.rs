@@ -122,7 +122,7 @@ pub fn enumerate(
             .map_err(|e| EnumerateError(format!("{}: {e}", path.display())))?;
         let file = ScenarioText::read(&text, path)?;
         for s in &loaded {
-            hashes.insert(s.id.clone(), file.hash_of(s.case.as_deref()));
+            hashes.insert(s.id.to_string(), file.hash_of(s.case.as_deref()));
         }
         ranges.extend(file.ranges(sources, path, &text, &loaded));
     }
@@ -273,7 +273,7 @@ impl ScenarioText {
     ) -> Vec<Range> {
         let own = sources.is_own(path);
         let file = sources.shown(path);
-        let all: Vec<String> = loaded.iter().map(|s| s.id.clone()).collect();
+        let all: Vec<String> = loaded.iter().map(|s| s.id.to_string()).collect();
         let mut out = Vec::new();
         let mut push = |case: Option<String>,
                         expect: &Value,
@@ -363,7 +363,7 @@ impl ScenarioText {
                     push(
                         Some(c.name.clone()),
                         &expect,
-                        vec![s.id.clone()],
+                        vec![s.id.to_string()],
                         self.hash_of(Some(&c.name)),
                         from,
                     );

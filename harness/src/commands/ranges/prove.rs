@@ -626,7 +626,7 @@ fn unbounded(ranges: &[Range], scenarios: &[Scenario]) -> Vec<Scenario> {
                 .map(|k| k.target)
         };
         let target = target_of(key);
-        for s in out.iter_mut().filter(|s| r.scenarios.contains(&s.id)) {
+        for s in (out.iter_mut()).filter(|s| r.scenarios.iter().any(|id| s.id == *id)) {
             for (k, block) in s.file.expect.iter_mut() {
                 if target.is_none() || target_of(k) != target {
                     continue;

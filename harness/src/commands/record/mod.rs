@@ -23,6 +23,7 @@ use crate::report::write_atomic;
 use crate::runner::{AsWritten, RunOptions, Status, Trial};
 use crate::scenario::Scenario;
 use crate::suite;
+use crate::trial_id::{ScenarioId, TargetName};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -55,7 +56,7 @@ pub async fn record(
     opts: &RecordOptions,
     mut on_trial: impl FnMut(&Trial, usize),
 ) -> Result<Vec<Recording>, RecordError> {
-    let by_name: BTreeMap<String, &Target> = targets
+    let by_name: BTreeMap<TargetName, &Target> = targets
         .iter()
         .filter_map(|t| t.as_ref().ok())
         .map(|t| (t.name.clone(), t))
@@ -69,7 +70,7 @@ pub async fn record(
         let pinned = t.data.versions.as_ref().map(|v| v.pinned.clone());
         profiles.insert(t.dialect.conventions().expect_key(), (profile, pinned));
     }
-    let mut runs: BTreeMap<(String, String), Vec<Trial>> = BTreeMap::new();
+    let mut runs: BTreeMap<(ScenarioId, TargetName), Vec<Trial>> = BTreeMap::new();
     for k in 1..=opts.runs.max(1) {
         let dir = if k == 1 {
             opts.report_dir.clone()
@@ -97,8 +98,8 @@ pub async fn record(
                 .did_not_run()
                 .unwrap_or("its dialect is unknown");
             out.push(Recording {
-                scenario: id,
-                target,
+                scenario: id.into(),
+                target: target.into(),
                 outcome: Outcome::Skipped(why.to_string()),
             });
             continue;
@@ -116,8 +117,8 @@ pub async fn record(
         let passed = trials[0].status == Status::Passed;
         let outcome = write_pending(dir, outcome, opts.failing_only && passed)?;
         out.push(Recording {
-            scenario: id,
-            target,
+            scenario: id.into(),
+            target: target.into(),
             outcome,
         });
     }

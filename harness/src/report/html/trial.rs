@@ -91,10 +91,10 @@ pub fn view(id: String, t: &Trial, saved: Option<&SavedTrial>) -> TrialView {
     };
     TrialView {
         id,
-        scenario: t.key.scenario.clone(),
+        scenario: t.key.scenario.to_string(),
         description: t.description.clone(),
         scenario_path: t.scenario_path.clone(),
-        target: t.key.target.clone(),
+        target: t.key.target.to_string(),
         version: t.key.target_version.clone(),
         status: status_name(&t.status),
         reason: reason(&t.status),
@@ -114,10 +114,10 @@ pub fn view(id: String, t: &Trial, saved: Option<&SavedTrial>) -> TrialView {
 pub fn view_saved(id: String, s: &SavedTrial) -> TrialView {
     TrialView {
         id,
-        scenario: s.key.scenario.clone(),
+        scenario: s.key.scenario.to_string(),
         description: String::new(),
         scenario_path: String::new(),
-        target: s.key.target.clone(),
+        target: s.key.target.to_string(),
         version: s.key.target_version.clone(),
         status: status_name(&s.status),
         reason: reason(&s.status),

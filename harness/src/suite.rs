@@ -9,6 +9,7 @@ use crate::scenario::Scenario;
 use crate::trial_id::{ScenarioId, TargetName};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use tokio::sync::{mpsc, Semaphore};
 
@@ -348,22 +349,55 @@ where
 }
 
 /// Resolves when the run is asked to stop: Ctrl-C, or SIGTERM (a CI job cancelled or out of
-/// time). Left unhandled, SIGTERM would end the harness at once and orphan every CLI.
+/// time). Left unhandled, SIGTERM would end the harness at once and orphan every CLI. One
+/// listener per process outlives each run, so a signal that comes between two runs (the
+/// prover's batches) stops the next run at once instead of being lost.
 async fn stop_requested() {
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut term = signal(SignalKind::terminate()).ok();
-    let terminated = async {
-        match term.as_mut() {
-            Some(t) => {
-                t.recv().await;
-            }
-            None => std::future::pending().await,
-        }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = terminated => {}
+    let notified = STOP.notified();
+    tokio::pin!(notified);
+    notified.as_mut().enable();
+    listen();
+    if STOP_ASKED.load(Ordering::SeqCst) {
+        return;
     }
+    notified.await;
+}
+
+/// Set once Ctrl-C or SIGTERM came; every later run of the process stops at once.
+static STOP_ASKED: AtomicBool = AtomicBool::new(false);
+static STOP: tokio::sync::Notify = tokio::sync::Notify::const_new();
+/// Whether a listener task is alive (it dies with its runtime; the next run starts another).
+static LISTENING: AtomicBool = AtomicBool::new(false);
+
+fn listen() {
+    if LISTENING.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    struct Alive;
+    impl Drop for Alive {
+        fn drop(&mut self) {
+            LISTENING.store(false, Ordering::SeqCst);
+        }
+    }
+    tokio::spawn(async {
+        let _alive = Alive;
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = signal(SignalKind::terminate()).ok();
+        let terminated = async {
+            match term.as_mut() {
+                Some(t) => {
+                    t.recv().await;
+                }
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = terminated => {}
+        }
+        STOP_ASKED.store(true, Ordering::SeqCst);
+        STOP.notify_waiters();
+    });
 }
 
 type Done = (Trial, Completion);

@@ -379,8 +379,10 @@ fn listen() {
             LISTENING.store(false, Ordering::SeqCst);
         }
     }
-    tokio::spawn(async {
-        let _alive = Alive;
+    // Made here, not in the task: a task dropped before it first runs still clears the flag.
+    let alive = Alive;
+    tokio::spawn(async move {
+        let _alive = alive;
         use tokio::signal::unix::{signal, SignalKind};
         let mut term = signal(SignalKind::terminate()).ok();
         let terminated = async {

@@ -31,6 +31,7 @@
 use crate::divergence::{Divergence, Kind};
 use crate::findings::{FindingId, Findings};
 use crate::pattern::{Captures, Pattern, Vars};
+use crate::trial_id::ScenarioId;
 use crate::version_range::{parse_version, VersionRange};
 use serde::Deserialize;
 use serde_json::Value;
@@ -45,7 +46,7 @@ pub use error::{KnownError, TooWide};
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Entry {
-    pub scenario: String,
+    pub scenario: ScenarioId,
     #[serde(default)]
     pub target: Option<String>,
     pub kind: Kind,

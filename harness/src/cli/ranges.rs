@@ -17,6 +17,7 @@ use streamcheck::dialect::{Dialect, NpmPin};
 use streamcheck::error::{Error, Result};
 use streamcheck::install::{cache, version_lt, Project};
 use streamcheck::suite::Selection;
+use streamcheck::trial_id::ScenarioId;
 
 /// The default `--cache-cap-gb`: nine Claude Code releases of ~340 MB.
 const DEFAULT_CAP_GB: f64 = 3.0;
@@ -208,7 +209,7 @@ impl RangesArgs {
             (self.report_dir.clone()).unwrap_or_else(|| ctx.default_report_dir("ranges"));
         Ok(ProveOptions {
             probe: ProbeOptions {
-                target: key.to_string(),
+                target: key.into(),
                 jobs: ctx.jobs(&self.exec),
                 run: self.exec.run_options(),
                 report_dir: report_dir.join(key),
@@ -417,7 +418,7 @@ fn check(ctx: &Context, ranges: &[Range]) -> Result<Verdict> {
     println!("{}", checked.summary());
     let unsampled = unsampled_of(ctx, ranges)?;
     if !unsampled.is_empty() {
-        let trials: BTreeSet<(&String, &String)> = (unsampled.iter())
+        let trials: BTreeSet<(&ScenarioId, &String)> = (unsampled.iter())
             .flat_map(|u| {
                 (u.range.scenarios.iter()).flat_map(|s| u.not_run.iter().map(move |v| (s, v)))
             })

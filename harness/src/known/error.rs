@@ -5,6 +5,7 @@
 use super::generic::Broad;
 use crate::divergence::Kind;
 use crate::findings::{yaml_place, FindingId, FindingsError, FILE_NAME};
+use crate::trial_id::ScenarioId;
 use crate::version_range::VersionRange;
 
 /// Why a known-divergence list does not load.
@@ -41,14 +42,14 @@ pub enum KnownError {
     )]
     NoSuchFinding {
         shown_as: String,
-        scenario: String,
+        scenario: ScenarioId,
         id: FindingId,
     },
     /// A finding's entry without the releases it holds for.
     #[error("{shown_as}: the entry for {scenario} is the finding `{id}`: a bug holds for some releases; give `versions` and the releases it was `observed` on")]
     FindingWithoutReleases {
         shown_as: String,
-        scenario: String,
+        scenario: ScenarioId,
         id: FindingId,
     },
     /// A finding no entry shows.
@@ -61,11 +62,11 @@ pub enum KnownError {
 pub enum TooWide {
     /// No `message`, `path` or `frame`.
     #[error("the entry for {scenario} names no symptom: give `message` (a regex on the divergence's message naming what is specific to it: the entry number, the request, the frame, the key or the text), `path` or `frame`; `printed` only narrows an entry")]
-    NoSymptom { scenario: String },
+    NoSymptom { scenario: ScenarioId },
     /// A `message` that matches messages of its kind that name nothing specific.
     #[error("the entry for {scenario}: {kind} message /{regex}/ {broad}: name what is specific to this one (the entry number, the request, the frame, the key or the text)")]
     Broad {
-        scenario: String,
+        scenario: ScenarioId,
         kind: Kind,
         regex: String,
         broad: Broad,
@@ -73,13 +74,13 @@ pub enum TooWide {
     /// `versions` without the releases it was seen on.
     #[error("the entry for {scenario} on {range} says on no release it was seen: give `observed: [VERSION, ...]`")]
     Unobserved {
-        scenario: String,
+        scenario: ScenarioId,
         range: VersionRange,
     },
     /// Releases `observed` outside its `versions`.
     #[error("the entry for {scenario}: observed {} outside its versions {range}", .outside.join(", "))]
     ObservedOutside {
-        scenario: String,
+        scenario: ScenarioId,
         outside: Vec<String>,
         range: VersionRange,
     },
@@ -101,7 +102,7 @@ mod tests {
     #[test]
     fn messages_read_as_before() {
         let list = || "t/known.yaml".to_string();
-        let scenario = || "s/a".to_string();
+        let scenario = || ScenarioId::from("s/a");
         let id: FindingId = serde_yaml::from_str("null-line").unwrap();
         let range = VersionRange::parse(">=2.1.1, <2.1.5").unwrap();
         let cases: Vec<(KnownError, String)> = vec![

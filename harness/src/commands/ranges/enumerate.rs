@@ -8,6 +8,7 @@ use crate::dialect::Dialect;
 use crate::expectation::ExpectKey;
 use crate::known::{Entry, KnownList};
 use crate::scenario::{cases, Scenario};
+use crate::trial_id::ScenarioId;
 use crate::version_range::VersionRange;
 use serde_yaml::Value;
 use sha2::{Digest, Sha256};
@@ -30,8 +31,8 @@ pub struct Range {
     pub versions: VersionRange,
     /// `sha256:` of what its proof judges (the scenario or case as it runs, the entry).
     pub hash: String,
-    /// The scenarios (ids) whose trials prove it.
-    pub scenarios: Vec<String>,
+    /// The scenarios whose trials prove it.
+    pub scenarios: Vec<ScenarioId>,
     /// A known entry's, typed.
     pub entry: Option<Entry>,
 }
@@ -116,13 +117,13 @@ pub fn enumerate(
         by_file.entry(s.path.as_path()).or_default().push(s);
     }
     let mut ranges = Vec::new();
-    let mut hashes: BTreeMap<String, String> = BTreeMap::new();
+    let mut hashes: BTreeMap<ScenarioId, String> = BTreeMap::new();
     for (path, loaded) in by_file {
         let text = std::fs::read_to_string(path)
             .map_err(|e| EnumerateError(format!("{}: {e}", path.display())))?;
         let file = ScenarioText::read(&text, path)?;
         for s in &loaded {
-            hashes.insert(s.id.to_string(), file.hash_of(s.case.as_deref()));
+            hashes.insert(s.id.clone(), file.hash_of(s.case.as_deref()));
         }
         ranges.extend(file.ranges(sources, path, &text, &loaded));
     }
@@ -180,12 +181,12 @@ fn judged_entry(entry: &Value, left_out: &[&str]) -> Value {
 /// scenario, from the catalogue's files and the project's own.
 fn seen_through(
     sources: &Sources,
-) -> Result<BTreeMap<(Dialect, String), Vec<String>>, EnumerateError> {
+) -> Result<BTreeMap<(Dialect, ScenarioId), Vec<String>>, EnumerateError> {
     let mut files: Vec<(PathBuf, Option<Dialect>)> = (Dialect::ALL.iter())
         .map(|d| (sources.catalogue_known(*d), Some(*d)))
         .collect();
     files.extend(sources.own_known.clone().map(|p| (p, None)));
-    let mut out: BTreeMap<(Dialect, String), Vec<String>> = BTreeMap::new();
+    let mut out: BTreeMap<(Dialect, ScenarioId), Vec<String>> = BTreeMap::new();
     for (path, dialect) in files {
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
@@ -196,7 +197,7 @@ fn seen_through(
             let Some(scenario) = value.get("scenario").and_then(Value::as_str) else {
                 continue;
             };
-            let scenario = scenario.to_string();
+            let scenario = ScenarioId::from(scenario);
             let dialect = dialect.unwrap_or_else(|| {
                 let named = value.get("target").and_then(Value::as_str);
                 (named.map(|t| t.split('@').next().unwrap_or(t)))
@@ -273,11 +274,11 @@ impl ScenarioText {
     ) -> Vec<Range> {
         let own = sources.is_own(path);
         let file = sources.shown(path);
-        let all: Vec<String> = loaded.iter().map(|s| s.id.to_string()).collect();
+        let all: Vec<ScenarioId> = loaded.iter().map(|s| s.id.clone()).collect();
         let mut out = Vec::new();
         let mut push = |case: Option<String>,
                         expect: &Value,
-                        scenarios: Vec<String>,
+                        scenarios: Vec<ScenarioId>,
                         hash: String,
                         from_line: usize| {
             let Value::Mapping(map) = expect else { return };
@@ -363,7 +364,7 @@ impl ScenarioText {
                     push(
                         Some(c.name.clone()),
                         &expect,
-                        vec![s.id.to_string()],
+                        vec![s.id.clone()],
                         self.hash_of(Some(&c.name)),
                         from,
                     );
@@ -409,7 +410,7 @@ fn entries(
     path: &Path,
     dialect: Option<Dialect>,
     proofs: &Path,
-    scenario_hashes: &BTreeMap<String, String>,
+    scenario_hashes: &BTreeMap<ScenarioId, String>,
     takes: impl Fn(&str) -> bool,
 ) -> Result<Vec<Range>, EnumerateError> {
     let file = sources.shown(path);

@@ -274,7 +274,7 @@ mod tests {
             subject: Subject::Block("claude-code@<1.0.0".into()),
             versions: crate::version_range::VersionRange::parse("<1.0.0").unwrap(),
             hash: String::new(),
-            scenarios: scenarios.iter().map(|s| s.to_string()).collect(),
+            scenarios: scenarios.iter().map(|&s| s.into()).collect(),
             entry: None,
         }
     }

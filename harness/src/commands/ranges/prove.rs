@@ -27,6 +27,7 @@ use crate::known::{KnownList, Ran};
 use crate::plan::Planner;
 use crate::runner::{Status, Trial};
 use crate::scenario::Scenario;
+use crate::trial_id::ScenarioId;
 use crate::version_range::{parse_version, VersionRange};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -98,7 +99,7 @@ struct Prover<'a> {
     /// The dialect's known entries: a block is judged apart from the known bugs a release shows.
     known: KnownList,
     window: Vec<String>,
-    trials: BTreeMap<(String, String), Ran1>,
+    trials: BTreeMap<(ScenarioId, String), Ran1>,
     /// How many releases one run takes at most: enough to keep `jobs` trials going, few
     /// enough that the releases in use stay under the cache cap.
     per_run: usize,
@@ -107,11 +108,11 @@ struct Prover<'a> {
 impl Prover<'_> {
     /// Runs every (scenario, release) of `wanted` not run yet: the releases that want the
     /// same scenarios in one run, so that trials of several releases run at once.
-    async fn ensure(&mut self, wanted: BTreeMap<usize, BTreeSet<String>>) -> Result<()> {
-        let mut by_ids: BTreeMap<Vec<String>, Vec<String>> = BTreeMap::new();
+    async fn ensure(&mut self, wanted: BTreeMap<usize, BTreeSet<ScenarioId>>) -> Result<()> {
+        let mut by_ids: BTreeMap<Vec<ScenarioId>, Vec<String>> = BTreeMap::new();
         for (at, ids) in wanted {
             let version = self.window[at].clone();
-            let ids: Vec<String> = (ids.into_iter())
+            let ids: Vec<ScenarioId> = (ids.into_iter())
                 .filter(|id| !self.trials.contains_key(&(id.clone(), version.clone())))
                 .collect();
             if !ids.is_empty() {
@@ -122,7 +123,7 @@ impl Prover<'_> {
             versions.chunks(self.per_run).map(move |chunk| (ids, chunk))
         });
         for (ids, versions) in chunks.collect::<Vec<_>>() {
-            let names: Vec<&str> = ids.iter().map(String::as_str).collect();
+            let names: Vec<&str> = ids.iter().map(ScenarioId::as_str).collect();
             let ran = self.prober.run_on(versions, &names, None).await?;
             for (version, ran) in versions.iter().zip(ran) {
                 for (i, id) in ids.iter().enumerate() {
@@ -419,7 +420,7 @@ pub async fn top_up(
         let version = &p.window[at];
         !(proof.trials.iter()).any(|t| t.rsplit_once('@').is_some_and(|(_, v)| v == version))
     };
-    let mut wanted: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+    let mut wanted: BTreeMap<usize, BTreeSet<ScenarioId>> = BTreeMap::new();
     let mut missing: Vec<Vec<usize>> = Vec::new();
     for (r, proof) in proven {
         let (first, last) = (parse_version(&proof.first), parse_version(&proof.last));
@@ -478,7 +479,7 @@ async fn prove_pass(
             .filter(|&m| opts.sample.contains(&window[m]))
             .collect()
     };
-    let mut wanted: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+    let mut wanted: BTreeMap<usize, BTreeSet<ScenarioId>> = BTreeMap::new();
     for (r, s) in ranges.iter().zip(spans) {
         let Ok(s) = s else { continue };
         let edges = [
@@ -504,7 +505,7 @@ async fn prove_pass(
         }
     }
     // Ranges that reach further than written: the outermost releases, then their searches.
-    let mut outer: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+    let mut outer: BTreeMap<usize, BTreeSet<ScenarioId>> = BTreeMap::new();
     for (i, _, e) in &edged {
         if let Edged::Further { outermost, .. } = e {
             outer
@@ -538,7 +539,7 @@ async fn prove_pass(
 
     // Bounds not where they are written: searched together, round by round.
     loop {
-        let mut round: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+        let mut round: BTreeMap<usize, BTreeSet<ScenarioId>> = BTreeMap::new();
         for o in &open {
             if let Some(at) = o.search.next() {
                 round
@@ -580,7 +581,7 @@ async fn prove_pass(
         .collect();
     // The sampled releases between the proven first and last: a bound the search moved out
     // reaches releases the written range did not hold, and those run now.
-    let mut reached: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+    let mut reached: BTreeMap<usize, BTreeSet<ScenarioId>> = BTreeMap::new();
     for (r, proof) in ranges.iter().zip(&proofs) {
         for at in proof
             .iter()
@@ -626,7 +627,7 @@ fn unbounded(ranges: &[Range], scenarios: &[Scenario]) -> Vec<Scenario> {
                 .map(|k| k.target)
         };
         let target = target_of(key);
-        for s in (out.iter_mut()).filter(|s| r.scenarios.iter().any(|id| s.id == *id)) {
+        for s in (out.iter_mut()).filter(|s| r.scenarios.contains(&s.id)) {
             for (k, block) in s.file.expect.iter_mut() {
                 if target.is_none() || target_of(k) != target {
                     continue;

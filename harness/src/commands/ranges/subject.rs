@@ -1,6 +1,7 @@
 //! What a version range belongs to (a block, a bound, a known entry), as the range list and
 //! the proofs name it.
 
+use crate::trial_id::ScenarioId;
 use serde::{Deserialize, Serialize};
 
 /// What a range belongs to, as a proof names it.
@@ -17,7 +18,7 @@ pub enum Subject {
     },
     /// A known-divergence entry.
     Entry {
-        scenario: String,
+        scenario: ScenarioId,
         kind: String,
         versions: String,
     },

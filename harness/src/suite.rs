@@ -93,7 +93,7 @@ pub fn target_infos(targets: &[Result<Target, NotInstalled>]) -> Vec<TargetInfo>
                 unavailable: None,
             },
             Err(e) => TargetInfo {
-                name: e.target.clone(),
+                name: e.target.to_string(),
                 version: None,
                 unavailable: Some(e.to_string()),
             },

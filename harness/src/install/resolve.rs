@@ -24,7 +24,7 @@ pub fn resolve(
 ) -> Result<Target, NotInstalled> {
     let broken = |reason: String| NotInstalled::broken(&spec.name, reason);
     let not = |(cause, reason, install): Missing| NotInstalled {
-        target: spec.name.to_string(),
+        target: spec.name.clone(),
         cause,
         reason,
         install,

@@ -181,7 +181,7 @@ impl Target {
 /// Why a target cannot run; its trials are unavailable with this.
 #[derive(Debug, Clone)]
 pub struct NotInstalled {
-    pub target: String,
+    pub target: TargetName,
     pub cause: Cause,
     pub reason: String,
     /// The command that installs it.
@@ -203,7 +203,7 @@ impl NotInstalled {
     /// A target that cannot run for a reason installing would not fix.
     pub fn broken(target: &str, reason: String) -> NotInstalled {
         NotInstalled {
-            target: target.to_string(),
+            target: target.into(),
             cause: Cause::Broken,
             reason,
             install: "-".into(),

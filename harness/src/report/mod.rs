@@ -180,8 +180,8 @@ pub fn merge_as(
                 return Err(StoreError::MergeTwice {
                     first: first.to_path_buf(),
                     second: d.clone(),
-                    scenario: t.key.scenario.to_string(),
-                    target: t.key.target.to_string(),
+                    scenario: t.key.scenario.clone(),
+                    target: t.key.target.clone(),
                 });
             }
         }

@@ -3,6 +3,7 @@
 
 use crate::dialect::Dialect;
 use crate::file_error::FileError;
+use crate::trial_id::{ScenarioId, TargetName};
 use std::path::PathBuf;
 
 /// Why reading, writing or comparing run folders failed.
@@ -54,8 +55,8 @@ pub enum StoreError {
     MergeTwice {
         first: PathBuf,
         second: PathBuf,
-        scenario: String,
-        target: String,
+        scenario: ScenarioId,
+        target: TargetName,
     },
     /// Folders holding no trial at all.
     #[error("merge: the {folders} folder(s) hold no trial: nothing to merge")]

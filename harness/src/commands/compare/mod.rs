@@ -160,7 +160,7 @@ fn target_side(t: &Result<Target, NotInstalled>) -> TargetSide {
             dialect: Some(t.dialect),
         },
         Err(e) => TargetSide {
-            name: e.target.clone(),
+            name: e.target.to_string(),
             version: "unavailable".into(),
             dialect: None,
         },

@@ -6,6 +6,7 @@ use crate::divergence::Divergence;
 use crate::file_error::FileError;
 use crate::runner::Exit;
 use crate::scenario::ScenarioError;
+use crate::trial_id::{ScenarioId, TargetName};
 use std::path::PathBuf;
 
 /// Why recording, or editing a scenario file with a recording, failed.
@@ -60,7 +61,10 @@ pub enum RecordError {
     #[error(
         "{scenario} on {target}: the trial does not say its target's dialect: no pending block can be written for it"
     )]
-    NoDialect { scenario: String, target: String },
+    NoDialect {
+        scenario: ScenarioId,
+        target: TargetName,
+    },
 
     /// A run whose CLI did not start, as its spawn divergence says.
     #[error("{0}")]

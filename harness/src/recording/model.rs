@@ -2,6 +2,7 @@
 
 use super::profile::RecordProfile;
 use crate::install::Project;
+use crate::trial_id::{ScenarioId, TargetName};
 use crate::version_range::parse_version;
 use std::path::PathBuf;
 
@@ -32,8 +33,8 @@ pub struct PendingFile {
 /// One scenario on one target after `record`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recording {
-    pub scenario: String,
-    pub target: String,
+    pub scenario: ScenarioId,
+    pub target: TargetName,
     pub outcome: Outcome,
 }
 

@@ -7,6 +7,7 @@ use crate::install::Project;
 use crate::report::timestamp;
 use crate::runner::Trial;
 use crate::scenario::Scenario;
+use crate::trial_id::{ScenarioId, TargetName};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -54,13 +55,13 @@ impl PendingPlace {
 /// A recorded expectation waiting for review.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Pending {
-    pub scenario: String,
+    pub scenario: ScenarioId,
     /// The scenario file, relative to the project root.
     pub file: String,
     /// The key under `expect:` it replaces (`claude-code`).
     pub expect: String,
     /// The target it was recorded on (`claude-code@2.1.74`, `command:fake-cli.sh`).
-    pub target: String,
+    pub target: TargetName,
     pub version: String,
     #[serde(default)]
     pub recorded_at: Option<String>,
@@ -99,10 +100,10 @@ impl Pending {
             .to_string_lossy()
             .replace('\\', "/");
         Pending {
-            scenario: scenario.id.to_string(),
+            scenario: scenario.id.clone(),
             file,
             expect: key.to_string(),
-            target: trial.key.target.to_string(),
+            target: trial.key.target.clone(),
             version: trial.expect_version().to_string(),
             recorded_at: Some(timestamp(SystemTime::now())),
             notes: Vec::new(),
@@ -134,7 +135,7 @@ impl Pending {
             self.file
         );
         for (k, v) in [
-            ("scenario", &self.scenario),
+            ("scenario", self.scenario.as_str()),
             ("file", &self.file),
             ("expect", &self.expect),
             ("target", &self.target),

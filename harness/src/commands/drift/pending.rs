@@ -60,8 +60,8 @@ pub fn open_one(
     }
     let Some(dialect) = trial.key.dialect else {
         return Err(RecordError::NoDialect {
-            scenario: trial.key.scenario.to_string(),
-            target: trial.key.target.to_string(),
+            scenario: trial.key.scenario.clone(),
+            target: trial.key.target.clone(),
         });
     };
     let key = dialect.conventions().expect_key();

@@ -98,8 +98,8 @@ pub async fn record(
                 .did_not_run()
                 .unwrap_or("its dialect is unknown");
             out.push(Recording {
-                scenario: id.into(),
-                target: target.into(),
+                scenario: id,
+                target,
                 outcome: Outcome::Skipped(why.to_string()),
             });
             continue;
@@ -117,8 +117,8 @@ pub async fn record(
         let passed = trials[0].status == Status::Passed;
         let outcome = write_pending(dir, outcome, opts.failing_only && passed)?;
         out.push(Recording {
-            scenario: id.into(),
-            target: target.into(),
+            scenario: id,
+            target,
             outcome,
         });
     }

@@ -190,7 +190,7 @@ pub fn scenario_of(pending_path: &Path) -> String {
     std::fs::read_to_string(pending_path)
         .ok()
         .and_then(|t| Pending::parse(&t).ok())
-        .map(|p| p.scenario)
+        .map(|p| p.scenario.into())
         .unwrap_or_default()
 }
 

@@ -6,6 +6,7 @@ use super::trial::{status_name, view};
 use crate::runner::{Status, Trial};
 use crate::store::results::{trial_stem, Results};
 use crate::store::saved::SavedTrial;
+use crate::trial_id::ScenarioId;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io;
@@ -23,7 +24,7 @@ struct Cell {
 
 #[derive(Serialize)]
 struct Row {
-    scenario: String,
+    scenario: ScenarioId,
     description: String,
     /// The worst status of the row, for ordering and filtering.
     status: &'static str,
@@ -59,7 +60,7 @@ pub fn write_run(
     saved: impl Fn(&Trial) -> Option<SavedTrial>,
 ) -> io::Result<()> {
     let columns: Vec<String> = results.targets.iter().map(|t| t.name.clone()).collect();
-    let mut by_scenario: BTreeMap<&str, Vec<&Trial>> = BTreeMap::new();
+    let mut by_scenario: BTreeMap<&ScenarioId, Vec<&Trial>> = BTreeMap::new();
     for t in &results.trials {
         by_scenario.entry(&t.key.scenario).or_default().push(t);
     }
@@ -105,7 +106,7 @@ pub fn write_run(
     write_page(dir, "run.html", page)
 }
 
-fn row(scenario: &str, trials: &[&Trial], columns: &[String]) -> Row {
+fn row(scenario: &ScenarioId, trials: &[&Trial], columns: &[String]) -> Row {
     let cells: Vec<Cell> = columns
         .iter()
         .map(|c| match trials.iter().find(|t| &t.key.target == c) {
@@ -124,7 +125,7 @@ fn row(scenario: &str, trials: &[&Trial], columns: &[String]) -> Row {
         .min_by_key(|s| rank(s))
         .unwrap_or("none");
     Row {
-        scenario: scenario.to_string(),
+        scenario: scenario.clone(),
         description: trials
             .first()
             .map(|t| t.description.clone())

@@ -6,6 +6,7 @@ use crate::report::causes::rerun;
 use crate::report::frame_diff;
 use crate::runner::{Status, Trial};
 use crate::store::saved::SavedTrial;
+use crate::trial_id::{ScenarioId, TargetName};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -30,10 +31,10 @@ pub struct DivergenceView {
 #[derive(Debug, Clone, Serialize)]
 pub struct TrialView {
     pub id: String,
-    pub scenario: String,
+    pub scenario: ScenarioId,
     pub description: String,
     pub scenario_path: String,
-    pub target: String,
+    pub target: TargetName,
     pub version: String,
     pub status: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -91,10 +92,10 @@ pub fn view(id: String, t: &Trial, saved: Option<&SavedTrial>) -> TrialView {
     };
     TrialView {
         id,
-        scenario: t.key.scenario.to_string(),
+        scenario: t.key.scenario.clone(),
         description: t.description.clone(),
         scenario_path: t.scenario_path.clone(),
-        target: t.key.target.to_string(),
+        target: t.key.target.clone(),
         version: t.key.target_version.clone(),
         status: status_name(&t.status),
         reason: reason(&t.status),
@@ -114,10 +115,10 @@ pub fn view(id: String, t: &Trial, saved: Option<&SavedTrial>) -> TrialView {
 pub fn view_saved(id: String, s: &SavedTrial) -> TrialView {
     TrialView {
         id,
-        scenario: s.key.scenario.to_string(),
+        scenario: s.key.scenario.clone(),
         description: String::new(),
         scenario_path: String::new(),
-        target: s.key.target.to_string(),
+        target: s.key.target.clone(),
         version: s.key.target_version.clone(),
         status: status_name(&s.status),
         reason: reason(&s.status),

@@ -13,6 +13,7 @@ use crate::plan::Planner;
 use crate::runner::{check, LetThrough, RunOptions, Status, Trial};
 use crate::scenario::Scenario;
 use crate::suite;
+use crate::trial_id::TargetName;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -21,7 +22,7 @@ use std::path::PathBuf;
 #[derive(Debug, Clone)]
 pub struct ProbeOptions {
     /// The target without a version (`claude-code`).
-    pub target: String,
+    pub target: TargetName,
     pub jobs: usize,
     pub run: RunOptions,
     /// Each probe's run report goes to `runs/<version>/` under it.

@@ -65,7 +65,7 @@ fn bisect(ctx: Context, exec: &ExecArgs, args: BisectArgs) -> Result<Verdict> {
         to: args.to,
         published,
         probe: ProbeOptions {
-            target: args.target,
+            target: args.target.into(),
             jobs: ctx.jobs(exec),
             run: exec.run_options(),
             report_dir: args

@@ -1,6 +1,7 @@
 //! The audit page: scenario × mutation, the weakest scenarios first.
 
 use super::model::Mutation;
+use crate::trial_id::{ScenarioId, TargetName};
 use serde::Serialize;
 use serde_json::Value;
 use std::io;
@@ -26,8 +27,8 @@ struct Cell {
 
 #[derive(Serialize)]
 struct Row {
-    scenario: String,
-    target: String,
+    scenario: ScenarioId,
+    target: TargetName,
     weak: usize,
     cells: Vec<Cell>,
 }
@@ -104,8 +105,8 @@ fn row(s: &Value, columns: &[Column]) -> Row {
             .count()
     };
     Row {
-        scenario: s["scenario"].as_str().unwrap_or_default().to_string(),
-        target: s["target"].as_str().unwrap_or_default().to_string(),
+        scenario: s["scenario"].as_str().unwrap_or_default().into(),
+        target: s["target"].as_str().unwrap_or_default().into(),
         weak: count(&["missed", "false_alarm"]),
         cells,
     }

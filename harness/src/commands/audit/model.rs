@@ -1,6 +1,7 @@
 //! What an audit is about and what it found: the mutations, and per scenario what each
 //! did (audit.json is these types serialised).
 
+use crate::trial_id::{ScenarioId, TargetName};
 use serde::Serialize;
 use std::fmt;
 
@@ -159,8 +160,8 @@ pub struct Tried {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ScenarioAudit {
-    pub scenario: String,
-    pub target: String,
+    pub scenario: ScenarioId,
+    pub target: TargetName,
     pub results: Vec<Tried>,
 }
 
@@ -173,8 +174,8 @@ impl ScenarioAudit {
 /// A trial that could not be audited, and why.
 #[derive(Debug, Clone, Serialize)]
 pub struct NotAudited {
-    pub scenario: String,
-    pub target: String,
+    pub scenario: ScenarioId,
+    pub target: TargetName,
     pub reason: String,
 }
 

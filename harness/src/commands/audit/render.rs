@@ -69,7 +69,7 @@ pub fn render_md(audit: &Audit) -> String {
     for a in &audit.scenarios {
         let symbols = a.results.iter().map(|t| symbol(&t.outcome).to_string());
         table.row(
-            [a.scenario.clone(), a.target.clone()]
+            [a.scenario.to_string(), a.target.to_string()]
                 .into_iter()
                 .chain(symbols),
         );

@@ -96,7 +96,7 @@ pub async fn command(
     for mut search in searches {
         search.finish(&versions);
         let s = ScenarioBisect {
-            scenario: search.scenario,
+            scenario: search.scenario.into(),
             outcome: search.outcome.expect("finish settles every search"),
         };
         on_line(&render::line(&s, &opts.from, &opts.to));

@@ -3,12 +3,13 @@
 
 use crate::boundary::probe::InstallFailure;
 use crate::boundary::search::Outcome;
+use crate::trial_id::{ScenarioId, TargetName};
 use serde::Serialize;
 
 /// One scenario's result.
 #[derive(Debug, Clone, Serialize)]
 pub struct ScenarioBisect {
-    pub scenario: String,
+    pub scenario: ScenarioId,
     #[serde(flatten)]
     pub outcome: Outcome,
 }
@@ -16,7 +17,7 @@ pub struct ScenarioBisect {
 /// What a bisect run found (bisect.json).
 #[derive(Debug, Clone, Serialize)]
 pub struct Bisect {
-    pub target: String,
+    pub target: TargetName,
     pub from: String,
     pub to: String,
     /// Published versions strictly between `from` and `to`.

@@ -2,6 +2,7 @@
 //! opposed to a consumer failing on a feed (a finding). Each message is the sentence a
 //! user sees (after `streamcheck: `).
 
+use crate::trial_id::ScenarioId;
 use std::path::PathBuf;
 
 /// Why a consumer could not be run, or a saved trial could not be found to replay.
@@ -46,7 +47,7 @@ pub enum ConsumeError {
         .newest.as_ref().map_or(String::new(), |d| format!(" (newest looked at: {})", d.display()))
     )]
     NoSavedTrial {
-        scenario: String,
+        scenario: ScenarioId,
         release: String,
         folders: usize,
         newest: Option<PathBuf>,

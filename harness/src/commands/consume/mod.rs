@@ -25,6 +25,7 @@ pub mod sdk;
 pub mod worker;
 
 use crate::store::saved::SavedTrial;
+use crate::trial_id::{ScenarioId, TargetName};
 pub use error::ConsumeError;
 pub use feed::Consumer;
 use feed::Failure;
@@ -38,8 +39,8 @@ use worker::Protocol;
 /// One saved trial's stdout, as a consumer is given it.
 #[derive(Debug, Clone)]
 pub struct Input {
-    pub scenario: String,
-    pub target: String,
+    pub scenario: ScenarioId,
+    pub target: TargetName,
     pub release: String,
     pub run: Option<usize>,
     pub lines: Vec<String>,
@@ -78,8 +79,8 @@ impl Input {
             None
         };
         Input {
-            scenario: saved.key.scenario.to_string(),
-            target: saved.key.target.to_string(),
+            scenario: saved.key.scenario.clone(),
+            target: saved.key.target.clone(),
             release: saved.key.target_version.clone(),
             run: saved.run,
             lines,
@@ -94,7 +95,7 @@ impl Input {
     pub fn trial(&self) -> String {
         match self.run {
             Some(n) => format!("{} (run {n})", self.scenario),
-            None => self.scenario.clone(),
+            None => self.scenario.to_string(),
         }
     }
 }
@@ -143,9 +144,9 @@ pub struct Finding {
 #[derive(Debug, Clone, Serialize)]
 pub struct Fed {
     pub consumer: String,
-    pub scenario: String,
+    pub scenario: ScenarioId,
     pub trial: String,
-    pub target: String,
+    pub target: TargetName,
     pub release: String,
     /// `None`: the output as printed.
     pub probe: Option<Probe>,
@@ -332,7 +333,7 @@ pub async fn feed_one(
         }
     }
     let env = [
-        ("STREAMCHECK_SCENARIO", input.scenario.clone()),
+        ("STREAMCHECK_SCENARIO", input.scenario.to_string()),
         ("STREAMCHECK_RELEASE", input.release.clone()),
         (
             "STREAMCHECK_PROBE",

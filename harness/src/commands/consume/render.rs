@@ -346,7 +346,7 @@ fn junit(c: &Consumed) -> String {
         let mut case = TestCase::new(name, status);
         case.set_classname(format!("{}.{}", f.consumer, f.target));
         suites
-            .entry((f.consumer.clone(), f.target.clone()))
+            .entry((f.consumer.clone(), f.target.to_string()))
             .or_insert_with(|| TestSuite::new(format!("{} on {}", f.consumer, f.target)))
             .add_test_case(case);
     }

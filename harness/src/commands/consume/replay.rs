@@ -88,7 +88,7 @@ pub fn find_trial(
         }
     }
     Err(ConsumeError::NoSavedTrial {
-        scenario: id.to_string(),
+        scenario: id.into(),
         release: release.to_string(),
         folders: runs.len(),
         newest: runs.first().cloned(),

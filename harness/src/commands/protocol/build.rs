@@ -50,13 +50,13 @@ impl Runs {
                 let Some(dialect) = trial.key.dialect else {
                     return Err(BuildError::NoDialect {
                         dir: dir.to_path_buf(),
-                        scenario: s.key.scenario.to_string(),
+                        scenario: s.key.scenario.clone(),
                     });
                 };
                 let release =
                     Version::parse(trial.printed_by()).map_err(|source| BuildError::Release {
                         dir: dir.to_path_buf(),
-                        scenario: s.key.scenario.to_string(),
+                        scenario: s.key.scenario.clone(),
                         release: trial.printed_by().to_string(),
                         source,
                     })?;

@@ -2,6 +2,7 @@
 //! it again. Each message is the sentence a user sees (after `streamcheck: `).
 
 use crate::store::StoreError;
+use crate::trial_id::ScenarioId;
 use std::path::PathBuf;
 
 /// Why reading run folders for the inventory failed.
@@ -15,12 +16,12 @@ pub enum BuildError {
         "{}: the saved trial of {scenario} does not say its dialect (saved by an older streamcheck)",
         .dir.display()
     )]
-    NoDialect { dir: PathBuf, scenario: String },
+    NoDialect { dir: PathBuf, scenario: ScenarioId },
     /// A trial whose release is no version.
     #[error("{}: {scenario} ran on `{release}`: {source}", .dir.display())]
     Release {
         dir: PathBuf,
-        scenario: String,
+        scenario: ScenarioId,
         release: String,
         #[source]
         source: semver::Error,

@@ -7,12 +7,13 @@ use crate::divergence::Kind;
 use crate::protocol::check::{line, Finding};
 use crate::protocol::inventory::Inventory;
 use crate::runner::{Status, Trial};
+use crate::trial_id::TargetName;
 use serde::Serialize;
 use std::fmt::Write;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Verdict {
-    pub target: String,
+    pub target: TargetName,
     pub version: String,
     /// The releases of the inventory the run was checked against.
     pub inventory_at: Vec<String>,
@@ -55,7 +56,7 @@ pub fn classify(
         .collect();
     let pinned = crate::report::failure_causes(&without_protocol);
     let mut v = Verdict {
-        target: target.to_string(),
+        target: target.into(),
         version: version.to_string(),
         inventory_at,
         pinned,

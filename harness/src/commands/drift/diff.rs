@@ -92,7 +92,7 @@ fn summarise(v: &VersionOutputs) -> VersionSummary {
         .max_by_key(|(l, n)| (*n, std::cmp::Reverse(*l)))
         .map(|(l, n)| (l.to_string(), n));
     VersionSummary {
-        target: v.target.clone(),
+        target: v.target.as_str().into(),
         version: v.version.clone(),
         unavailable: v.unavailable.clone(),
         passed: count(StatusName::Passed),
@@ -145,7 +145,7 @@ fn status_flips(a: &VersionOutputs, b: &VersionOutputs) -> Vec<StatusFlip> {
         if name(x) != name(y) {
             let reason = |o: Option<&ScenarioOutput>| o.and_then(|o| o.reason());
             flips.push(StatusFlip {
-                scenario: id.clone(),
+                scenario: id.as_str().into(),
                 from: name(x),
                 to: name(y),
                 from_reason: reason(x),
@@ -183,7 +183,7 @@ fn sequences(common: &[Both]) -> Vec<SequenceChange> {
             }
         };
         out.push(SequenceChange {
-            scenario: c.id.clone(),
+            scenario: c.id.as_str().into(),
             change,
             from: run_length(&sx),
             to: run_length(&sy),
@@ -216,7 +216,7 @@ fn exit_codes(common: &[Both]) -> Vec<ScenarioChange> {
         .iter()
         .filter(|c| c.from.exit.to_string() != c.to.exit.to_string())
         .map(|c| ScenarioChange {
-            scenario: c.id.clone(),
+            scenario: c.id.as_str().into(),
             from: with_stderr(c.from),
             to: with_stderr(c.to),
             new_fields: Vec::new(),
@@ -238,7 +238,7 @@ fn result_subtypes(common: &[Both]) -> Vec<ScenarioChange> {
         let (rx, ry) = (c.from.result_subtypes(), c.to.result_subtypes());
         if rx != ry && !(rx.is_empty() && ry.is_empty()) {
             out.push(ScenarioChange {
-                scenario: c.id.clone(),
+                scenario: c.id.as_str().into(),
                 from: list_or_none(&rx),
                 to: list_or_none(&ry),
                 new_fields: new_result_fields(c.from, c.to),
@@ -326,8 +326,8 @@ fn values(common: &[Both]) -> Vec<ValueChange> {
                             count: 0,
                             scenarios: vec![],
                         });
-                    if !e.scenarios.contains(c.id) {
-                        e.scenarios.push(c.id.clone());
+                    if !e.scenarios.iter().any(|s| s == c.id) {
+                        e.scenarios.push(c.id.as_str().into());
                         e.count += 1;
                     }
                 }

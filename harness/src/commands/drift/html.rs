@@ -3,6 +3,7 @@
 
 use super::model::{Change, DriftFile};
 use super::verdict;
+use crate::trial_id::ScenarioId;
 use serde::Serialize;
 use std::io;
 use std::path::Path;
@@ -11,7 +12,7 @@ use std::path::Path;
 struct FindingView {
     breaking: bool,
     what: String,
-    scenario: Option<String>,
+    scenario: Option<ScenarioId>,
     frame: String,
     path: String,
     from: String,

@@ -8,6 +8,7 @@ use crate::normalize::{redact_sandbox, redact_sandbox_str};
 use crate::protocol::check;
 use crate::runner::{Exit, Status, Trial};
 use crate::text::clip;
+use crate::trial_id::{ScenarioId, TargetName};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -238,7 +239,7 @@ impl fmt::Display for SequenceChangeKind {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SequenceChange {
-    pub scenario: String,
+    pub scenario: ScenarioId,
     pub change: SequenceChangeKind,
     pub from: Vec<String>,
     pub to: Vec<String>,
@@ -247,7 +248,7 @@ pub struct SequenceChange {
 /// A per-scenario value that changed (exit code, result subtypes).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScenarioChange {
-    pub scenario: String,
+    pub scenario: ScenarioId,
     pub from: String,
     pub to: String,
     /// Result changes: top-level fields the newer result frames have and the older lack.
@@ -257,7 +258,7 @@ pub struct ScenarioChange {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StatusFlip {
-    pub scenario: String,
+    pub scenario: ScenarioId,
     pub from: StatusName,
     pub to: StatusName,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -275,7 +276,7 @@ pub struct ValueChange {
     pub to: String,
     /// Number of scenarios where this value changed.
     pub count: usize,
-    pub scenarios: Vec<String>,
+    pub scenarios: Vec<ScenarioId>,
 }
 
 /// What changed, one variant per kind of change the differ reports.
@@ -329,11 +330,11 @@ pub struct Finding {
     pub what: What,
     /// The first scenario showing it (`None`: seen across the suite, e.g. init tools).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scenario: Option<String>,
+    pub scenario: Option<ScenarioId>,
     /// Every scenario showing this same change, when more than one does: the change is
     /// one finding, these are where it was seen.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub scenarios: Vec<String>,
+    pub scenarios: Vec<ScenarioId>,
     pub frame: String,
     pub path: String,
     pub from: String,
@@ -369,9 +370,9 @@ impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         const NAMED: usize = 5;
         let at = match self.scenarios.len() {
-            0 | 1 => self.scenario.clone().unwrap_or_else(|| "(suite)".into()),
+            0 | 1 => self.scenario.as_deref().unwrap_or("(suite)").to_string(),
             n => {
-                let names = self.scenarios.iter().take(NAMED).cloned();
+                let names = self.scenarios.iter().take(NAMED).map(ScenarioId::to_string);
                 let more = (n > NAMED).then(|| format!("{} more", n - NAMED));
                 let names: Vec<String> = names.chain(more).collect();
                 format!("{n} scenarios ({})", names.join(", "))
@@ -387,7 +388,7 @@ impl fmt::Display for Finding {
 
 impl Finding {
     /// Every scenario showing it (the first alone when it was seen once).
-    pub fn all_scenarios(&self) -> Vec<&String> {
+    pub fn all_scenarios(&self) -> Vec<&ScenarioId> {
         match self.scenarios.is_empty() {
             true => self.scenario.iter().collect(),
             false => self.scenarios.iter().collect(),
@@ -406,7 +407,7 @@ fn show(s: &str) -> &str {
 /// Per version: counts and how it went.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VersionSummary {
-    pub target: String,
+    pub target: TargetName,
     pub version: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unavailable: Option<String>,

@@ -11,6 +11,7 @@ use crate::recording::{
 use crate::report::write_atomic;
 use crate::runner::{Status, Trial};
 use crate::scenario::Scenario;
+use crate::trial_id::ScenarioId;
 use std::collections::BTreeSet;
 
 /// Writes the pending blocks of every pair into `place` and lists them (paths relative to
@@ -24,7 +25,7 @@ pub fn open(
     drift: &mut Drift,
 ) -> Result<(), RecordError> {
     for pair in &mut drift.pairs {
-        let named: BTreeSet<&String> = pair
+        let named: BTreeSet<&ScenarioId> = pair
             .verdict
             .iter()
             .filter(|c| c.is_breaking())

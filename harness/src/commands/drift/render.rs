@@ -85,7 +85,7 @@ fn versions(s: &mut String, versions: &[VersionSummary]) {
             continue;
         }
         table.row([
-            v.target.clone(),
+            v.target.to_string(),
             v.version.as_deref().unwrap_or("?").to_string(),
             v.passed.to_string(),
             v.failed.to_string(),

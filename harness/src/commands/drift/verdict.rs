@@ -9,9 +9,10 @@
 
 use super::model::*;
 use crate::protocol::check;
+use crate::trial_id::ScenarioId;
 use std::collections::{BTreeMap, BTreeSet};
 
-fn finding(what: What, scenario: Option<&String>, frame: &str, path: &str) -> Finding {
+fn finding(what: What, scenario: Option<&ScenarioId>, frame: &str, path: &str) -> Finding {
     Finding {
         what,
         scenario: scenario.cloned(),
@@ -44,7 +45,7 @@ pub fn classify(p: &PairDrift) -> Vec<Change> {
 }
 
 /// The scenarios a change was seen in, when more than one (one is `scenario`).
-fn several(scenarios: &[String]) -> Vec<String> {
+fn several(scenarios: &[ScenarioId]) -> Vec<ScenarioId> {
     match scenarios.len() {
         0 | 1 => Vec::new(),
         _ => scenarios.to_vec(),
@@ -64,7 +65,8 @@ pub fn one_per_change(changes: Vec<Change>) -> Vec<Change> {
         };
         match out.iter_mut().find(|o| same(o)) {
             Some(o) => {
-                let seen: Vec<String> = c.finding().all_scenarios().into_iter().cloned().collect();
+                let seen: Vec<ScenarioId> =
+                    c.finding().all_scenarios().into_iter().cloned().collect();
                 let f = o.finding_mut();
                 if f.scenarios.is_empty() {
                     f.scenarios = f.scenario.iter().cloned().collect();
@@ -173,14 +175,14 @@ struct TypeShift {
     newer: BTreeSet<String>,
     new: BTreeSet<String>,
     lost: BTreeSet<String>,
-    scenarios: Vec<String>,
+    scenarios: Vec<ScenarioId>,
 }
 
 impl TypeShift {
     fn seen(&mut self, c: &ProtocolChange) {
         for s in &c.scenarios {
-            if !self.scenarios.contains(s) {
-                self.scenarios.push(s.clone());
+            if !self.scenarios.iter().any(|id| id == s) {
+                self.scenarios.push(s.as_str().into());
             }
         }
     }
@@ -214,9 +216,10 @@ impl TypeShift {
 
 /// A change's row: where the protocol check saw it.
 fn row(what: What, c: &ProtocolChange, frame: &str, path: &str) -> Finding {
+    let ids: Vec<ScenarioId> = c.scenarios.iter().map(|s| s.as_str().into()).collect();
     Finding {
-        scenarios: several(&c.scenarios),
-        ..finding(what, c.scenarios.first(), frame, path)
+        scenarios: several(&ids),
+        ..finding(what, ids.first(), frame, path)
     }
 }
 

@@ -57,7 +57,7 @@ pub struct Inventory {
     pub releases: Vec<Version>,
     /// Per trial (`scenario` or `scenario[case]`) that ran with stream-json output, the
     /// releases it ran on.
-    pub ran: BTreeMap<String, Releases>,
+    pub ran: BTreeMap<ScenarioId, Releases>,
     /// Releases built from whose trials are not known (added from a format 1 file): no
     /// interval starts or ends there and nothing is judged gone against them.
     pub unknown_coverage: Releases,
@@ -477,7 +477,7 @@ struct File {
     #[serde(default)]
     unknown_coverage: Vec<String>,
     #[serde(default)]
-    ran: BTreeMap<String, String>,
+    ran: BTreeMap<ScenarioId, String>,
     #[serde(default)]
     kinds: BTreeMap<String, FileKind>,
     #[serde(default)]

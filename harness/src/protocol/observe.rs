@@ -229,7 +229,7 @@ pub fn parent(path: &str) -> Option<&str> {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Observed {
     /// The trials (`scenario` or `scenario[case]`) looked at, whether or not they printed.
-    pub ran: BTreeSet<String>,
+    pub ran: BTreeSet<ScenarioId>,
     pub kinds: BTreeMap<String, KindCount>,
     /// Per list: per scenario that printed the list, the names it printed.
     pub lists: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
@@ -247,7 +247,7 @@ impl Observed {
         let asked = asked(written);
         let printer = ScenarioId::file_of(scenario).to_string();
         let mut o = Observed::default();
-        o.ran.insert(scenario.to_string());
+        o.ran.insert(scenario.into());
         let mut tools: BTreeMap<String, (String, &Value)> = BTreeMap::new();
         for frame in frames {
             if !frame.is_object() {
@@ -659,7 +659,7 @@ mod tests {
         assert!(o.kinds["tool_use_result[Bash]"].keys.contains_key("stdout"));
         assert!(!o.kinds["user"].keys.contains_key("tool_use_result.stdout"));
         assert_eq!(o.kinds["user"].by, BTreeSet::from(["s/x".to_string()]));
-        assert_eq!(o.ran, BTreeSet::from(["s/x[a]".to_string()]));
+        assert_eq!(o.ran, BTreeSet::from(["s/x[a]".into()]));
     }
 
     #[test]

@@ -116,7 +116,7 @@ pub fn observe<'a>(
 ) -> Observed {
     let sender = ScenarioId::file_of(scenario).to_string();
     let mut o = Observed::default();
-    o.ran.insert(scenario.to_string());
+    o.ran.insert(scenario.into());
     for entry in journal {
         let body = entry.body();
         let kind = kind_of(&entry.method, &entry.path, body);

@@ -42,8 +42,9 @@ pub struct TrialId {
     pub version: String,
     /// The release whose expectation the trial is held to.
     pub held_to: String,
-    /// The release the output stands for, as the rules know releases: a command target's
-    /// `conforms_to`, else its own version.
+    /// The release whose let-through rules judge the output: the one it stands for, as the
+    /// rules know releases (a command target's `conforms_to`, else its own version); with
+    /// `--expect-for` and [`LetThrough::HeldTo`], the held-to release, whose rules alone apply.
     pub printed_by: String,
     /// In a multi-run scenario: the run (1-based).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -124,3 +124,50 @@ expect:
         Err(PlanError::NoExpectation(Dialect::ClaudeCode))
     ));
 }
+
+/// A saved trial gives back the id its plan had, so `audit` judges it by the rules `run`
+/// did: a `run --expect-for` trial by the held-to release's let-through rules alone, a
+/// probe's by the printing release's too, a wrapper's by the release it conforms to.
+#[test]
+fn a_saved_trial_gives_back_its_plan_s_id_under_every_let_through() {
+    use crate::runner::trial::Trial;
+    use crate::store::saved::SavedTrial;
+    let scenario = Scenario::parse(
+        "description: x\nprompt: hi\nexpect:\n  claude-code:\n    exit_code: 0\n",
+        Path::new("scenarios/x.yaml"),
+        Path::new("scenarios"),
+    )
+    .unwrap();
+    let project = Project::at(workspace());
+    let planner = Planner::new(&project).unwrap();
+    let mut release = target(Dialect::ClaudeCode, &project);
+    release.version = "2.1.300".into();
+    let mut wrapper = release.clone();
+    (wrapper.name, wrapper.version) = ("my-wrapper".into(), "0.3.0".into());
+    wrapper.conforms_to = Some("2.1.250".into());
+    let mut compared = Vec::new();
+    for target in [&release, &wrapper] {
+        for expect_for in [None, Some("2.1.200")] {
+            for let_through in [LetThrough::HeldTo, LetThrough::AlsoPrinting] {
+                let opts = RunOptions {
+                    expect_for: expect_for.map(str::to_string),
+                    let_through,
+                    ..RunOptions::default()
+                };
+                let plan = planner.plan(&scenario, target, &opts);
+                let back = Trial::from_saved(&SavedTrial::of(&Trial::planned(&plan, target)));
+                assert_eq!(
+                    back.id().unwrap(),
+                    plan.id,
+                    "{} with --expect-for {expect_for:?}, {let_through:?}",
+                    target.name
+                );
+                compared.push(plan.id.printed_by);
+            }
+        }
+    }
+    assert!(
+        compared.iter().any(|p| p == "2.1.200"),
+        "no plan judged output by the held-to release's rules: {compared:?}"
+    );
+}

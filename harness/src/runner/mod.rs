@@ -29,7 +29,7 @@ pub fn skipped(plan: &TrialPlan, target: &Target) -> Option<Trial> {
     let Decision::Skip(why) = &plan.decision else {
         return None;
     };
-    let mut trial = Trial::new(&plan.scenario, &target.name, &target.version).of(target);
+    let mut trial = Trial::planned(plan, target);
     trial.status = Status::Skipped(why.to_string());
     trial.skip_reason = Some(why.clone());
     Some(trial)
@@ -40,7 +40,7 @@ pub async fn execute_plan(plan: &TrialPlan, target: &Target) -> Trial {
     if let Some(trial) = skipped(plan, target) {
         return trial;
     }
-    let mut trial = Trial::new(&plan.scenario, &target.name, &target.version).of(target);
+    let mut trial = Trial::planned(plan, target);
     if let Some(root) = &plan.fixtures {
         if let Err(why) = crate::fixtures::install(root) {
             trial.status = Status::Failed;
@@ -50,7 +50,6 @@ pub async fn execute_plan(plan: &TrialPlan, target: &Target) -> Trial {
             return trial;
         }
     }
-    trial.key.held_to = plan.held_to();
     trial.notes = plan.notes.clone();
     let started = Instant::now();
     // A multi-run trial says which run its output is from (a skip's probe and a scenario of

@@ -6,7 +6,7 @@ use crate::divergence::Divergence;
 use crate::install::Target;
 use crate::pattern::Vars;
 pub use crate::plan::{AsWritten, LetThrough, RunOptions};
-use crate::plan::{PlanError, TrialId};
+use crate::plan::{PlanError, TrialId, TrialPlan};
 use crate::printed::exit::Exit;
 use crate::printed::output::{Output, Stderr};
 use crate::scenario::Scenario;
@@ -65,6 +65,11 @@ pub struct TrialKey {
     /// the release whose printed frames the rules judge its output as.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conforms_to: Option<String>,
+    /// The release whose let-through rules judged the output, when not the one that printed
+    /// it: `run --expect-for` holds output to that release's rules alone, and a check of the
+    /// saved trial (`audit`) applies the same. `None` in files saved before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judged_as: Option<String>,
 }
 
 impl TrialKey {
@@ -77,6 +82,7 @@ impl TrialKey {
             dialect: None,
             held_to: None,
             conforms_to: None,
+            judged_as: None,
         }
     }
 
@@ -189,7 +195,7 @@ impl Trial {
             dialect,
             version: self.key.target_version.clone(),
             held_to: self.expect_version().to_string(),
-            printed_by: self.printed_by().to_string(),
+            printed_by: (self.key.judged_as.clone()).unwrap_or_else(|| self.printed_by().into()),
             run: self.run,
         })
     }
@@ -199,6 +205,16 @@ impl Trial {
         self.key.dialect = Some(target.dialect);
         self.key.conforms_to.clone_from(&target.conforms_to);
         self
+    }
+
+    /// The trial `plan` makes on `target`, before it runs: its key says all that [`Trial::id`]
+    /// needs to give the plan's id back.
+    pub(crate) fn planned(plan: &TrialPlan, target: &Target) -> Trial {
+        let mut trial = Trial::new(&plan.scenario, &target.name, &target.version).of(target);
+        trial.key.held_to = plan.held_to();
+        trial.key.judged_as =
+            (plan.id.printed_by != trial.printed_by()).then(|| plan.id.printed_by.clone());
+        trial
     }
 
     pub(crate) fn new(scenario: &Scenario, target: &str, version: &str) -> Trial {

@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 /// Every mode's result says `old` up to 1.0.5 and `new` from 1.0.6 on, except `h`'s: `old`
 /// up to 1.0.2, `none` with exit 5 on 1.0.3 and 1.0.4 (a bug), `new` from 1.0.5 on; `f`
 /// refuses `--newflag` before 1.0.4; `g` writes the workspace file `marker` from 1.0.4 on;
-/// `v` says in `system/init.model` what its result says.
+/// `v` says in `system/init.model` what its result says; `i` exits 5 on every second run of
+/// each of 1.0.2 to 1.0.4 (a bug that comes and goes).
 const FAKE: &str = r#"#!/bin/sh
 if [ "$1" = "--version" ]; then echo "1.0.MINOR (Fake)"; exit 0; fi
 echo "1.0.MINOR $FAKE_MODE" >> LOG
@@ -30,6 +31,7 @@ case "$FAKE_MODE" in
   k) [ $M -ge 2 ] && [ $M -le 4 ] && C=5 ;;
   t) if [ $M -ge 8 ] || { [ $M -ge 3 ] && [ $M -le 4 ]; }; then C=3; fi ;;
   u) if [ $M -ge 8 ] || [ $M -eq 4 ]; then C=3; fi ;;
+  i) N=$(grep -c "^1.0.MINOR i$" LOG); if [ $M -ge 2 ] && [ $M -le 4 ] && [ $((N % 2)) -eq 0 ]; then C=5; fi ;;
   s) sleep 600 ;;
 esac
 [ $C -eq 0 ] && E=false || E=true
@@ -184,7 +186,7 @@ fn an_intermittent_entry_is_held_to_the_one_release_it_was_observed_on() {
     write(&known, &flaky(">=1.0.2, <1.0.5"));
     let (code, text) = ranges(&f, "--check", &["demo/k"]);
     assert_eq!(code, 1, "{text}");
-    assert!(text.contains("known-divergences.yaml:8: demo/k hang >=1.0.2, <1.0.5 (why: an intermittent entry has no boundary to search"), "{text}");
+    assert!(text.contains("known-divergences.yaml:8: demo/k hang >=1.0.2, <1.0.5 (why: an intermittent entry is proven only by repeated runs"), "{text}");
     write(&known, &flaky("1.0.3"));
     let (_, text) = ranges(&f, "--check", &["demo/k"]);
     assert!(
@@ -230,7 +232,7 @@ fn an_intermittent_entry_may_share_the_proven_range_of_a_steady_entry_of_its_fin
     assert_eq!(code, 1, "{text}");
     assert!(
         text.contains(
-            "demo/k hang >=1.0.2, <1.0.5 (why: an intermittent entry has no boundary to search"
+            "demo/k hang >=1.0.2, <1.0.5 (why: an intermittent entry is proven only by repeated runs"
         ),
         "the steady entry is not proven yet: {text}"
     );
@@ -252,6 +254,64 @@ fn an_intermittent_entry_may_share_the_proven_range_of_a_steady_entry_of_its_fin
         "another finding's entry holds nothing up: {text}"
     );
     assert_eq!(probes(&f), runs, "--check runs nothing");
+}
+
+/// An intermittent entry is proven by runs repeated on each release: a release shows it
+/// when any of its runs does (`i` exits 5 on every second run of 1.0.2 to 1.0.4, so a
+/// single run of each shows nothing), and the release beyond shows it in none. Its proof
+/// says how many runs each release had, and a proof without that proves nothing.
+#[test]
+fn an_intermittent_entry_is_proven_by_runs_repeated_on_each_release() {
+    let f = fixture();
+    write(
+        &f.root.join("scenarios/demo/i.yaml"),
+        &scenario("i", 0, None),
+    );
+    write(
+        &f.root.join("targets/claude-code/known-divergences.yaml"),
+        &format!("{KNOWN}- scenario: demo/i\n  kind: exit_code\n  message: \"^expected exit code 0, got 5$\"\n  intermittent: true\n  versions: \">=1.0.2, <1.0.5\"\n  observed: [1.0.3]\n  reason: i exits 5 in some runs of 1.0.2 to 1.0.4\n"),
+    );
+    let (code, text) = ranges(&f, "--check", &["demo/i"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("demo/i exit_code >=1.0.2, <1.0.5 (why: an intermittent entry is proven only by repeated runs"),
+        "{text}"
+    );
+    let (code, text) = ranges_with(&f, &["--prove", "--repeat", "3"], &["demo/i"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("1.0.2 to 1.0.4 behave as written, 1.0.1 below and 1.0.5 above do not (each release run 3 times"),
+        "{text}"
+    );
+    let log = std::fs::read_to_string(&f.log).unwrap();
+    let mut runs: std::collections::BTreeMap<&str, usize> = Default::default();
+    for line in log.lines().filter(|l| l.ends_with(" i")) {
+        *runs.entry(line).or_default() += 1;
+    }
+    assert!(
+        runs.contains_key("1.0.1 i") && runs.contains_key("1.0.5 i"),
+        "{log}"
+    );
+    assert!(
+        runs.values().all(|&n| n == 3),
+        "every release ran 3 times: {runs:?}"
+    );
+    let (code, text) = ranges(&f, "--check", &["demo/i"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("1 proven by runs repeated on each release"),
+        "{text}"
+    );
+    let proofs = f.root.join("targets/claude-code/ranges.yaml");
+    let saved = std::fs::read_to_string(&proofs).unwrap();
+    assert!(saved.contains("runs_each: 3"), "{saved}");
+    write(&proofs, &saved.replace("runs_each: 3\n", ""));
+    let (code, text) = ranges(&f, "--check", &["demo/i"]);
+    assert_eq!(code, 1, "a proof of single runs proves nothing: {text}");
+    assert!(
+        text.contains("demo/i exit_code >=1.0.2, <1.0.5 (why: an intermittent entry"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -60,6 +60,10 @@ pub struct RangesArgs {
     /// does not behave as written in loses its proof and is proven again.
     #[arg(long, requires = "prove", conflicts_with = "no_sample")]
     resample: bool,
+    /// With --prove: how many times each release runs the scenarios of an intermittent
+    /// known entry (it shows on a release when any run shows it, and not when none does).
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u16).range(2..), requires = "prove")]
+    repeat: u16,
     /// With --prove: save the proofs found after every N ranges, so a run stopped early
     /// keeps them (the ranges of one scenario are always proven together).
     #[arg(long, value_name = "N", default_value_t = 40, requires = "prove")]
@@ -122,7 +126,10 @@ impl RangesArgs {
         let checked = ranges::check(ranges).map_err(|e| Error::Usage(e.to_string()))?;
         let mut todo: BTreeMap<Dialect, Vec<Range>> = BTreeMap::new();
         for f in &checked.unproven {
-            if matches!(f.why, Unproven::NoProof | Unproven::Stale) {
+            if matches!(
+                f.why,
+                Unproven::NoProof | Unproven::Stale | Unproven::Intermittent
+            ) {
                 todo.entry(f.range.dialect)
                     .or_default()
                     .push(f.range.clone());
@@ -221,6 +228,7 @@ impl RangesArgs {
                 true => Vec::new(),
                 false => supported,
             },
+            repeat: self.repeat.into(),
         })
     }
 }

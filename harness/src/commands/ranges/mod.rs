@@ -50,12 +50,13 @@ pub struct Checked {
     pub blocks: usize,
     pub entries: usize,
     pub bounds: usize,
-    /// Intermittent known entries, held to the one release they were observed on: a
-    /// divergence that comes and goes has no boundary to search.
+    /// Intermittent known entries, held to the one release they were observed on.
     pub intermittent: usize,
     /// Intermittent known entries held to the proven range of a steady entry of their
     /// scenario and finding.
     pub intermittent_with_steady: usize,
+    /// Intermittent known entries proven by runs repeated on each release.
+    pub intermittent_repeated: usize,
     pub unproven: Vec<Finding>,
     /// The distinct release versions the unproven ranges are bounded by (per dialect).
     pub boundaries: usize,
@@ -64,7 +65,7 @@ pub struct Checked {
 impl Checked {
     pub fn summary(&self) -> String {
         format!(
-            "{} of {} range(s) proven ({} version block(s), {} known entr(y/ies), {} min/max_version bound(s); {} intermittent entr(y/ies) held to the one release observed, {} to a steady entry's proven range); {} unproven, bounded at {} distinct release(s)",
+            "{} of {} range(s) proven ({} version block(s), {} known entr(y/ies), {} min/max_version bound(s); {} intermittent entr(y/ies) held to the one release observed, {} to a steady entry's proven range, {} proven by runs repeated on each release); {} unproven, bounded at {} distinct release(s)",
             self.ranges - self.unproven.len(),
             self.ranges,
             self.blocks,
@@ -72,6 +73,7 @@ impl Checked {
             self.bounds,
             self.intermittent,
             self.intermittent_with_steady,
+            self.intermittent_repeated,
             self.unproven.len(),
             self.boundaries
         )
@@ -109,6 +111,7 @@ pub fn check(ranges: &[Range]) -> Result<Checked, proof::ProofFileError> {
             Some(e) => intermittent(r, e, ranges, &files).map(|held| match held {
                 Held::Observed => checked.intermittent += 1,
                 Held::Steady => checked.intermittent_with_steady += 1,
+                Held::Repeated => checked.intermittent_repeated += 1,
             }),
             None => files[&r.proofs].status(r).map(|_| ()),
         };
@@ -167,10 +170,11 @@ pub fn unsampled(
     Ok(out)
 }
 
-/// An intermittent entry's range: the one release it was observed on, since a divergence
-/// that a rerun may not show cannot be searched for a boundary; or the proven range of a
-/// steady entry of the same scenario and finding, a symptom that comes and goes with timing
-/// only where that one always shows (a line cut, or not, by a hang that is always there).
+/// An intermittent entry's range: the one release it was observed on; or the proven range
+/// of a steady entry of the same scenario and finding, a symptom that comes and goes with
+/// timing only where that one always shows (a line cut, or not, by a hang that is always
+/// there); or a range proven by runs repeated on each release (a single run that does not
+/// show it proves nothing).
 fn intermittent(
     r: &Range,
     e: &Entry,
@@ -189,9 +193,13 @@ fn intermittent(
         }) && o.versions == r.versions
             && files[&o.proofs].status(o).is_ok()
     };
-    match ranges.iter().any(rides_on) {
-        true => Ok(Held::Steady),
-        false => Err(Unproven::Intermittent),
+    if ranges.iter().any(rides_on) {
+        return Ok(Held::Steady);
+    }
+    match files[&r.proofs].status(r) {
+        Ok(proof) if proof.runs_each.is_some_and(|n| n >= 2) => Ok(Held::Repeated),
+        Err(differ @ Unproven::BoundsDiffer(_)) => Err(differ),
+        _ => Err(Unproven::Intermittent),
     }
 }
 
@@ -199,6 +207,7 @@ fn intermittent(
 enum Held {
     Observed,
     Steady,
+    Repeated,
 }
 
 /// The versions a range is bounded at (`>=2.1.90, <2.1.101`: 2.1.90 and 2.1.101).

@@ -19,8 +19,10 @@ const HEADER: &str = "\
 # (`file`, `case`, and the `block` key, the block's `bound`, or the known `entry`), the
 # first and last published release that behave as the range says, the release on each
 # side that does not (`below`, `above`; or `first published`, `first checked`, `newest
-# checked`), the trials that showed it, and `hash`, a hash of the scenario, case or entry
-# judged: when that changes, the proof is stale and the range must be proven again.
+# checked`), the trials that showed it (an intermittent entry's ran `runs_each` times
+# each: at least one run showed it inside, none beyond), and `hash`, a hash of the
+# scenario, case or entry judged: when that changes, the proof is stale and the range
+# must be proven again.
 ";
 
 /// The release beyond a proven range on one side.
@@ -85,6 +87,11 @@ pub struct Proof {
     pub above: Edge,
     /// The trials that showed it (`<scenario> on <target>@<version>`).
     pub trials: Vec<String>,
+    /// An intermittent entry's proof: how many times each of those trials ran. Each
+    /// release from `first` to `last` showed the entry in at least one run, `below` and
+    /// `above` in none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs_each: Option<usize>,
 }
 
 impl Proof {
@@ -131,8 +138,14 @@ impl Proof {
 
     /// The range the proof found, in words.
     pub fn found(&self) -> String {
+        let each = match self.runs_each {
+            Some(n) => format!(
+                " (each release run {n} times: shown in at least one run inside, in none beyond)"
+            ),
+            None => String::new(),
+        };
         format!(
-            "{} to {} behave as written, {} below and {} above do not",
+            "{} to {} behave as written, {} below and {} above do not{each}",
             self.first, self.last, self.below, self.above
         )
     }
@@ -146,8 +159,9 @@ pub enum Unproven {
     Stale,
     /// The proof's releases disagree with the range as written.
     BoundsDiffer(String),
-    /// An intermittent entry whose range is neither the one release it was observed on nor
-    /// the proven range of a steady entry of its scenario and finding.
+    /// An intermittent entry whose range is neither the one release it was observed on, nor
+    /// the proven range of a steady entry of its scenario and finding, nor proven by runs
+    /// repeated on each release.
     Intermittent,
 }
 
@@ -158,7 +172,7 @@ impl fmt::Display for Unproven {
             Unproven::Stale => f.write_str("proof stale"),
             Unproven::BoundsDiffer(found) => write!(f, "bounds differ from the proof: {found}"),
             Unproven::Intermittent => f.write_str(
-                "an intermittent entry has no boundary to search: write its range as the one release it was observed on, or as the proven range of a steady entry of its scenario and finding",
+                "an intermittent entry is proven only by repeated runs (`ranges --prove` runs each release --repeat times: shown in at least one run inside, in none beyond), or written as the one release it was observed on, or as the proven range of a steady entry of its scenario and finding",
             ),
         }
     }
@@ -294,6 +308,7 @@ mod tests {
             trials: ["2.1.74", "2.1.137", "2.1.197", "2.1.198"]
                 .map(|v| format!("s on claude-code@{v}"))
                 .to_vec(),
+            runs_each: None,
         };
         let sample = ["2.1.74", "2.1.105", "2.1.137", "2.1.197", "2.1.250"].map(String::from);
         // 2.1.250 is past `last`; 2.1.74, 2.1.137 and 2.1.197 ran; 2.1.105 did not.

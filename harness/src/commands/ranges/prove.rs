@@ -43,6 +43,9 @@ pub struct ProveOptions {
     /// Releases also run inside each range (the dialect's supported sample): one that does
     /// not behave as written shows the behaviour changes twice inside it.
     pub sample: Vec<String>,
+    /// How many times each release runs the scenarios of an intermittent entry: a release
+    /// shows the entry when at least one of its runs does, and does not when none does.
+    pub repeat: usize,
 }
 
 /// What proving found: per range its proof, or why it has none.
@@ -99,58 +102,86 @@ struct Prover<'a> {
     /// The dialect's known entries: a block is judged apart from the known bugs a release shows.
     known: KnownList,
     window: Vec<String>,
-    trials: BTreeMap<(ScenarioId, String), Ran1>,
+    /// Each (scenario, release)'s runs: one, or `repeat` for a scenario of `repeated`.
+    trials: BTreeMap<(ScenarioId, String), Vec<Ran1>>,
+    repeat: usize,
+    /// The scenarios of the intermittent entries being proven.
+    repeated: BTreeSet<ScenarioId>,
     /// How many releases one run takes at most: enough to keep `jobs` trials going, few
     /// enough that the releases in use stay under the cache cap.
     per_run: usize,
 }
 
 impl Prover<'_> {
-    /// Runs every (scenario, release) of `wanted` not run yet: the releases that want the
-    /// same scenarios in one run, so that trials of several releases run at once.
+    /// Runs every (scenario, release) of `wanted` not run yet, a scenario of an intermittent
+    /// entry `repeat` times: the releases that want the same scenarios in one run, so that
+    /// trials of several releases run at once.
     async fn ensure(&mut self, wanted: BTreeMap<usize, BTreeSet<ScenarioId>>) -> Result<()> {
-        let mut by_ids: BTreeMap<Vec<ScenarioId>, Vec<String>> = BTreeMap::new();
-        for (at, ids) in wanted {
-            let version = self.window[at].clone();
-            let ids: Vec<ScenarioId> = (ids.into_iter())
-                .filter(|id| !self.trials.contains_key(&(id.clone(), version.clone())))
-                .collect();
-            if !ids.is_empty() {
-                by_ids.entry(ids).or_default().push(version);
+        for pass in 0..self.repeat.max(1) {
+            let mut by_ids: BTreeMap<Vec<ScenarioId>, Vec<String>> = BTreeMap::new();
+            for (&at, ids) in &wanted {
+                let version = self.window[at].clone();
+                let ids: Vec<ScenarioId> = (ids.iter())
+                    .filter(|id| pass == 0 || self.repeated.contains(*id))
+                    .filter(|id| self.runs(id, &version).len() <= pass)
+                    .cloned()
+                    .collect();
+                if !ids.is_empty() {
+                    by_ids.entry(ids).or_default().push(version);
+                }
             }
-        }
-        let chunks = by_ids.iter().flat_map(|(ids, versions)| {
-            versions.chunks(self.per_run).map(move |chunk| (ids, chunk))
-        });
-        for (ids, versions) in chunks.collect::<Vec<_>>() {
-            let names: Vec<&str> = ids.iter().map(ScenarioId::as_str).collect();
-            let ran = self.prober.run_on(versions, &names, None).await?;
-            for (version, ran) in versions.iter().zip(ran) {
-                for (i, id) in ids.iter().enumerate() {
-                    let one = match &ran {
-                        Err(why) => Err((why.clone(), true)),
-                        Ok(trials) => trials[i].clone().map_err(|why| (why, false)),
-                    };
-                    self.trials.insert((id.clone(), version.clone()), one);
+            let chunks = by_ids.iter().flat_map(|(ids, versions)| {
+                versions.chunks(self.per_run).map(move |chunk| (ids, chunk))
+            });
+            for (ids, versions) in chunks.collect::<Vec<_>>() {
+                let names: Vec<&str> = ids.iter().map(ScenarioId::as_str).collect();
+                let ran = self.prober.run_on(versions, &names, None).await?;
+                for (version, ran) in versions.iter().zip(ran) {
+                    for (i, id) in ids.iter().enumerate() {
+                        let one = match &ran {
+                            Err(why) => Err((why.clone(), true)),
+                            Ok(trials) => trials[i].clone().map_err(|why| (why, false)),
+                        };
+                        (self.trials.entry((id.clone(), version.clone())))
+                            .or_default()
+                            .push(one);
+                    }
                 }
             }
         }
         Ok(())
     }
 
+    /// The runs of `id` on `version` so far.
+    fn runs(&self, id: &ScenarioId, version: &str) -> &[Ran1] {
+        (self.trials.get(&(id.clone(), version.to_string()))).map_or(&[], Vec::as_slice)
+    }
+
     /// What the range's scenarios did at window index `at`, seen from `side`: `New` is
     /// "behaves as the range says", `Old` "behaves as beyond it".
     fn seen(&self, range: &Range, span: &Span, at: usize, side: Side) -> (Seen, bool) {
         let mut all = Vec::new();
+        let intermittent = range.entry.as_ref().is_some_and(|e| e.intermittent);
         for id in &range.scenarios {
-            let key = (id.clone(), self.window[at].clone());
-            let one = match self.trials.get(&key) {
-                None => (
-                    Seen::NotRun(format!("{id} was not run on {}", key.1)),
+            let version = &self.window[at];
+            let judged = |ran: &Ran1| match ran {
+                Err((why, install)) => (Seen::NotRun(why.clone()), *install),
+                Ok(trial) => (self.judge(range, span, at, side, trial), false),
+            };
+            let runs = self.runs(id, version);
+            let one = match (runs.first(), intermittent) {
+                (None, _) => (
+                    Seen::NotRun(format!("{id} was not run on {version}")),
                     false,
                 ),
-                Some(Err((why, install))) => (Seen::NotRun(why.clone()), *install),
-                Some(Ok(trial)) => (self.judge(range, span, at, side, trial), false),
+                (Some(first), false) => judged(first),
+                (Some(_), true) => shown_in_any(runs.iter().map(judged), self.repeat, || {
+                    format!(
+                        "{id} ran {} of {} times on {version}",
+                        runs.len(),
+                        self.repeat
+                    )
+                }),
             };
             all.push(one);
         }
@@ -236,6 +267,29 @@ impl Prover<'_> {
     }
 }
 
+/// An intermittent entry over a release's runs: shown when any run shows it; not shown
+/// only when all `repeat` ran and none did.
+fn shown_in_any(
+    runs: impl Iterator<Item = (Seen, bool)>,
+    repeat: usize,
+    too_few: impl FnOnce() -> String,
+) -> (Seen, bool) {
+    let runs: Vec<(Seen, bool)> = runs.collect();
+    if runs.iter().any(|(seen, _)| *seen == Seen::New) {
+        return (Seen::New, false);
+    }
+    if let Some(not_run) = runs
+        .iter()
+        .find(|(seen, _)| matches!(seen, Seen::NotRun(_)))
+    {
+        return not_run.clone();
+    }
+    match runs.len() >= repeat {
+        true => (Seen::Old, false),
+        false => (Seen::NotRun(too_few()), false),
+    }
+}
+
 /// Which of two neighbouring blocks a release both accept belongs to. First the older:
 /// the boundary is the first release the older block fails (a behaviour the older block
 /// pins goes away). Where that proves nothing, the newer: the boundary is the first
@@ -318,6 +372,9 @@ struct Setup {
     first_edge: Edge,
     within: Vec<Option<VersionRange>>,
     scenarios: Vec<Scenario>,
+    /// The scenarios of the intermittent entries among the ranges: each release runs them
+    /// `repeat` times.
+    repeated: BTreeSet<ScenarioId>,
 }
 
 impl Setup {
@@ -339,6 +396,10 @@ impl Setup {
             first_edge,
             within: ranges.iter().map(|r| own_bounds(r, scenarios)).collect(),
             scenarios: unbounded(ranges, scenarios),
+            repeated: (ranges.iter())
+                .filter(|r| r.entry.as_ref().is_some_and(|e| e.intermittent))
+                .flat_map(|r| r.scenarios.iter().cloned())
+                .collect(),
         })
     }
 
@@ -349,6 +410,8 @@ impl Setup {
             planner: &self.planner,
             window: self.window.clone(),
             trials: BTreeMap::new(),
+            repeat: opts.repeat.max(1),
+            repeated: self.repeated.clone(),
             per_run: opts.probe.jobs.max(1) * 2,
             known: self.known.clone(),
         }
@@ -877,7 +940,7 @@ fn changed_inside(
         // Inside a block, a release whose every divergence from it a known entry names
         // behaves as written: the entry is a range of its own, proven on its own.
         let known = r.scenarios.iter().all(|id| {
-            let trial = p.trials.get(&(id.clone(), p.window[at].clone()));
+            let trial = p.runs(id, &p.window[at]).first();
             matches!(trial, Some(Ok(t)) if matches!(t.status, Status::Known(_)))
         });
         let behaves = match r.entry {
@@ -929,7 +992,7 @@ fn assemble(
     let mut trials = Vec::new();
     for at in 0..p.window.len() {
         for id in &r.scenarios {
-            if p.trials.contains_key(&(id.clone(), p.window[at].clone())) {
+            if !p.runs(id, &p.window[at]).is_empty() {
                 trials.push(format!(
                     "{id} on {}@{}",
                     r.dialect.conventions().expect_key(),
@@ -948,5 +1011,8 @@ fn assemble(
         below,
         above,
         trials,
+        runs_each: (r.entry.as_ref())
+            .is_some_and(|e| e.intermittent)
+            .then_some(p.repeat),
     })
 }

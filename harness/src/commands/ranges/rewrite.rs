@@ -410,6 +410,7 @@ mod tests {
             below,
             above,
             trials: vec![],
+            runs_each: None,
         }
     }
 

@@ -22,6 +22,9 @@
 //!   printed: {type: system, subtype: init, permissionMode: auto}  # optional: only when a frame matches
 //!   target: caliban@0.15.0         # optional: a target name or dialect (default: all of the file's)
 //!   intermittent: true             # optional: it comes and goes with timing (never stale)
+//!   hidden_by: no-result           # optional: not stale where an entry of this finding for
+//!                                  # the same trial matched (that bug takes away the frame
+//!                                  # this symptom is in)
 //!   versions: ">=2.1.198, <2.1.217" # optional: only on these releases
 //!   observed: [2.1.198, 2.1.205]   # with versions: the releases it was seen on
 //!   finding: plan-mode-bash-unasked # optional: a CLI bug, described in findings.yaml beside
@@ -63,6 +66,10 @@ pub struct Entry {
     /// that matches nothing in one trial is not stale.
     #[serde(default)]
     pub intermittent: bool,
+    /// Not stale in a trial where an entry of this finding matched: that bug (intermittent,
+    /// say) takes away what this symptom needs, such as the result whose field it names.
+    #[serde(default)]
+    pub hidden_by: Option<FindingId>,
     /// Only on these releases of the target.
     #[serde(default)]
     pub versions: Option<VersionRange>,
@@ -308,10 +315,15 @@ impl KnownList {
                 used[i] = true;
             }
         }
+        let met: Vec<&FindingId> = (entries.iter().zip(&used))
+            .filter(|(_, used)| **used)
+            .filter_map(|(e, _)| e.finding.as_ref())
+            .collect();
+        let hidden = |e: &Entry| e.hidden_by.as_ref().is_some_and(|f| met.contains(&f));
         entries
             .into_iter()
             .zip(used)
-            .filter(|(e, used)| !used && !e.intermittent)
+            .filter(|(e, used)| !used && !e.intermittent && !hidden(e))
             .map(|(e, _)| e)
             .collect()
     }
@@ -350,6 +362,17 @@ fn check_findings(
                     scenario,
                     id,
                 },
+            });
+        }
+    }
+    for e in entries {
+        let Some(id) = &e.hidden_by else { continue };
+        let shown = |o: &&Entry| o.scenario == e.scenario && o.finding.as_ref() == Some(id);
+        if !entries.iter().any(|o| shown(&o)) {
+            return Err(KnownError::HiddenByNoEntry {
+                shown_as: shown_as.to_string(),
+                scenario: e.scenario.clone(),
+                id: id.clone(),
             });
         }
     }
@@ -699,5 +722,32 @@ mod tests {
             .contains("has no known-divergence entry"));
         let (_d, err) = with_findings(FINDING_ENTRY, &format!("{FINDING_ITEM}{FINDING_ITEM}"));
         assert!(err.unwrap_err().to_string().contains("used twice"));
+    }
+
+    /// A steady entry whose symptom is in a frame that another finding's (intermittent)
+    /// entry takes away is not stale in a trial where that entry matched, and is stale in
+    /// one where nothing matched; a `hidden_by` naming no entry of its scenario is refused.
+    #[test]
+    fn an_entry_hidden_by_a_finding_is_stale_only_where_that_finding_did_not_show() {
+        let findings = format!(
+            "{FINDING_ITEM}{}",
+            FINDING_ITEM.replace("null-line", "no-result")
+        );
+        let steady = "- scenario: s\n  kind: invariant\n  path: $.is_error\n  message: '^exited with 0'\n  hidden_by: no-result\n  finding: null-line\n  versions: \">=2.1.300, <2.1.331\"\n  observed: [2.1.330]\n  reason: r\n";
+        let lost = "- scenario: s\n  kind: missing_frame\n  message: '^no result$'\n  intermittent: true\n  finding: no-result\n  versions: \"2.1.330\"\n  observed: [2.1.330]\n  reason: r\n";
+        let (_d, list) = with_findings(&format!("{steady}{lost}"), &findings);
+        let list = list.unwrap();
+        let on = ran("claude-code@2.1.330", "claude-code");
+        let mut lost_result = vec![Divergence::new(Kind::MissingFrame, "no result")];
+        let stale = list.judge("s", &on, &mut lost_result);
+        assert!(stale.is_empty(), "hidden where no-result showed: {stale:?}");
+        assert!(lost_result[0].known.is_some());
+        let stale = list.judge("s", &on, &mut []);
+        assert_eq!(stale.len(), 1, "nothing showed: the steady entry is stale");
+        assert_eq!(stale[0].kind, Kind::Invariant);
+
+        let (_d, err) = with_findings(&format!("{steady}{}", FINDING_ENTRY), &findings);
+        let err = err.unwrap_err().to_string();
+        assert!(err.contains("the entry for s is hidden by the finding `no-result`, but no entry for s is that finding"), "{err}");
     }
 }

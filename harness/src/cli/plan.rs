@@ -103,8 +103,10 @@ fn text(d: &Described) -> String {
             .as_ref()
             .map_or(String::new(), |f| format!(" (finding {f})"));
         let sometimes = if k.intermittent { ", intermittent" } else { "" };
+        let hidden = (k.hidden_by.as_ref())
+            .map_or(String::new(), |f| format!(", not stale where {f} shows"));
         out += &format!(
-            "  known: {}{finding}{sometimes}: {} [{}]\n",
+            "  known: {}{finding}{sometimes}{hidden}: {} [{}]\n",
             k.entry, k.reason, k.at
         );
     }

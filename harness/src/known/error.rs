@@ -19,7 +19,7 @@ pub enum KnownError {
         source: std::io::Error,
     },
     /// Not a list of entries.
-    #[error("{shown_as}{}: {source} (each entry: scenario, kind, reason; optionally path, frame, message, printed, target, intermittent, versions with observed)", yaml_place(.source))]
+    #[error("{shown_as}{}: {source} (each entry: scenario, kind, reason; optionally path, frame, message, printed, target, intermittent, hidden_by, versions with observed)", yaml_place(.source))]
     Yaml {
         shown_as: String,
         #[source]
@@ -48,6 +48,13 @@ pub enum KnownError {
     /// A finding's entry without the releases it holds for.
     #[error("{shown_as}: the entry for {scenario} is the finding `{id}`: a bug holds for some releases; give `versions` and the releases it was `observed` on")]
     FindingWithoutReleases {
+        shown_as: String,
+        scenario: ScenarioId,
+        id: FindingId,
+    },
+    /// A `hidden_by` naming a finding no entry of the same scenario has.
+    #[error("{shown_as}: the entry for {scenario} is hidden by the finding `{id}`, but no entry for {scenario} is that finding (give that entry, or remove hidden_by)")]
+    HiddenByNoEntry {
         shown_as: String,
         scenario: ScenarioId,
         id: FindingId,
@@ -190,7 +197,7 @@ mod tests {
         let yaml = serde_yaml::from_str::<Vec<u8>>("- x").unwrap_err();
         let at = yaml_place(&yaml);
         assert_eq!(at, ":1:3");
-        let shown = format!("t/known.yaml{at}: {yaml} (each entry: scenario, kind, reason; optionally path, frame, message, printed, target, intermittent, versions with observed)");
+        let shown = format!("t/known.yaml{at}: {yaml} (each entry: scenario, kind, reason; optionally path, frame, message, printed, target, intermittent, hidden_by, versions with observed)");
         let error = KnownError::Yaml {
             shown_as: list(),
             source: yaml,

@@ -74,6 +74,9 @@ pub struct KnownShown {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub finding: Option<String>,
     pub intermittent: bool,
+    /// The finding whose showing keeps this entry from being stale.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hidden_by: Option<String>,
     /// `file:line` of the entry.
     pub at: String,
 }
@@ -224,6 +227,7 @@ pub fn describe(plan: &TrialPlan, target: &Target) -> Described {
             reason: e.reason.clone(),
             finding: e.finding.as_ref().map(|f| f.as_str().to_string()),
             intermittent: e.intermittent,
+            hidden_by: e.hidden_by.as_ref().map(|f| f.as_str().to_string()),
             at: format!("{}:{}", list.file, e.line),
         })
         .collect();

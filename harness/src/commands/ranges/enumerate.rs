@@ -166,6 +166,9 @@ pub fn enumerate(
 /// A known entry's prose: it changes no trial, so rewording it stales no proof.
 const REASON: &str = "reason";
 
+/// When a known entry is stale: no proof judges that, so it stales none.
+const HIDDEN_BY: &str = "hidden_by";
+
 /// `entry` without the keys `left_out`.
 fn judged_entry(entry: &Value, left_out: &[&str]) -> Value {
     let mut value = entry.clone();
@@ -206,7 +209,10 @@ fn seen_through(
             });
             out.entry((dialect, scenario))
                 .or_default()
-                .push(yaml(&judged_entry(&value, &["observed", REASON])));
+                .push(yaml(&judged_entry(
+                    &value,
+                    &["observed", REASON, HIDDEN_BY],
+                )));
         }
     }
     Ok(out)
@@ -457,7 +463,7 @@ fn entries(
                 versions: versions.to_string(),
             },
             versions: versions.clone(),
-            hash: hash(&[&yaml(&judged_entry(value, &[REASON])), judged]),
+            hash: hash(&[&yaml(&judged_entry(value, &[REASON, HIDDEN_BY])), judged]),
             scenarios: vec![entry.scenario.clone()],
             entry: Some(entry.clone()),
         });

@@ -38,6 +38,11 @@ pub struct Range {
 }
 
 impl Range {
+    /// Whether the range is an intermittent known entry's (proven by repeated runs).
+    pub fn is_intermittent(&self) -> bool {
+        self.entry.as_ref().is_some_and(|e| e.intermittent)
+    }
+
     /// The range in a line: `claude-code@<2.1.154`, `sessions/continue field_mismatch >=2.1.90, <2.1.101`.
     pub fn describe(&self) -> String {
         let mut s = self.subject.describe();

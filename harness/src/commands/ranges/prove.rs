@@ -117,7 +117,7 @@ impl Prover<'_> {
     /// entry `repeat` times: the releases that want the same scenarios in one run, so that
     /// trials of several releases run at once.
     async fn ensure(&mut self, wanted: BTreeMap<usize, BTreeSet<ScenarioId>>) -> Result<()> {
-        for pass in 0..self.repeat.max(1) {
+        for pass in 0..self.repeat {
             let mut by_ids: BTreeMap<Vec<ScenarioId>, Vec<String>> = BTreeMap::new();
             for (&at, ids) in &wanted {
                 let version = self.window[at].clone();
@@ -161,7 +161,7 @@ impl Prover<'_> {
     /// "behaves as the range says", `Old` "behaves as beyond it".
     fn seen(&self, range: &Range, span: &Span, at: usize, side: Side) -> (Seen, bool) {
         let mut all = Vec::new();
-        let intermittent = range.entry.as_ref().is_some_and(|e| e.intermittent);
+        let intermittent = range.is_intermittent();
         for id in &range.scenarios {
             let version = &self.window[at];
             let judged = |ran: &Ran1| match ran {
@@ -397,7 +397,7 @@ impl Setup {
             within: ranges.iter().map(|r| own_bounds(r, scenarios)).collect(),
             scenarios: unbounded(ranges, scenarios),
             repeated: (ranges.iter())
-                .filter(|r| r.entry.as_ref().is_some_and(|e| e.intermittent))
+                .filter(|r| r.is_intermittent())
                 .flat_map(|r| r.scenarios.iter().cloned())
                 .collect(),
         })
@@ -1011,8 +1011,6 @@ fn assemble(
         below,
         above,
         trials,
-        runs_each: (r.entry.as_ref())
-            .is_some_and(|e| e.intermittent)
-            .then_some(p.repeat),
+        runs_each: r.is_intermittent().then_some(p.repeat),
     })
 }
